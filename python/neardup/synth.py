@@ -8,7 +8,7 @@ The corpus is built so that every labelled duplicate pair is known exactly:
 * every document ends with the same short boilerplate footer (as in the article, this
   is what gives unrelated documents their Jaccard floor of about 0.05);
 * optionally (``boilerplate_share > 0``) one identical block of text is put at the top of
-  every document, sized to take that share of a median document (the article's last
+  every document, cut to take that share of the document's words (the article's last
   experiment).
 
 Document design (the article's): a vocabulary of 20,000 words of which the first 800 are
@@ -333,7 +333,8 @@ class Corpus:
             group labels are equal.
         edit: str[n]; ``"original"``, one of :data:`EDITS`, or ``"single"``.
         seed, bases, singles, boilerplate_share, footer: the arguments.
-        block: the identical block put at the top of every document ("" if none).
+        block: the full boilerplate text ("" if none); every document starts with a prefix
+            of it (see ``boilerplate_share`` in :func:`generate`).
 
     Example:
         >>> c = generate(bases=1, singles=2, seed=0)
@@ -473,9 +474,9 @@ def generate(
         bases: originals; each gets one variant per entry of ``edits``.
         singles: unrelated documents.
         seed: seed of ``numpy.random.default_rng``; same seed -> identical corpus.
-        boilerplate_share: in [0, 1). If > 0, one identical block of text is put at the top of
-            every document, its word count chosen so that it is this share of the words of a
-            median document (median over the originals and singles, footer included).
+        boilerplate_share: in [0, 1). If > 0, every document starts with a paragraph cut from
+            one fixed boilerplate text (the same for every document: a longer document gets a
+            longer prefix), its length chosen so that it is this share of the document's words.
         footer: end every document with :data:`FOOTER` (the article does).
         edits: which edits to make (a subset of :data:`EDITS`, kept in :data:`EDITS` order).
 
@@ -582,12 +583,12 @@ def generate(
                 texts[slot[b]] = plain[b] + "\n\n" + "\n\n".join(pieces[b])
 
     block = ""
-    if boilerplate_share > 0 and n0 > 0:
-        footer_words = len(FOOTER.split()) if footer else 0
-        median_words = float(np.median(body.word_counts() + footer_words))
-        block_words = max(1, round(boilerplate_share / (1 - boilerplate_share) * median_words))
-        block = _boilerplate_block(seed, block_words)
-        texts = [block + "\n\n" + t for t in texts]
+    if boilerplate_share > 0 and n > 0:
+        words = np.array([len(t.split()) for t in texts], dtype=np.int64)
+        want = np.maximum(1, np.rint(boilerplate_share / (1 - boilerplate_share) * words))
+        tokens = _boilerplate_block(seed, int(want.max())).split(" ")
+        block = " ".join(tokens)
+        texts = [_cut(tokens, int(w)) + "\n\n" + t for w, t in zip(want, texts, strict=True)]
     return Corpus(
         texts=texts,
         group=group,
@@ -599,6 +600,12 @@ def generate(
         footer=footer,
         block=block,
     )
+
+
+def _cut(tokens: list[str], n_words: int) -> str:
+    """The first ``n_words`` words of the block, ending with a full stop."""
+    out = " ".join(tokens[:n_words])
+    return out if out.endswith(".") else out + "."
 
 
 def _boilerplate_block(seed: int, n_words: int) -> str:
