@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -22,7 +23,7 @@ SMALL = ReproConfig(
     cost_repeats=1,
     exact_all_pairs=False,
     naive_sample=20_000,
-    plots=False,
+    plots=True,
     name="test",
 )
 
@@ -51,6 +52,12 @@ def test_report_files(small_run: tuple[dict, Path]) -> None:
         assert heading in report
     assert "| sha256 raw |" in report and "0.0012" in report  # ours beside the article's
     assert json.loads((out / "results.json").read_text())["corpus"]["docs"] == 1_000
+    pngs = sorted(p.name for p in out.glob("*.png"))
+    if importlib.util.find_spec("matplotlib") is None:
+        assert pngs == []  # the report works without the optional extra
+    else:
+        assert pngs == ["boilerplate_fp_per_tp.png", "lsh_s_curves.png", "recall_by_edit.png"]
+        assert all(f"({p})" in report for p in pngs)
 
 
 def test_key_rows_have_the_articles_shape(small_run: tuple[dict, Path]) -> None:
