@@ -120,7 +120,7 @@ class ReproConfig:
     shares: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.45)
     boilerplate_seeds: int = 5
     lsh_seeds: int = 5
-    cost_repeats: int = 3
+    cost_repeats: int = 5
     exact_all_pairs: bool = True
     naive_sample: int = 2_000_000
     plots: bool = True
@@ -146,6 +146,7 @@ class ReproConfig:
             boilerplate_seeds=3,
             exact_all_pairs=False,
             naive_sample=500_000,
+            cost_repeats=3,
             name="quick",
         )
 
@@ -1307,6 +1308,7 @@ def run(
     outdir = Path(out)
     outdir.mkdir(parents=True, exist_ok=True)
     t_start = time.perf_counter()
+    load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
     rep = _Report(log=log)
     log(f"neardup reproduce: {cfg}")
     acc = synth.generate(*synth.preset(cfg.acc_docs), seed=cfg.seed)
@@ -1328,6 +1330,7 @@ def run(
     if cfg.plots:
         _plots(outdir, rep, jac, evs)
     wall = time.perf_counter() - t_start
+    load_end = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
     rep.results["wall_seconds"] = wall
     rep.results["config"] = asdict(cfg)
     env = (
@@ -1342,6 +1345,9 @@ def run(
         f"documents, costs at {_n(cfg.mid_docs)}"
         + (f" and {_n(cfg.docs)}" if cfg.docs != cfg.mid_docs else "")
         + " documents.",
+        f"Load average (1 min) {load_start:.2f} at the start and {load_end:.2f} at the end "
+        f"on {os.cpu_count()} CPUs: above about 1, other processes shared the machine and the "
+        "times below are inflated by them.",
         "The duplicates are synthetic (seven controlled edits); agreement with the article is "
         "expected in shape, not to the digit: the hash functions, the vocabulary and the "
         "language (Rust vs JavaScript) differ.",
