@@ -1,0 +1,528 @@
+"""Streaming deduplication of files: the engine behind ``neardup dedup``.
+
+The input is read in batches; per batch only the text column reaches the core, which
+returns shingle sets and MinHash signatures. Memory holds signatures (``4·P`` bytes per
+unique document, spooled through a temporary file), a 16-byte digest per document for the
+exact pre-filter, the lengths and ids — never the text. A second pass over the input copies
+the kept rows to the output. Every per-document step is independent of the batch cut, so
+the result does not depend on ``batch_size``.
+
+>>> from neardup.dedup import dedup_files
+>>> s = dedup_files(["corpus.jsonl"], "kept.jsonl", threshold=0.5)       # doctest: +SKIP
+>>> s.removed                                                             # doctest: +SKIP
+1234
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from neardup import io as ndio
+from neardup.boilerplate import FrequencyCounter, remove_shingles, summarize
+
+__all__ = ["DedupSummary", "dedup_files", "AUTO_EXACT_LIMIT"]
+
+#: ``method="auto"`` compares all pairs exactly up to this many unique documents (the
+#: article: brute force under ~5,000 documents, MinHash + LSH above).
+AUTO_EXACT_LIMIT = 5000
+
+Progress = Callable[[str, int], None]
+
+
+@dataclass
+class DedupSummary:
+    """Counts, parameters and stage times of one ``dedup`` run.
+
+    >>> DedupSummary(documents=3).as_dict()["documents"]
+    3
+    """
+
+    documents: int = 0
+    empty: int = 0
+    exact_duplicates: int = 0
+    near_duplicates: int = 0
+    clusters: int = 0
+    removed: int = 0
+    kept: int = 0
+    candidates: int = 0
+    pairs: int = 0
+    method: str = ""
+    verify: str = ""
+    threshold: float = 0.0
+    num_perm: int = 0
+    k: int = 0
+    bands: int | None = None
+    rows: int | None = None
+    keep: str = "first"
+    inputs: list[str] = field(default_factory=list)
+    output: str | None = None
+    clusters_path: str | None = None
+    boilerplate: dict[str, Any] | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The summary as a JSON-ready dict.
+
+        >>> "removed" in DedupSummary().as_dict()
+        True
+        """
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    def text(self) -> str:
+        """A few human-readable lines (printed on stderr by the CLI).
+
+        >>> print(DedupSummary(documents=2, kept=2).text())               # doctest: +ELLIPSIS
+        read 2 documents ...
+        """
+        lsh = f", b={self.bands} r={self.rows}" if self.bands else ""
+        lines = [
+            f"read {self.documents:,} documents ({self.empty:,} empty, kept)",
+            f"exact duplicates removed: {self.exact_duplicates:,}",
+            f"near-duplicates removed: {self.near_duplicates:,} "
+            f"in {self.clusters:,} clusters ({self.method}, threshold {self.threshold:g}{lsh})",
+            f"kept {self.kept:,}, removed {self.removed:,} "
+            f"({self.removed / max(self.documents, 1):.1%})",
+        ]
+        if self.boilerplate:
+            b = self.boilerplate
+            lines.append(
+                f"boilerplate: stripped {b['shingles_dropped']:,} shingles "
+                f"(df > {b['max_df']:g}), {b['mean_share_stripped']:.1%} of the average document"
+            )
+        lines.append(
+            "time: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.seconds.items())
+        )
+        return "\n".join(lines)
+
+    def markdown(self) -> str:
+        """The summary as a Markdown report (``--report``).
+
+        >>> DedupSummary().markdown().startswith("# Deduplication report")
+        True
+        """
+        rows = [
+            ("inputs", ", ".join(self.inputs)),
+            ("output", self.output or ""),
+            ("documents read", f"{self.documents:,}"),
+            ("empty documents (kept)", f"{self.empty:,}"),
+            ("exact duplicates removed", f"{self.exact_duplicates:,}"),
+            ("near-duplicate clusters", f"{self.clusters:,}"),
+            ("near-duplicates removed", f"{self.near_duplicates:,}"),
+            ("removed in total", f"{self.removed:,} ({self.removed / max(self.documents, 1):.2%})"),
+            ("kept", f"{self.kept:,}"),
+            ("candidate pairs", f"{self.candidates:,}"),
+            ("verified pairs", f"{self.pairs:,}"),
+        ]
+        params = [
+            ("method", self.method),
+            ("verification", self.verify),
+            ("threshold", f"{self.threshold:g}"),
+            ("permutations", str(self.num_perm)),
+            ("shingle size k", str(self.k)),
+            ("LSH bands × rows", f"{self.bands} × {self.rows}" if self.bands else "-"),
+            ("keep", self.keep),
+        ]
+        out = ["# Deduplication report", "", "| | |", "|---|---:|"]
+        out += [f"| {a} | {b} |" for a, b in rows]
+        out += ["", "## Parameters", "", "| | |", "|---|---|"]
+        out += [f"| {a} | {b} |" for a, b in params]
+        if self.boilerplate:
+            b = self.boilerplate
+            out += [
+                "",
+                "## Boilerplate stripping",
+                "",
+                f"Shingles in more than {b['max_df']:.0%} of documents were dropped: "
+                f"{b['shingles_dropped']:,} distinct shingles, "
+                f"{b['mean_share_stripped']:.1%} of the average document, "
+                f"{b['documents_emptied']:,} documents left without shingles.",
+            ]
+        out += ["", "## Time per stage", "", "| stage | seconds |", "|---|---:|"]
+        out += [f"| {k} | {v:.2f} |" for k, v in self.seconds.items()]
+        return "\n".join(out) + "\n"
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Any:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
+
+
+def _lengths(texts: Any) -> np.ndarray:
+    if hasattr(texts, "type"):  # pyarrow array
+        import pyarrow.compute as pc
+
+        return np.asarray(pc.utf8_length(texts).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+
+
+def _iter_texts(texts: Any) -> Any:
+    return texts.to_pylist() if hasattr(texts, "to_pylist") else texts
+
+
+def _take_shingles(ss: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sizes, concatenated hashes) of the selected rows of a ShingleSets."""
+    offsets = np.asarray(ss.offsets, dtype=np.int64)
+    hashes = np.asarray(ss.hashes, dtype=np.uint64)
+    starts, ends = offsets[rows], offsets[rows + 1]
+    sizes = ends - starts
+    if len(rows) == 0 or sizes.sum() == 0:
+        return sizes, np.zeros(0, dtype=np.uint64)
+    idx = np.repeat(starts - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes) + np.arange(
+        sizes.sum()
+    )
+    return sizes, hashes[idx]
+
+
+class _ShingleStore:
+    """Accumulates shingle sets of selected documents (for exact Jaccard)."""
+
+    def __init__(self, k: int, unit: str) -> None:
+        self.k, self.unit = k, unit
+        self.sizes: list[np.ndarray] = []
+        self.hashes: list[np.ndarray] = []
+        self.count = 0
+
+    def add(self, ss: Any, rows: np.ndarray) -> None:
+        s, h = _take_shingles(ss, rows)
+        self.sizes.append(s)
+        self.hashes.append(h)
+        self.count += len(rows)
+
+    def build(self) -> Any:
+        from neardup import ShingleSets
+
+        sizes = np.concatenate(self.sizes) if self.sizes else np.zeros(0, np.int64)
+        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        hashes = np.concatenate(self.hashes) if self.hashes else np.zeros(0, np.uint64)
+        return ShingleSets(offsets, hashes, k=self.k, unit=self.unit)
+
+
+def dedup_files(
+    inputs: Sequence[str],
+    output: str | None,
+    *,
+    text_field: str = "text",
+    id_field: str | None = "id",
+    id_required: bool = False,
+    threshold: float = 0.3,
+    method: str = "auto",
+    num_perm: int = 128,
+    k: int = 5,
+    unit: str = "word",
+    bands: int | None = None,
+    rows: int | None = None,
+    seed: int = 0,
+    verify: str = "exact",
+    keep: str = "first",
+    strip_boilerplate: float | None = None,
+    clusters: str | None = None,
+    report: str | None = None,
+    batch_size: int = ndio.DEFAULT_BATCH,
+    progress: Progress | None = None,
+) -> DedupSummary:
+    """Deduplicate files; write kept rows to ``output`` and optionally a clusters table.
+
+    ``method``: ``auto`` (exact Jaccard of all pairs up to 5,000 unique documents, else
+    MinHash + LSH), ``minhash``, ``exact-jaccard``. ``verify``: check LSH candidates with
+    ``exact`` Jaccard (a second pass re-shingles only the documents in candidate pairs) or the
+    MinHash ``estimate``. ``keep``: ``first`` (lowest position) or ``longest`` (most
+    characters; ties to the lowest position) in each cluster. Documents whose normalised text
+    is identical are exact duplicates and skip the near-duplicate stage. Empty documents are
+    always kept.
+
+    >>> s = dedup_files(["a.jsonl"], "kept.jsonl", threshold=0.4, keep="longest")  # doctest: +SKIP
+    >>> print(s.text())                                                             # doctest: +SKIP
+    """
+    if method not in ("auto", "minhash", "exact-jaccard"):
+        raise ValueError(
+            f"method must be auto, minhash or exact-jaccard for file deduplication, got {method!r}"
+        )
+    if keep not in ("first", "longest"):
+        raise ValueError(f"keep must be 'first' or 'longest', got {keep!r}")
+    if verify not in ("exact", "estimate"):
+        raise ValueError(f"verify must be 'exact' or 'estimate', got {verify!r}")
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+    if (bands is None) != (rows is None):
+        raise ValueError("give both --bands and --rows, or neither")
+    if bands is not None and bands * rows > num_perm:  # type: ignore[operator]
+        raise ValueError(f"bands*rows = {bands * rows} exceeds num_perm = {num_perm}")  # type: ignore[operator]
+    tick: Progress = progress or (lambda stage, n: None)
+    timer = _Timer()
+    summary = DedupSummary(
+        method=method, verify=verify, threshold=float(threshold), num_perm=num_perm, k=k,
+        keep=keep, inputs=list(inputs), output=output, clusters_path=clusters,
+    )
+    sources = ndio.open_sources(inputs, text_field, id_field, id_required)
+    try:
+        return _run(**locals())
+    finally:
+        for s in sources:
+            s.close()
+
+
+def _batches(sources: list[ndio.Source], batch_size: int) -> Any:
+    pos = 0
+    for s in sources:
+        for b in s.batches(batch_size, start=pos):
+            yield b
+        pos += s.n_rows or 0
+
+
+def _run(**kw: Any) -> DedupSummary:  # noqa: C901 - one linear pipeline, kept in one place
+    from neardup import (
+        all_pairs_jaccard,
+        estimate_jaccard,
+        jaccard,
+        lsh_candidates,
+        lsh_params,
+        minhash,
+        normalize,
+        shingles,
+    )
+    from neardup import clusters as union_find
+
+    sources: list[ndio.Source] = kw["sources"]
+    summary: DedupSummary = kw["summary"]
+    timer: _Timer = kw["timer"]
+    tick: Progress = kw["tick"]
+    k, unit, num_perm, seed = kw["k"], kw["unit"], kw["num_perm"], kw["seed"]
+    batch_size, method, verify = kw["batch_size"], kw["method"], kw["verify"]
+    threshold, keep = kw["threshold"], kw["keep"]
+    max_df = kw["strip_boilerplate"]
+
+    # -- optional boilerplate passes: candidates, then exact counts ------------------------
+    drop = np.zeros(0, dtype=np.uint64)
+    if max_df is not None:
+        fc = FrequencyCounter(max_df)
+        with timer.stage("boilerplate"):
+            for b in _batches(sources, batch_size):
+                fc.add_candidates(shingles(b.texts, k=k, unit=unit))
+                tick("boilerplate 1/2", len(b))
+            for b in _batches(sources, batch_size):
+                fc.count(shingles(b.texts, k=k, unit=unit))
+                tick("boilerplate 2/2", len(b))
+            drop = fc.frequent()
+
+    # -- main pass: digests, lengths, ids, signatures of unique non-empty documents --------
+    seen: dict[bytes, int] = {}
+    first_l: list[np.ndarray] = []
+    length_l: list[np.ndarray] = []
+    empty_l: list[np.ndarray] = []
+    sel_l: list[np.ndarray] = []
+    ids: list[Any] = []
+    size_l: list[np.ndarray] = []
+    removed_l: list[np.ndarray] = []
+    hold_all = method == "exact-jaccard"
+    store: _ShingleStore | None = _ShingleStore(k, unit)
+    sig_file = tempfile.TemporaryFile(prefix="neardup-sig-")
+    n_sel = 0
+    with timer.stage("read+sign"):
+        for b in _batches(sources, batch_size):
+            n = len(b)
+            ss = shingles(b.texts, k=k, unit=unit)
+            if drop.size:
+                ss_new, removed = remove_shingles(ss, drop)
+                size_l.append(np.asarray(ss.sizes(), dtype=np.int64))
+                removed_l.append(removed)
+                ss = ss_new
+            sizes = np.asarray(ss.sizes(), dtype=np.int64)
+            first = np.empty(n, dtype=np.int64)
+            empty = np.zeros(n, dtype=bool)
+            for i, t in enumerate(_iter_texts(b.texts)):
+                norm = normalize(t)
+                if not norm:
+                    empty[i] = True
+                    first[i] = b.start + i
+                    continue
+                d = hashlib.blake2b(norm.encode("utf-8"), digest_size=16).digest()
+                first[i] = seen.setdefault(d, b.start + i)
+            pos = np.arange(b.start, b.start + n, dtype=np.int64)
+            sel = np.flatnonzero((first == pos) & (sizes > 0))
+            if len(sel):
+                sig = np.asarray(minhash(ss, num_perm=num_perm, seed=seed), dtype=np.uint32)
+                sig_file.write(np.ascontiguousarray(sig[sel]).tobytes())
+                if store is not None:
+                    store.add(ss, sel)
+                    if not hold_all and method == "auto" and store.count > AUTO_EXACT_LIMIT:
+                        store = None
+            n_sel += len(sel)
+            first_l.append(first)
+            empty_l.append(empty)
+            length_l.append(_lengths(b.texts))
+            sel_l.append(pos[sel])
+            ids.extend(b.ids)
+            tick("read", n)
+    del seen
+    n = len(ids)
+    first = np.concatenate(first_l) if first_l else np.zeros(0, np.int64)
+    empty = np.concatenate(empty_l) if empty_l else np.zeros(0, bool)
+    lengths = np.concatenate(length_l) if length_l else np.zeros(0, np.int64)
+    sel_pos = np.concatenate(sel_l) if sel_l else np.zeros(0, np.int64)
+    del first_l, empty_l, length_l, sel_l
+    if max_df is not None:
+        summary.boilerplate = summarize(size_l, removed_l, max_df, int(drop.size)).as_dict()
+        del size_l, removed_l
+
+    # -- near-duplicate pairs among the selected (unique, non-empty) documents --------------
+    use_exact = method == "exact-jaccard" or (method == "auto" and store is not None)
+    held: Any = None  # ShingleSets of some selected docs, with local index map
+    held_of: np.ndarray | None = None
+    sig_all: np.ndarray | None = None
+    if use_exact:
+        summary.method = "exact-jaccard"
+        summary.verify = "exact"
+        with timer.stage("compare"):
+            held = store.build()  # type: ignore[union-attr]
+            held_of = np.arange(n_sel, dtype=np.int64)
+            pairs, sims = all_pairs_jaccard(held, threshold)
+            pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+            sims = np.asarray(sims, dtype=np.float32)
+            summary.candidates = n_sel * (n_sel - 1) // 2
+        sig_file.close()
+    else:
+        store = None
+        summary.method = "minhash"
+        b_, r_ = kw["bands"], kw["rows"]
+        if b_ is None:
+            b_, r_ = (int(x) for x in lsh_params(threshold, num_perm))
+        summary.bands, summary.rows = int(b_), int(r_)
+        with timer.stage("candidates"):
+            sig_file.seek(0)
+            sig_all = np.fromfile(sig_file, dtype=np.uint32).reshape(n_sel, num_perm)
+            sig_file.close()
+            cand = (
+                np.asarray(lsh_candidates(sig_all, b_, r_), dtype=np.int64).reshape(-1, 2)
+                if n_sel > 1
+                else np.zeros((0, 2), np.int64)
+            )
+            summary.candidates = len(cand)
+        with timer.stage("verify"):
+            if verify == "estimate" or len(cand) == 0:
+                sims = np.asarray(estimate_jaccard(sig_all, cand), dtype=np.float32)
+            else:
+                involved = np.unique(cand)
+                held_of = np.full(n_sel, -1, dtype=np.int64)
+                held_of[involved] = np.arange(len(involved))
+                want = np.zeros(n, dtype=bool)
+                want[sel_pos[involved]] = True
+                st = _ShingleStore(k, unit)
+                for b in _batches(sources, batch_size):
+                    m = want[b.start : b.start + len(b)]
+                    if m.any():
+                        ss = shingles(b.texts, k=k, unit=unit)
+                        if drop.size:
+                            ss, _ = remove_shingles(ss, drop)
+                        st.add(ss, np.flatnonzero(m))
+                    tick("verify", len(b))
+                held = st.build()
+                sims = np.asarray(jaccard(held, held_of[cand]), dtype=np.float32)
+            ok = sims >= threshold
+            pairs, sims = cand[ok], sims[ok]
+    summary.pairs = len(pairs)
+
+    # -- clusters, representatives ------------------------------------------------------------
+    with timer.stage("cluster"):
+        labels = np.asarray(union_find(pairs, n_sel), dtype=np.int64)
+        cluster = np.arange(n, dtype=np.int64)
+        cluster[sel_pos] = sel_pos[labels]
+        cluster = cluster[first]  # exact duplicates follow their first occurrence
+        pos = np.arange(n, dtype=np.int64)
+        if keep == "first":
+            rep_of = pos.copy()  # label == lowest position in the cluster
+            rep = cluster
+        else:
+            order = np.lexsort((pos, -lengths, cluster))
+            head = np.ones(n, dtype=bool)
+            head[1:] = cluster[order][1:] != cluster[order][:-1]
+            rep_of = np.empty(n, dtype=np.int64)
+            rep_of[cluster[order][head]] = order[head]
+            rep = rep_of[cluster]
+        keep_mask = rep == pos
+        counts = np.bincount(cluster, minlength=n)
+        in_cluster = counts[cluster] > 1
+        exact_removed = (~keep_mask) & (first == first[rep])
+        summary.documents = n
+        summary.empty = int(empty.sum())
+        summary.kept = int(keep_mask.sum())
+        summary.removed = n - summary.kept
+        summary.exact_duplicates = int(exact_removed.sum())
+        summary.near_duplicates = summary.removed - summary.exact_duplicates
+        summary.clusters = int((counts > 1).sum())
+
+    # -- outputs --------------------------------------------------------------------------------
+    if kw["output"] is not None:
+        with timer.stage("write"):
+            ndio.write_kept(sources, keep_mask, kw["output"], batch_size)
+    if kw["clusters"] is not None:
+        with timer.stage("write"):
+            members = np.flatnonzero(in_cluster)
+            sim = np.ones(len(members), dtype=np.float64)
+            near = ~keep_mask[members] & (first[members] != first[rep[members]])
+            nm = members[near]
+            if len(nm):
+                sel_local = np.full(n, -1, dtype=np.int64)
+                sel_local[sel_pos] = np.arange(len(sel_pos))
+                a = sel_local[first[nm]]
+                c = sel_local[first[rep[nm]]]
+                pr = np.stack([a, c], axis=1)
+                if held is not None and held_of is not None and (held_of[a] >= 0).all() and (
+                    held_of[c] >= 0
+                ).all():
+                    sim[near] = np.asarray(jaccard(held, held_of[pr]), dtype=np.float64)
+                elif sig_all is not None:
+                    sim[near] = np.asarray(estimate_jaccard(sig_all, pr), dtype=np.float64)
+            seq = {c: i for i, c in enumerate(np.unique(cluster[members]).tolist())}
+            rows_out = [
+                {
+                    "id": _plain(ids[i]),
+                    "cluster": seq[int(cluster[i])],
+                    "kept_id": _plain(ids[int(rep[i])]),
+                    "kept": bool(keep_mask[i]),
+                    "match": "kept" if keep_mask[i] else ("exact" if exact_removed[i] else "near"),
+                    "similarity": round(float(s), 6),
+                }
+                for i, s in zip(members.tolist(), sim.tolist())
+            ]
+            ndio.write_table(rows_out, kw["clusters"])
+    summary.seconds = {k_: round(v, 4) for k_, v in timer.seconds.items()}
+    if kw["report"] is not None:
+        with ndio.atomic_path(kw["report"]) as tmp, open(tmp, "w", encoding="utf-8") as f:
+            f.write(summary.markdown())
+    return summary
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    return json.dumps(v) if not isinstance(v, bytes) else v.decode("utf-8", "replace")
+
+
+def summary_json(summary: DedupSummary) -> str:
+    """The summary as one line of JSON.
+
+    >>> summary_json(DedupSummary(documents=1))[:15]
+    '{"documents": 1'
+    """
+    return json.dumps(summary.as_dict())
+
