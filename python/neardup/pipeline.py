@@ -128,9 +128,11 @@ def find_duplicates(
     LSH above; ``"exact-jaccard"``; ``"minhash"`` (LSH banding from :func:`lsh_params` unless
     ``bands``/``rows`` are given; candidates verified by exact Jaccard of the shingle sets, or
     with ``verify="estimate"`` by the share of equal slots); ``"simhash"`` (pairs within
-    ``max_hamming`` bits, by default the radius matching ``threshold``, similarity reported as
-    1 - distance/bits); ``"sha256"`` / ``"sha256-normalized"`` (identical bytes / normalised
-    text; similarity 1). Empty documents are never near-duplicates (SHA-256 still groups them).
+    ``max_hamming`` bits, by default the radius matching ``threshold``, brute force over all
+    pairs; verified by exact Jaccard, or with ``verify="estimate"`` kept as they are with
+    similarity 1 - distance/bits); ``"sha256"`` / ``"sha256-normalized"`` (identical bytes /
+    identical normalised text; similarity 1). Empty documents are never near-duplicates
+    (SHA-256 still groups them).
 
     >>> r = find_duplicates(["the cat sat on the mat", "The cat sat on the mat!", "dogs"], k=2)
     >>> r.pairs.tolist(), r.keep.tolist()
@@ -181,13 +183,21 @@ def find_duplicates(
         radius = (
             simhash_max_hamming(threshold, simhash_bits) if max_hamming is None else max_hamming
         )
-        fingerprints = stages.simhash(
-            core_texts, bits=simhash_bits, k=k, unit=unit, threads=threads
-        )
-        active = stages.word_counts(core_texts) > 0
-        pairs, distance = stages.hamming_within(fingerprints, radius, active)
-        similarity = (1.0 - distance / simhash_bits).astype(np.float32)
-        params.update(bits=simhash_bits, max_hamming=radius)
+        params.update(bits=simhash_bits, max_hamming=radius, verify=verify)
+        if verify == "exact":
+            sets = stages.shingles(core_texts, k=k, unit=unit)
+            fingerprints = stages.simhash(sets, bits=simhash_bits, threads=threads)
+            pairs, _ = stages.hamming_within(fingerprints, radius, sets.sizes() > 0)
+            similarity = stages.jaccard(sets, pairs)
+            passed = similarity >= threshold
+            pairs, similarity = pairs[passed], similarity[passed]
+        else:
+            fingerprints = stages.simhash(
+                core_texts, bits=simhash_bits, k=k, unit=unit, threads=threads
+            )
+            active = stages.word_counts(core_texts) > 0
+            pairs, distance = stages.hamming_within(fingerprints, radius, active)
+            similarity = (1.0 - distance / simhash_bits).astype(np.float32)
 
     labels = stages.clusters(pairs, n)
     return DuplicateResult(pairs, similarity, labels, method, threshold, params)

@@ -179,8 +179,10 @@ class _Body:
     def word_counts(self) -> npt.NDArray[np.int64]:
         """Words of each text."""
         sent_of_para = _starts(self.para_nsent)
-        words_per_para = np.add.reduceat(self.sent_len, sent_of_para) if self.para_nsent.size else (
-            np.zeros(0, np.int64)
+        words_per_para = (
+            np.add.reduceat(self.sent_len, sent_of_para)
+            if self.para_nsent.size
+            else (np.zeros(0, np.int64))
         )
         para_start = _starts(self.text_npara)
         out = np.zeros(self.text_npara.size, dtype=np.int64)
@@ -253,9 +255,7 @@ def _render(body: _Body, last_sep: int = 3) -> list[str]:
         doc_bytes = np.zeros(b - a + 1, dtype=np.int64)
         cum = np.concatenate([[0], np.cumsum(tl)])
         doc_bytes[:] = cum[wstart[a : b + 1] - wstart[a]]
-        out.extend(
-            buf[doc_bytes[i] : doc_bytes[i + 1]].decode("ascii") for i in range(b - a)
-        )
+        out.extend(buf[doc_bytes[i] : doc_bytes[i + 1]].decode("ascii") for i in range(b - a))
     return out
 
 
