@@ -237,11 +237,14 @@ def dedup_files(
     report: str | None = None,
     batch_size: int = ndio.DEFAULT_BATCH,
     progress: Progress | None = None,
+    simhash_bits: int = 64,
+    max_hamming: int | None = None,
 ) -> DedupSummary:
     """Deduplicate files; write kept rows to ``output`` and optionally a clusters table.
 
     ``method``: ``auto`` (exact Jaccard of all pairs up to 5,000 unique documents, else
-    MinHash + LSH), ``minhash``, ``exact-jaccard``. ``verify``: check LSH candidates with
+    MinHash + LSH), ``minhash``, ``exact-jaccard``, ``simhash`` (all pairs within
+    ``max_hamming`` bits by brute force over fingerprints; modest corpora only). ``verify``: check LSH candidates with
     ``exact`` Jaccard (a second pass re-shingles only the documents in candidate pairs) or the
     MinHash ``estimate``. ``keep``: ``first`` (lowest position) or ``longest`` (most
     characters; ties to the lowest position) in each cluster. Documents whose normalised text
@@ -251,10 +254,13 @@ def dedup_files(
     >>> s = dedup_files(["a.jsonl"], "kept.jsonl", threshold=0.4, keep="longest")  # doctest: +SKIP
     >>> print(s.text())                                                             # doctest: +SKIP
     """
-    if method not in ("auto", "minhash", "exact-jaccard"):
+    if method not in ("auto", "minhash", "simhash", "exact-jaccard"):
         raise ValueError(
-            f"method must be auto, minhash or exact-jaccard for file deduplication, got {method!r}"
+            "method must be auto, minhash, simhash or exact-jaccard for file deduplication, "
+            f"got {method!r}"
         )
+    if simhash_bits not in (64, 128):
+        raise ValueError(f"simhash_bits must be 64 or 128, got {simhash_bits}")
     if keep not in ("first", "longest"):
         raise ValueError(f"keep must be 'first' or 'longest', got {keep!r}")
     if verify not in ("exact", "estimate"):
@@ -291,12 +297,16 @@ def _run(**kw: Any) -> DedupSummary:  # noqa: C901 - one linear pipeline, kept i
     from neardup import (
         all_pairs_jaccard,
         estimate_jaccard,
+        hamming,
+        hamming_within,
         jaccard,
         lsh_candidates,
         lsh_params,
         minhash,
         normalize,
         shingles,
+        simhash,
+        simhash_max_hamming,
     )
     from neardup import clusters as union_find
 
@@ -332,7 +342,10 @@ def _run(**kw: Any) -> DedupSummary:  # noqa: C901 - one linear pipeline, kept i
     size_l: list[np.ndarray] = []
     removed_l: list[np.ndarray] = []
     hold_all = method == "exact-jaccard"
-    store: _ShingleStore | None = _ShingleStore(k, unit)
+    simhash_bits = kw["simhash_bits"]
+    store: _ShingleStore | None = (
+        _ShingleStore(k, unit) if method in ("auto", "exact-jaccard") else None
+    )
     sig_file = tempfile.TemporaryFile(prefix="neardup-sig-")
     n_sel = 0
     with timer.stage("read+sign"):
@@ -358,8 +371,12 @@ def _run(**kw: Any) -> DedupSummary:  # noqa: C901 - one linear pipeline, kept i
             pos = np.arange(b.start, b.start + n, dtype=np.int64)
             sel = np.flatnonzero((first == pos) & (sizes > 0))
             if len(sel):
-                sig = np.asarray(minhash(ss, num_perm=num_perm, seed=seed), dtype=np.uint32)
-                sig_file.write(np.ascontiguousarray(sig[sel]).tobytes())
+                if method == "simhash":
+                    fp = np.asarray(simhash(ss, bits=simhash_bits), dtype=np.uint64)
+                    sig_file.write(np.ascontiguousarray(fp[sel]).tobytes())
+                elif method != "exact-jaccard":
+                    sig = np.asarray(minhash(ss, num_perm=num_perm, seed=seed), dtype=np.uint32)
+                    sig_file.write(np.ascontiguousarray(sig[sel]).tobytes())
                 if store is not None:
                     store.add(ss, sel)
                     if not hold_all and method == "auto" and store.count > AUTO_EXACT_LIMIT:
@@ -387,6 +404,7 @@ def _run(**kw: Any) -> DedupSummary:  # noqa: C901 - one linear pipeline, kept i
     held: Any = None  # ShingleSets of some selected docs, with local index map
     held_of: np.ndarray | None = None
     sig_all: np.ndarray | None = None
+    fp_all: np.ndarray | None = None
     if use_exact:
         summary.method = "exact-jaccard"
         summary.verify = "exact"
@@ -398,6 +416,20 @@ def _run(**kw: Any) -> DedupSummary:  # noqa: C901 - one linear pipeline, kept i
             sims = np.asarray(sims, dtype=np.float32)
             summary.candidates = n_sel * (n_sel - 1) // 2
         sig_file.close()
+    elif method == "simhash":
+        summary.method = "simhash"
+        summary.verify = "hamming"
+        radius = kw["max_hamming"]
+        if radius is None:
+            radius = simhash_max_hamming(threshold, simhash_bits)
+        with timer.stage("compare"):
+            sig_file.seek(0)
+            fp_all = np.fromfile(sig_file, dtype=np.uint64).reshape(n_sel, simhash_bits // 64)
+            sig_file.close()
+            pairs, dist = hamming_within(fp_all, int(radius))
+            pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+            sims = (1.0 - np.asarray(dist, dtype=np.float64) / simhash_bits).astype(np.float32)
+            summary.candidates = n_sel * (n_sel - 1) // 2
     else:
         store = None
         summary.method = "minhash"
@@ -464,7 +496,8 @@ def _run(**kw: Any) -> DedupSummary:  # noqa: C901 - one linear pipeline, kept i
         summary.empty = int(empty.sum())
         summary.kept = int(keep_mask.sum())
         summary.removed = n - summary.kept
-        summary.exact_duplicates = int(exact_removed.sum())
+        # each exact group collapses to one document; the rest of a cluster's removals are near
+        summary.exact_duplicates = int(np.count_nonzero(first != pos))
         summary.near_duplicates = summary.removed - summary.exact_duplicates
         summary.clusters = int((counts > 1).sum())
 
@@ -490,6 +523,9 @@ def _run(**kw: Any) -> DedupSummary:  # noqa: C901 - one linear pipeline, kept i
                     sim[near] = np.asarray(jaccard(held, held_of[pr]), dtype=np.float64)
                 elif sig_all is not None:
                     sim[near] = np.asarray(estimate_jaccard(sig_all, pr), dtype=np.float64)
+                elif fp_all is not None:
+                    d = np.asarray(hamming(fp_all, pr), dtype=np.float64)
+                    sim[near] = 1.0 - d / simhash_bits
             seq = {c: i for i, c in enumerate(np.unique(cluster[members]).tolist())}
             rows_out = [
                 {

@@ -67,10 +67,14 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--threshold", type=float, default=0.3, metavar="T",
                    help="Jaccard similarity at or above which two documents are duplicates "
                         "(default 0.3; measure yours with `neardup calibrate`)")
-    p.add_argument("--method", choices=("auto", "minhash", "exact-jaccard"), default="auto",
+    p.add_argument("--method", choices=("auto", "minhash", "simhash", "exact-jaccard"),
+                   default="auto",
                    help="auto = exact Jaccard of all pairs up to 5,000 unique documents, "
                         "MinHash + LSH above")
     add_minhash_args(p)
+    p.add_argument("--simhash-bits", type=int, choices=(64, 128), default=64)
+    p.add_argument("--max-hamming", type=int, default=None, metavar="D",
+                   help="SimHash radius (default: the one matching --threshold)")
     p.add_argument("--verify", choices=("exact", "estimate"), default="exact",
                    help="check LSH candidates with exact Jaccard (default) or the MinHash estimate")
     p.add_argument("--keep", choices=("first", "longest"), default="first",
@@ -119,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
                 report=args.report,
                 batch_size=args.batch_size,
                 progress=tick,
+                simhash_bits=args.simhash_bits,
+                max_hamming=args.max_hamming,
             )
     except (InputError, ValueError, TypeError, OSError) as e:
         print(f"neardup dedup: error: {e}", file=sys.stderr)
