@@ -20,7 +20,9 @@ def _two_point_corpus(n=200, seed=0):
     docs = []
     for i in range(n):
         own = " ".join(f"d{i}u{j}" for j in range(40))
-        docs.append(own + " " + shared if i % 2 else own + " " + " ".join(f"d{i}x{j}" for j in range(20)))
+        docs.append(
+            own + " " + shared if i % 2 else own + " " + " ".join(f"d{i}x{j}" for j in range(20))
+        )
     return docs
 
 
@@ -75,7 +77,7 @@ def test_warns_when_sample_is_full_of_duplicates():
 
 
 def test_empty_documents_are_skipped():
-    texts = _two_point_corpus(30) + ["", "   "]
+    texts = [*_two_point_corpus(30), "", "   "]
     cal = calibrate(texts, sample_pairs=10_000, k=1)
     assert cal.n_pairs == 30 * 29 // 2 and cal.skipped_empty == 32 * 31 // 2 - 30 * 29 // 2
 
@@ -109,7 +111,9 @@ def test_plot_writes_png(tmp_path):
 def test_strip_boilerplate_option_lowers_p99():
     rng = random.Random(5)
     footer = " ".join(f"f{i}" for i in range(60))
-    texts = [" ".join(f"w{rng.randrange(10**6)}" for _ in range(60)) + " " + footer for _ in range(80)]
+    texts = [
+        " ".join(f"w{rng.randrange(10**6)}" for _ in range(60)) + " " + footer for _ in range(80)
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         plain = calibrate(texts, sample_pairs=500)
@@ -123,8 +127,11 @@ def test_cli_calibrate_json(tmp_path, capsys):
     from neardup.cli import main
 
     inp = tmp_path / "c.jsonl"
-    inp.write_text("".join(json.dumps({"id": i, "text": t}) + "\n"
-                           for i, t in enumerate(_two_point_corpus(60))))
+    inp.write_text(
+        "".join(
+            json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(_two_point_corpus(60))
+        )
+    )
     png = tmp_path / "h.png"
     args = ["calibrate", str(inp), "--k", "1", "--sample-pairs", "800", "--json"]
     if _has_mpl():

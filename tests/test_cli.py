@@ -39,13 +39,18 @@ def _corpus(seed=0, n_base=12, n_single=10):
         ][: 2 + g % 3]
         rows += [{"text": t, "group": g, "kind": kind} for kind, t in variants]
     rows += [{"text": _words(rng, 150), "group": None, "kind": "single"} for _ in range(n_single)]
-    rows += [{"text": "", "group": None, "kind": "empty"}, {"text": "", "group": None, "kind": "empty"}]
+    rows += [
+        {"text": "", "group": None, "kind": "empty"},
+        {"text": "", "group": None, "kind": "empty"},
+    ]
     rng.shuffle(rows)
     for i, r in enumerate(rows):
         r["id"] = f"doc{i:03d}"
         r["n"] = i
-    return [{"id": r["id"], "text": r["text"], "n": r["n"], "group": r["group"], "kind": r["kind"]}
-            for r in rows]
+    return [
+        {"id": r["id"], "text": r["text"], "n": r["n"], "group": r["group"], "kind": r["kind"]}
+        for r in rows
+    ]
 
 
 def _expected_kept(rows, keep="first"):
@@ -104,12 +109,27 @@ def test_dedup_formats_row_by_row(tmp_path, fmt, method, capsys):
     inp = tmp_path / ("in" if fmt == "folder" else f"in.{fmt}")
     out = tmp_path / ("out" if fmt == "folder" else f"out.{fmt}")
     _write(fmt, inp, rows)
-    rc = main(["dedup", str(inp), "-o", str(out), "--threshold", "0.5", "--method", method,
-               "--json", "--quiet"])
+    rc = main(
+        [
+            "dedup",
+            str(inp),
+            "-o",
+            str(out),
+            "--threshold",
+            "0.5",
+            "--method",
+            method,
+            "--json",
+            "--quiet",
+        ]
+    )
     assert rc == 0
     summary = json.loads(capsys.readouterr().out)
-    expected = _expected_kept(rows) if fmt != "folder" else _expected_kept(
-        sorted(rows, key=lambda r: r["id"]))
+    expected = (
+        _expected_kept(rows)
+        if fmt != "folder"
+        else _expected_kept(sorted(rows, key=lambda r: r["id"]))
+    )
     got = _read(fmt, out)
     if fmt == "folder":
         assert got == sorted(f"{r['id']}.txt" for r in expected)
@@ -129,8 +149,25 @@ def test_keep_longest_clusters_and_report(tmp_path, capsys):
     inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     _write("jsonl", inp, rows)
     clusters, report = tmp_path / "c.csv", tmp_path / "r.md"
-    assert main(["dedup", str(inp), "-o", str(out), "--threshold", "0.5", "--keep", "longest",
-                 "--clusters", str(clusters), "--report", str(report)]) == 0
+    assert (
+        main(
+            [
+                "dedup",
+                str(inp),
+                "-o",
+                str(out),
+                "--threshold",
+                "0.5",
+                "--keep",
+                "longest",
+                "--clusters",
+                str(clusters),
+                "--report",
+                str(report),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "exact duplicates removed" in err and "kept" in err
     assert _read("jsonl", out) == _expected_kept(rows, keep="longest")
@@ -139,7 +176,9 @@ def test_keep_longest_clusters_and_report(tmp_path, capsys):
     by_id = {r["id"]: r for r in rows}
     grouped = [r for r in rows if r["group"] is not None]
     assert [c["id"] for c in crow] == [r["id"] for r in grouped]  # one row each, input order
-    kept_of = {r["group"]: r["id"] for r in _expected_kept(rows, "longest") if r["group"] is not None}
+    kept_of = {
+        r["group"]: r["id"] for r in _expected_kept(rows, "longest") if r["group"] is not None
+    }
     for c in crow:
         r = by_id[c["id"]]
         assert c["kept_id"] == kept_of[r["group"]]
@@ -163,8 +202,26 @@ def test_result_independent_of_batch_size(tmp_path):
     outs = []
     for bs in ("1", "5", "1000"):
         out, cl = tmp_path / f"o{bs}.jsonl", tmp_path / f"c{bs}.jsonl"
-        assert main(["dedup", str(inp), "-o", str(out), "--method", "minhash", "--threshold",
-                     "0.5", "--batch-size", bs, "--clusters", str(cl), "-q"]) == 0
+        assert (
+            main(
+                [
+                    "dedup",
+                    str(inp),
+                    "-o",
+                    str(out),
+                    "--method",
+                    "minhash",
+                    "--threshold",
+                    "0.5",
+                    "--batch-size",
+                    bs,
+                    "--clusters",
+                    str(cl),
+                    "-q",
+                ]
+            )
+            == 0
+        )
         outs.append((out.read_bytes(), cl.read_bytes()))
     assert outs[0] == outs[1] == outs[2]
 
@@ -174,15 +231,47 @@ def test_verify_estimate_and_simhash_run(tmp_path, capsys):
     inp = tmp_path / "in.jsonl"
     _write("jsonl", inp, rows)
     out = tmp_path / "o.jsonl"
-    assert main(["dedup", str(inp), "-o", str(out), "--method", "minhash", "--verify", "estimate",
-                 "--threshold", "0.5", "-q"]) == 0
+    assert (
+        main(
+            [
+                "dedup",
+                str(inp),
+                "-o",
+                str(out),
+                "--method",
+                "minhash",
+                "--verify",
+                "estimate",
+                "--threshold",
+                "0.5",
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert _read("jsonl", out) == _expected_kept(rows)
-    assert main(["dedup", str(inp), "-o", str(out), "--method", "simhash", "--threshold", "0.5",
-                 "-q", "--json"]) == 0
+    assert (
+        main(
+            [
+                "dedup",
+                str(inp),
+                "-o",
+                str(out),
+                "--method",
+                "simhash",
+                "--threshold",
+                "0.5",
+                "-q",
+                "--json",
+            ]
+        )
+        == 0
+    )
     s = json.loads(capsys.readouterr().out)
     got = _read("jsonl", out)
     assert s["method"] == "simhash" and set(r["id"] for r in _expected_kept(rows)) >= {
-        r["id"] for r in rows if r["kind"] == "single"} & {r["id"] for r in got}
+        r["id"] for r in rows if r["kind"] == "single"
+    } & {r["id"] for r in got}
     assert all(r in rows for r in got)
 
 
@@ -197,8 +286,24 @@ def test_strip_boilerplate_end_to_end(tmp_path, capsys):
     assert main(["dedup", str(inp), "-o", str(out), "--threshold", "0.3", "--json", "-q"]) == 0
     plain = json.loads(capsys.readouterr().out)
     assert plain["kept"] < 5  # the footer makes every pair look like a duplicate
-    assert main(["dedup", str(inp), "-o", str(out), "--threshold", "0.3", "--json", "-q",
-                 "--strip-boilerplate", "--max-df", "0.5"]) == 0
+    assert (
+        main(
+            [
+                "dedup",
+                str(inp),
+                "-o",
+                str(out),
+                "--threshold",
+                "0.3",
+                "--json",
+                "-q",
+                "--strip-boilerplate",
+                "--max-df",
+                "0.5",
+            ]
+        )
+        == 0
+    )
     stripped = json.loads(capsys.readouterr().out)
     assert stripped["kept"] == 30 and [r["id"] for r in _read("jsonl", out)] == list(range(30))
     assert stripped["boilerplate"]["shingles_dropped"] >= 140
@@ -224,7 +329,8 @@ def _run_bad(tmp_path, capsys, args, match):
     assert len(err.splitlines()) == 1 and match in err, err
     assert out.read_text() == "previous\n"  # untouched
     assert sorted(os.listdir(tmp_path)) == sorted(
-        {"out.jsonl"} | {p for p in os.listdir(tmp_path) if not p.endswith(".tmp")})
+        {"out.jsonl"} | {p for p in os.listdir(tmp_path) if not p.endswith(".tmp")}
+    )
 
 
 def test_bad_inputs_fail_cleanly(tmp_path, capsys):
@@ -263,13 +369,24 @@ def test_stdin_to_stdout_subprocess(tmp_path):
     data = "".join(json.dumps(r) + "\n" for r in rows)
     code = "import sys; from neardup.cli import main; sys.exit(main())"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    res = subprocess.run([sys.executable, "-c", code, "dedup", "-", "-o", "-", "--threshold", "0.5"],
-                         input=data, capture_output=True, text=True, env=env, check=False)
+    res = subprocess.run(
+        [sys.executable, "-c", code, "dedup", "-", "-o", "-", "--threshold", "0.5"],
+        input=data,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert res.returncode == 0, res.stderr
     assert [json.loads(x) for x in res.stdout.splitlines()] == _expected_kept(rows)
     assert f"read {len(rows)} documents" in res.stderr
-    bad = subprocess.run([sys.executable, "-c", code, "dedup", "-", "-o", str(tmp_path / "o.jsonl")],
-                         input='{"text": "a"}\n{"nope": 1}\n', capture_output=True, text=True,
-                         env=env, check=False)
+    bad = subprocess.run(
+        [sys.executable, "-c", code, "dedup", "-", "-o", str(tmp_path / "o.jsonl")],
+        input='{"text": "a"}\n{"nope": 1}\n',
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert bad.returncode == 1 and "<stdin>:2: no field 'text'" in bad.stderr
     assert not (tmp_path / "o.jsonl").exists()

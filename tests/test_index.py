@@ -71,7 +71,7 @@ def test_results_do_not_depend_on_batching(tmp_path):
     with Index(tmp_path / "one.ndx", threshold=0.4) as ix:
         together = ix.add(ids, texts)
     with Index(tmp_path / "many.ndx", threshold=0.4) as ix:
-        apart = [ix.add([i], [t])[0] for i, t in zip(ids, texts)]
+        apart = [ix.add([i], [t])[0] for i, t in zip(ids, texts, strict=False)]
     assert together == apart
     assert sum(1 for m in together if m) == 7
 
@@ -156,7 +156,9 @@ def test_killed_writer_leaves_a_consistent_index(tmp_path):
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     proc = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(path), str(batch)],
-        stdout=subprocess.PIPE, env=env, text=True,
+        stdout=subprocess.PIPE,
+        env=env,
+        text=True,
     )
     committed = []
     try:
@@ -187,8 +189,12 @@ def test_cli_index_flow(tmp_path, capsys):
     a = tmp_path / "a.jsonl"
     a.write_text("".join(json.dumps({"id": f"a{i}", "text": t}) + "\n" for i, t in enumerate(base)))
     b = tmp_path / "b.jsonl"
-    b.write_text(json.dumps({"id": "new", "text": _variant(base[4])}) + "\n"
-                 + json.dumps({"id": "other", "text": "unrelated words only"}) + "\n")
+    b.write_text(
+        json.dumps({"id": "new", "text": _variant(base[4])})
+        + "\n"
+        + json.dumps({"id": "other", "text": "unrelated words only"})
+        + "\n"
+    )
     ndx = str(tmp_path / "c.ndx")
     assert main(["index", "add", ndx, str(a), "--threshold", "0.5"]) == 0
     assert capsys.readouterr().out == ""
@@ -198,7 +204,9 @@ def test_cli_index_flow(tmp_path, capsys):
     assert [m["id"] for m in lines[0]["matches"]] == ["a4"] and lines[1]["matches"] == []
     assert main(["index", "add", ndx, str(b)]) == 0
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert out == [{"id": "new", "matches": [{"id": "a4", "similarity": out[0]["matches"][0]["similarity"]}]}]
+    assert out == [
+        {"id": "new", "matches": [{"id": "a4", "similarity": out[0]["matches"][0]["similarity"]}]}
+    ]
     assert main(["index", "remove", ndx, "a4", "nope"]) == 0
     assert "removed 1 of 2" in capsys.readouterr().err
     assert main(["index", "stats", ndx, "--json"]) == 0

@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "FrequencyCounter",
     "StripStats",
-    "strip_boilerplate",
     "frequent_shingles",
     "remove_shingles",
-    "FrequencyCounter",
+    "strip_boilerplate",
 ]
 
 
@@ -123,7 +123,7 @@ def _stats(sizes: np.ndarray, removed: np.ndarray, max_df: float, n_dropped: int
     nonempty = sizes > 0
     share = removed[nonempty] / sizes[nonempty] if nonempty.any() else np.zeros(0)
     return StripStats(
-        documents=int(len(sizes)),
+        documents=len(sizes),
         max_df=max_df,
         shingles_dropped=int(n_dropped),
         occurrences_dropped=int(removed.sum()),
@@ -230,8 +230,9 @@ class FrequencyCounter:
         return remove_shingles(shinglesets, drop)
 
 
-def summarize(sizes: Iterable[np.ndarray], removed: Iterable[np.ndarray], max_df: float,
-              n_dropped: int) -> StripStats:
+def summarize(
+    sizes: Iterable[np.ndarray], removed: Iterable[np.ndarray], max_df: float, n_dropped: int
+) -> StripStats:
     """Combine per-batch sizes/removed counts into one :class:`StripStats`.
 
     >>> summarize([np.array([4])], [np.array([1])], 0.1, 1).mean_share_stripped

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Calibration", "calibrate", "choose_bands", "QUANTILES"]
+__all__ = ["QUANTILES", "Calibration", "calibrate", "choose_bands"]
 
 #: The quantiles reported, as (name, percentile).
 QUANTILES: tuple[tuple[str, float], ...] = (
@@ -142,8 +142,7 @@ class Calibration:
             "",
             f"Recommended threshold: **{self.threshold:.2f}** "
             f"(p{self.percentile:g} + {self.margin:g}, rounded up)",
-            f"LSH at P={self.num_perm}: bands={self.bands}, rows={self.rows}, "
-            f"S*={self.s_star:.3f}",
+            f"LSH at P={self.num_perm}: bands={self.bands}, rows={self.rows}, S*={self.s_star:.3f}",
         ]
         if self.boilerplate:
             lines.append(
@@ -191,8 +190,13 @@ class Calibration:
         else:
             fig = ax.figure
         bins = np.linspace(0.0, 1.0, 101)
-        ax.hist(self.similarities, bins=bins, color="#4c72b0", alpha=0.85,
-                label="presumed-unrelated pairs")
+        ax.hist(
+            self.similarities,
+            bins=bins,
+            color="#4c72b0",
+            alpha=0.85,
+            label="presumed-unrelated pairs",
+        )
         ax.set_yscale("log")
         ax.set_xlim(0, 1)
         ax.set_xlabel("exact Jaccard similarity")
@@ -200,12 +204,17 @@ class Calibration:
         pq = self.quantiles.get(f"p{self.percentile:g}")
         if pq is not None:
             ax.axvline(pq, color="#555", ls=":", label=f"p{self.percentile:g} = {pq:.3f}")
-        ax.axvline(self.threshold, color="#c44e52", ls="--",
-                   label=f"threshold = {self.threshold:.2f}")
+        ax.axvline(
+            self.threshold, color="#c44e52", ls="--", label=f"threshold = {self.threshold:.2f}"
+        )
         ax2 = ax.twinx()
         s = np.linspace(0, 1, 201)
-        ax2.plot(s, np.asarray(lsh_probability(s, self.bands, self.rows)), color="#55a868",
-                 label=f"P(candidate), b={self.bands} r={self.rows}")
+        ax2.plot(
+            s,
+            np.asarray(lsh_probability(s, self.bands, self.rows)),
+            color="#55a868",
+            label=f"P(candidate), b={self.bands} r={self.rows}",
+        )
         ax2.set_ylim(0, 1.02)
         ax2.set_ylabel("probability of becoming a candidate")
         h1, l1 = ax.get_legend_handles_labels()

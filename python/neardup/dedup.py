@@ -29,7 +29,7 @@ import numpy as np
 from neardup import io as ndio
 from neardup.boilerplate import FrequencyCounter, remove_shingles, summarize
 
-__all__ = ["DedupSummary", "dedup_files", "AUTO_EXACT_LIMIT"]
+__all__ = ["AUTO_EXACT_LIMIT", "DedupSummary", "dedup_files"]
 
 #: ``method="auto"`` compares all pairs exactly up to this many unique documents (the
 #: article: brute force under ~5,000 documents, MinHash + LSH above).
@@ -98,9 +98,7 @@ class DedupSummary:
                 f"boilerplate: stripped {b['shingles_dropped']:,} shingles "
                 f"(df > {b['max_df']:g}), {b['mean_share_stripped']:.1%} of the average document"
             )
-        lines.append(
-            "time: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.seconds.items())
-        )
+        lines.append("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.seconds.items()))
         return "\n".join(lines)
 
     def markdown(self) -> str:
@@ -244,9 +242,9 @@ def dedup_files(
 
     ``method``: ``auto`` (exact Jaccard of all pairs up to 5,000 unique documents, else
     MinHash + LSH), ``minhash``, ``exact-jaccard``, ``simhash`` (all pairs within
-    ``max_hamming`` bits by brute force over fingerprints; modest corpora only). ``verify``: check LSH candidates with
-    ``exact`` Jaccard (a second pass re-shingles only the documents in candidate pairs) or the
-    MinHash ``estimate``. ``keep``: ``first`` (lowest position) or ``longest`` (most
+    ``max_hamming`` bits by brute force over fingerprints; modest corpora only).
+    ``verify``: check LSH candidates with ``exact`` Jaccard (a second pass re-shingles only
+    the documents in candidate pairs) or the MinHash ``estimate``. ``keep``: ``first`` (lowest position) or ``longest`` (most
     characters; ties to the lowest position) in each cluster. Documents whose normalised text
     is identical are exact duplicates and skip the near-duplicate stage. Empty documents are
     always kept.
@@ -274,8 +272,15 @@ def dedup_files(
     tick: Progress = progress or (lambda stage, n: None)
     timer = _Timer()
     summary = DedupSummary(
-        method=method, verify=verify, threshold=float(threshold), num_perm=num_perm, k=k,
-        keep=keep, inputs=list(inputs), output=output, clusters_path=clusters,
+        method=method,
+        verify=verify,
+        threshold=float(threshold),
+        num_perm=num_perm,
+        k=k,
+        keep=keep,
+        inputs=list(inputs),
+        output=output,
+        clusters_path=clusters,
     )
     sources = ndio.open_sources(inputs, text_field, id_field, id_required)
     try:
@@ -288,12 +293,11 @@ def dedup_files(
 def _batches(sources: list[ndio.Source], batch_size: int) -> Any:
     pos = 0
     for s in sources:
-        for b in s.batches(batch_size, start=pos):
-            yield b
+        yield from s.batches(batch_size, start=pos)
         pos += s.n_rows or 0
 
 
-def _run(**kw: Any) -> DedupSummary:  # noqa: C901 - one linear pipeline, kept in one place
+def _run(**kw: Any) -> DedupSummary:
     from neardup import (
         all_pairs_jaccard,
         estimate_jaccard,
@@ -517,9 +521,12 @@ def _run(**kw: Any) -> DedupSummary:  # noqa: C901 - one linear pipeline, kept i
                 a = sel_local[first[nm]]
                 c = sel_local[first[rep[nm]]]
                 pr = np.stack([a, c], axis=1)
-                if held is not None and held_of is not None and (held_of[a] >= 0).all() and (
-                    held_of[c] >= 0
-                ).all():
+                if (
+                    held is not None
+                    and held_of is not None
+                    and (held_of[a] >= 0).all()
+                    and (held_of[c] >= 0).all()
+                ):
                     sim[near] = np.asarray(jaccard(held, held_of[pr]), dtype=np.float64)
                 elif sig_all is not None:
                     sim[near] = np.asarray(estimate_jaccard(sig_all, pr), dtype=np.float64)
@@ -536,7 +543,7 @@ def _run(**kw: Any) -> DedupSummary:  # noqa: C901 - one linear pipeline, kept i
                     "match": "kept" if keep_mask[i] else ("exact" if exact_removed[i] else "near"),
                     "similarity": round(float(s), 6),
                 }
-                for i, s in zip(members.tolist(), sim.tolist())
+                for i, s in zip(members.tolist(), sim.tolist(), strict=False)
             ]
             ndio.write_table(rows_out, kw["clusters"])
     summary.seconds = {k_: round(v, 4) for k_, v in timer.seconds.items()}
@@ -561,4 +568,3 @@ def summary_json(summary: DedupSummary) -> str:
     '{"documents": 1'
     """
     return json.dumps(summary.as_dict())
-

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["Index", "IndexMismatchError", "Match", "INDEX_FORMAT"]
+__all__ = ["INDEX_FORMAT", "Index", "IndexMismatchError", "Match"]
 
 #: Version of the on-disk layout of this module.
 INDEX_FORMAT = 1
@@ -213,7 +213,8 @@ class Index:
         params = {k: json.loads(v) for k, v in rows}
         if params.get("format") != INDEX_FORMAT:
             raise IndexMismatchError(
-                f"{self.path}: index format {params.get('format')}, this neardup reads {INDEX_FORMAT}"
+                f"{self.path}: index format {params.get('format')}, "
+                f"this neardup reads {INDEX_FORMAT}"
             )
         return params
 
@@ -241,7 +242,7 @@ class Index:
     # -- helpers --------------------------------------------------------------------------------
     def _signatures(self, texts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(signatures uint32[n, P], band keys int64[n, b], shingle counts int64[n])."""
-        from neardup import band_hashes, minhash, shingles
+        from neardup import minhash, shingles
 
         ss = shingles(texts, k=self.k, unit=self.unit)
         sig = np.ascontiguousarray(
@@ -285,9 +286,7 @@ class Index:
         """
         thr = self.threshold if threshold is None else float(threshold)
         sig, keys, sizes = self._signatures(texts)
-        return [
-            self._lookup(sig[i], keys[i], thr) if sizes[i] > 0 else [] for i in range(len(sig))
-        ]
+        return [self._lookup(sig[i], keys[i], thr) if sizes[i] > 0 else [] for i in range(len(sig))]
 
     def add(self, ids: Sequence[Any], texts: Any) -> list[list[Match]]:
         """Insert documents in one transaction; return for each the existing ids it near-duplicates.
@@ -316,7 +315,9 @@ class Index:
             if len(cp):
                 cp = live[cp]
                 sim = np.asarray(estimate_jaccard(sig, cp), dtype=np.float64)
-                for (i, j), s in zip(cp[sim >= self.threshold], sim[sim >= self.threshold]):
+                for (i, j), s in zip(
+                    cp[sim >= self.threshold], sim[sim >= self.threshold], strict=False
+                ):
                     within[int(j)].append(Match(sids[int(i)], float(s)))
         db = self._db
         db.execute("BEGIN IMMEDIATE")
@@ -339,7 +340,10 @@ class Index:
             sig_le = sig.astype("<u4", copy=False)
             db.executemany(
                 "INSERT INTO docs(doc, id, sig, shingles) VALUES (?, ?, ?, ?)",
-                [(d, s, sig_le[i].tobytes(), int(sizes[i])) for i, (d, s) in enumerate(zip(docnos, sids))],
+                [
+                    (d, s, sig_le[i].tobytes(), int(sizes[i]))
+                    for i, (d, s) in enumerate(zip(docnos, sids, strict=False))
+                ],
             )
             band_rows = [
                 (int(key), d)
@@ -369,7 +373,8 @@ class Index:
             for start in range(0, len(sids), 500):
                 chunk = sids[start : start + 500]
                 rows = db.execute(
-                    f"SELECT doc, sig, shingles FROM docs WHERE id IN ({','.join('?' * len(chunk))})",
+                    "SELECT doc, sig, shingles FROM docs WHERE id IN "
+                    f"({','.join('?' * len(chunk))})",
                     chunk,
                 ).fetchall()
                 if not rows:
@@ -378,7 +383,12 @@ class Index:
                 keys = self._keys(sig.reshape(len(rows), -1).astype(np.uint32))
                 db.executemany(
                     "DELETE FROM bands WHERE band_key = ? AND doc = ?",
-                    [(int(k), r[0]) for r, kr in zip(rows, keys) if r[2] > 0 for k in kr.tolist()],
+                    [
+                        (int(k), r[0])
+                        for r, kr in zip(rows, keys, strict=False)
+                        if r[2] > 0
+                        for k in kr.tolist()
+                    ],
                 )
                 db.executemany("DELETE FROM docs WHERE doc = ?", [(r[0],) for r in rows])
                 removed += len(rows)
@@ -420,11 +430,14 @@ class Index:
             "SELECT count(*), coalesce(sum(shingles = 0), 0) FROM docs"
         ).fetchone()
         nb = db.execute("SELECT count(*) FROM bands").fetchone()[0]
-        size = sum(
-            os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p)
-        )
-        out: dict[str, Any] = {"path": self.path, "documents": int(n), "empty_documents": int(empty),
-                               "band_rows": int(nb), "bytes": size}
+        size = sum(os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p))
+        out: dict[str, Any] = {
+            "path": self.path,
+            "documents": int(n),
+            "empty_documents": int(empty),
+            "band_rows": int(nb),
+            "bytes": size,
+        }
         out.update({k: v for k, v in self.params.items()})
         out["s_star"] = (1.0 / self.bands) ** (1.0 / self.rows)
         return out

@@ -32,12 +32,12 @@ __all__ = [
     "Batch",
     "InputError",
     "Source",
+    "atomic_path",
     "detect_format",
     "open_source",
     "open_sources",
     "read_texts",
     "write_kept",
-    "atomic_path",
     "write_table",
 ]
 
@@ -108,12 +108,10 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
 def _require_pyarrow() -> Any:
     try:
-        import pyarrow  # noqa: F401
+        import pyarrow
         import pyarrow.parquet  # noqa: F401
     except ImportError as e:  # pragma: no cover - depends on the environment
-        raise InputError(
-            "Parquet input needs pyarrow: pip install 'neardup[parquet]'"
-        ) from e
+        raise InputError("Parquet input needs pyarrow: pip install 'neardup[parquet]'") from e
     return sys.modules["pyarrow"]
 
 
@@ -226,7 +224,9 @@ class Source:
         except json.JSONDecodeError as e:
             raise InputError(f"{self.label}:{lineno}: invalid JSON ({e.msg})") from e
         if not isinstance(obj, dict):
-            raise InputError(f"{self.label}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+            raise InputError(
+                f"{self.label}:{lineno}: expected a JSON object, got {type(obj).__name__}"
+            )
         return obj
 
     def _row_text(self, where: str, value: Any, present: bool, fields: Sequence[str]) -> str:
@@ -312,7 +312,9 @@ class Source:
         try:
             col.validate(full=True)
         except pa.ArrowInvalid as e:
-            bad = _first_invalid_utf8(col.cast(pa.binary() if pa.types.is_string(col.type) else pa.large_binary()))
+            bad = _first_invalid_utf8(
+                col.cast(pa.binary() if pa.types.is_string(col.type) else pa.large_binary())
+            )
             row = f"row {first_row + bad + 1}" if bad is not None else "a row"
             raise InputError(f"{self.label}: {row}: invalid UTF-8") from e
         if pa.types.is_large_string(col.type):
@@ -323,7 +325,9 @@ class Source:
         pf = self._parquet_file()
         names = pf.schema_arrow.names
         has_id = self.id_field is not None and self.id_field in names
-        cols = [self.text_field] + ([self.id_field] if has_id and self.id_field != self.text_field else [])
+        cols = [self.text_field] + (
+            [self.id_field] if has_id and self.id_field != self.text_field else []
+        )
         pos = start
         try:
             for rb in pf.iter_batches(batch_size=batch_size, columns=cols):
@@ -486,7 +490,7 @@ class Source:
             if len(files) != len(keep):
                 raise InputError(f"{self.label}: input changed while reading")
             root = Path(self.path)
-            for p, k in zip(files, keep):
+            for p, k in zip(files, keep, strict=False):
                 if k:
                     dest = Path(out) / p.relative_to(root)
                     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -545,7 +549,9 @@ def open_sources(
         raise InputError("stdin (-) can be given only once")
     fmts = {detect_format(p) for p in paths}
     if len(fmts) > 1:
-        raise InputError(f"inputs mix formats ({', '.join(sorted(fmts))}); give one format at a time")
+        raise InputError(
+            f"inputs mix formats ({', '.join(sorted(fmts))}); give one format at a time"
+        )
     sources: list[Source] = []
     try:
         for p in paths:
@@ -654,7 +660,7 @@ def write_kept(
 
     def _each(writer: Any) -> int:
         w = 0
-        for s, a, b in zip(sources, bounds[:-1], bounds[1:]):
+        for s, a, b in zip(sources, bounds[:-1], bounds[1:], strict=False):
             w += s.write_rows(keep[a:b], writer, batch_size)
         return w
 
@@ -692,7 +698,7 @@ def write_kept(
 
 
 def write_table(rows: Sequence[dict[str, Any]], path: str | os.PathLike[str]) -> None:
-    """Write a small table (list of dicts) as CSV, Parquet or JSONL chosen by the suffix, atomically.
+    """Write a small table (list of dicts) as CSV, Parquet or JSONL (by suffix), atomically.
 
     >>> write_table([{"id": 1, "cluster": 0}], "clusters.csv")       # doctest: +SKIP
     """

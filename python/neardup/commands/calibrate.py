@@ -1,6 +1,6 @@
 """``neardup calibrate``: measure unrelated documents' Jaccard and recommend a threshold.
 
-    neardup calibrate corpus.jsonl --sample-pairs 10000 --plot calibration.png
+neardup calibrate corpus.jsonl --sample-pairs 10000 --plot calibration.png
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from neardup.commands.dedup import add_common_text_args
 
-__all__ = ["add_parser", "run", "read_pairs", "sample_documents"]
+__all__ = ["add_parser", "read_pairs", "run", "sample_documents"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -33,21 +33,43 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT")
     add_common_text_args(p)
-    p.add_argument("--pairs", metavar="FILE",
-                   help="known non-duplicate pairs: CSV or JSONL, two ids per row")
-    p.add_argument("--sample-pairs", type=int, default=10_000, metavar="N",
-                   help="random pairs to measure (default 10000)")
-    p.add_argument("--sample-docs", type=int, default=20_000, metavar="N",
-                   help="documents sampled (reservoir, seeded) before pairing (default 20000)")
-    p.add_argument("--percentile", type=float, default=99.0,
-                   help="percentile the threshold must exceed (default 99)")
-    p.add_argument("--margin", type=float, default=0.05,
-                   help="added to the percentile before rounding up (default 0.05)")
+    p.add_argument(
+        "--pairs", metavar="FILE", help="known non-duplicate pairs: CSV or JSONL, two ids per row"
+    )
+    p.add_argument(
+        "--sample-pairs",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="random pairs to measure (default 10000)",
+    )
+    p.add_argument(
+        "--sample-docs",
+        type=int,
+        default=20_000,
+        metavar="N",
+        help="documents sampled (reservoir, seeded) before pairing (default 20000)",
+    )
+    p.add_argument(
+        "--percentile",
+        type=float,
+        default=99.0,
+        help="percentile the threshold must exceed (default 99)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=0.05,
+        help="added to the percentile before rounding up (default 0.05)",
+    )
     p.add_argument("--num-perm", type=int, default=128, metavar="P")
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--strip-boilerplate", action="store_true",
-                   help="strip shingles in more than --max-df of the sampled documents first")
+    p.add_argument(
+        "--strip-boilerplate",
+        action="store_true",
+        help="strip shingles in more than --max-df of the sampled documents first",
+    )
     p.add_argument("--max-df", type=float, default=0.1, metavar="SHARE")
     p.add_argument("--plot", metavar="PNG", help="save a histogram with threshold and S-curve")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -135,8 +157,9 @@ def run(args: argparse.Namespace) -> int:
     from neardup.io import InputError, open_sources
 
     try:
-        sources = open_sources(args.inputs, args.text_field, args.id_field or "id",
-                               args.id_field is not None)
+        sources = open_sources(
+            args.inputs, args.text_field, args.id_field or "id", args.id_field is not None
+        )
         try:
             if args.pairs:
                 pairs = read_pairs(args.pairs)
