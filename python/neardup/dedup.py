@@ -244,8 +244,8 @@ def dedup_files(
     MinHash + LSH), ``minhash``, ``exact-jaccard``, ``simhash`` (all pairs within
     ``max_hamming`` bits by brute force over fingerprints; modest corpora only).
     ``verify``: check LSH candidates with ``exact`` Jaccard (a second pass re-shingles only
-    the documents in candidate pairs) or the MinHash ``estimate``. ``keep``: ``first`` (lowest position) or ``longest`` (most
-    characters; ties to the lowest position) in each cluster. Documents whose normalised text
+    the documents in candidate pairs) or the MinHash ``estimate``. ``keep``: ``first``
+    (lowest position) or ``longest`` (most characters; ties to the lowest position) in each cluster. Documents whose normalised text
     is identical are exact duplicates and skip the near-duplicate stage. Empty documents are
     always kept.
 
