@@ -244,10 +244,10 @@ def dedup_files(
     MinHash + LSH), ``minhash``, ``exact-jaccard``, ``simhash`` (all pairs within
     ``max_hamming`` bits by brute force over fingerprints; modest corpora only).
     ``verify``: check LSH candidates with ``exact`` Jaccard (a second pass re-shingles only
-    the documents in candidate pairs) or the MinHash ``estimate``. ``keep``: ``first``
-    (lowest position) or ``longest`` (most characters; ties to the lowest position) in each cluster. Documents whose normalised text
-    is identical are exact duplicates and skip the near-duplicate stage. Empty documents are
-    always kept.
+    the documents in candidate pairs) or the MinHash ``estimate``.
+    ``keep``: ``first`` (lowest position) or ``longest`` (most characters; ties to the
+    lowest position) in each cluster. Documents whose normalised text is identical are
+    exact duplicates and skip the near-duplicate stage. Empty documents are always kept.
 
     >>> s = dedup_files(["a.jsonl"], "kept.jsonl", threshold=0.4, keep="longest")  # doctest: +SKIP
     >>> print(s.text())                                                             # doctest: +SKIP
