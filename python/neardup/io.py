@@ -523,7 +523,7 @@ def open_source(
     """Open one input, checking that it exists and (for Parquet/CSV) has the text column.
 
     >>> src = open_source("corpus.parquet", text_field="content")    # doctest: +SKIP
-    >>> src.fmt
+    >>> src.fmt                                                       # doctest: +SKIP
     'parquet'
     """
     p = os.fspath(path)
