@@ -420,40 +420,43 @@ def _run(**kw: Any) -> DedupSummary:
             sims = np.asarray(sims, dtype=np.float32)
             summary.candidates = n_sel * (n_sel - 1) // 2
         sig_file.close()
-    elif method == "simhash":
-        summary.method = "simhash"
-        summary.verify = "hamming"
-        radius = kw["max_hamming"]
-        if radius is None:
-            radius = simhash_max_hamming(threshold, simhash_bits)
-        with timer.stage("compare"):
-            sig_file.seek(0)
-            fp_all = np.fromfile(sig_file, dtype=np.uint64).reshape(n_sel, simhash_bits // 64)
-            sig_file.close()
-            pairs, dist = hamming_within(fp_all, int(radius))
-            pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-            sims = (1.0 - np.asarray(dist, dtype=np.float64) / simhash_bits).astype(np.float32)
-            summary.candidates = n_sel * (n_sel - 1) // 2
     else:
         store = None
-        summary.method = "minhash"
-        b_, r_ = kw["bands"], kw["rows"]
-        if b_ is None:
-            b_, r_ = (int(x) for x in lsh_params(threshold, num_perm))
-        summary.bands, summary.rows = int(b_), int(r_)
         with timer.stage("candidates"):
             sig_file.seek(0)
-            sig_all = np.fromfile(sig_file, dtype=np.uint32).reshape(n_sel, num_perm)
+            if method == "simhash":
+                summary.method = "simhash"
+                radius = kw["max_hamming"]
+                if radius is None:
+                    radius = simhash_max_hamming(threshold, simhash_bits)
+                fp_all = np.fromfile(sig_file, dtype=np.uint64).reshape(n_sel, simhash_bits // 64)
+                cand, dist = hamming_within(fp_all, int(radius))
+                cand = np.asarray(cand, dtype=np.int64).reshape(-1, 2)
+                estimate = (1.0 - np.asarray(dist, dtype=np.float64) / simhash_bits).astype(
+                    np.float32
+                )
+            else:
+                summary.method = "minhash"
+                b_, r_ = kw["bands"], kw["rows"]
+                if b_ is None:
+                    b_, r_ = (int(x) for x in lsh_params(threshold, num_perm))
+                summary.bands, summary.rows = int(b_), int(r_)
+                sig_all = np.fromfile(sig_file, dtype=np.uint32).reshape(n_sel, num_perm)
+                cand = (
+                    np.asarray(lsh_candidates(sig_all, b_, r_), dtype=np.int64).reshape(-1, 2)
+                    if n_sel > 1
+                    else np.zeros((0, 2), np.int64)
+                )
+                estimate = None
             sig_file.close()
-            cand = (
-                np.asarray(lsh_candidates(sig_all, b_, r_), dtype=np.int64).reshape(-1, 2)
-                if n_sel > 1
-                else np.zeros((0, 2), np.int64)
-            )
             summary.candidates = len(cand)
         with timer.stage("verify"):
             if verify == "estimate" or len(cand) == 0:
-                sims = np.asarray(estimate_jaccard(sig_all, cand), dtype=np.float32)
+                if estimate is None:
+                    estimate = np.asarray(estimate_jaccard(sig_all, cand), dtype=np.float32)
+                sims = estimate
+                # SimHash pairs are within the radius already; MinHash needs the threshold
+                ok = sims >= threshold if method != "simhash" else np.ones(len(cand), bool)
             else:
                 involved = np.unique(cand)
                 held_of = np.full(n_sel, -1, dtype=np.int64)
@@ -471,7 +474,7 @@ def _run(**kw: Any) -> DedupSummary:
                     tick("verify", len(b))
                 held = st.build()
                 sims = np.asarray(jaccard(held, held_of[cand]), dtype=np.float32)
-            ok = sims >= threshold
+                ok = sims >= threshold
             pairs, sims = cand[ok], sims[ok]
     summary.pairs = len(pairs)
 
