@@ -215,3 +215,41 @@ def test_cli_index_flow(tmp_path, capsys):
     assert main(["index", "add", ndx, str(b), "--num-perm", "64"]) == 1
     assert "num_perm mismatch" in capsys.readouterr().err
     assert main(["index", "stats", str(tmp_path / "missing.ndx")]) == 1
+
+
+def _script(ix, base):
+    out = []
+    ix.add([f"a{i}" for i in range(len(base))], base)
+    out.append(ix.query(base[:50]))
+    ix.remove([f"a{i}" for i in range(0, 50, 3)])
+    out.append(ix.query(base[:50]))
+    out.append(
+        ix.add([f"b{i}" for i in range(30)], [_variant(t, 5, i) for i, t in enumerate(base[:30])])
+    )
+    out.append(ix.query(base[:60], threshold=0.2))
+    return out
+
+
+def test_memory_and_sql_lookups_agree(tmp_path):
+    base = _docs(2600, seed=11, words=30)  # > 2000: the in-memory delta is merged once
+    with Index(tmp_path / "m.ndx", threshold=0.5, cache=True) as mem:
+        a = _script(mem, base)
+    with Index(tmp_path / "s.ndx", threshold=0.5, cache=False) as sql:
+        b = _script(sql, base)
+    assert a == b
+    assert sum(1 for m in a[0] if m) == 50 and sum(1 for m in a[1] if m) == 33
+
+
+def test_other_connections_writes_are_seen(tmp_path):
+    path = tmp_path / "x.ndx"
+    base = _docs(3, seed=12)
+    reader, writer = Index(path, threshold=0.5), Index(path)
+    assert reader.query([base[0]]) == [[]]  # loads the (empty) in-memory copy
+    writer.add(["w0", "w1"], base[:2])
+    assert [m.id for m in reader.query([base[0]])[0]] == ["w0"]
+    writer.remove(["w0"])
+    assert reader.query([base[0]]) == [[]]
+    assert [m.id for m in reader.add(["r1"], [base[1]])[0]] == ["w1"]
+    assert [m.id for m in writer.query([base[1]])[0]] == ["r1", "w1"]
+    reader.close()
+    writer.close()

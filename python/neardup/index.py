@@ -75,6 +75,88 @@ def _hash_version() -> str:
     return "unversioned"
 
 
+class _Block:
+    """Signatures of some documents plus their band keys sorted for binary search."""
+
+    def __init__(self, docs: np.ndarray, sigs: np.ndarray, keys: np.ndarray, live: np.ndarray):
+        self.docs, self.sigs, self.raw_keys, self.live = docs, sigs, keys, live
+        bands = keys.shape[1] if keys.ndim == 2 else 0
+        flat = keys[live].ravel()
+        owners = np.repeat(docs[live], bands)
+        order = np.argsort(flat, kind="stable")
+        self.keys, self.kdocs = flat[order], owners[order]
+
+    def lookup(self, q: np.ndarray) -> list[np.ndarray]:
+        lo = np.searchsorted(self.keys, q, "left").tolist()
+        hi = np.searchsorted(self.keys, q, "right").tolist()
+        return [self.kdocs[a:b] for a, b in zip(lo, hi, strict=True) if b > a]
+
+    def signatures(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(found mask, signatures of the found ones); self.docs is sorted."""
+        if len(self.docs) == 0:
+            return np.zeros(len(docs), bool), self.sigs[:0]
+        i = np.minimum(np.searchsorted(self.docs, docs), len(self.docs) - 1)
+        found = self.docs[i] == docs
+        return found, self.sigs[i[found]]
+
+
+class _Memory:
+    """In-memory mirror of the index used for lookups (a main block and a small delta)."""
+
+    def __init__(self, main: _Block, version: int) -> None:
+        self.main = main
+        self.delta: _Block | None = None
+        self.version = version
+        self.removed: set[int] = set()
+        self._removed_arr = np.zeros(0, np.int64)
+
+    def append(self, block: _Block) -> None:
+        if self.delta is not None:
+            d = self.delta
+            block = _Block(
+                np.concatenate([d.docs, block.docs]),
+                np.concatenate([d.sigs, block.sigs]),
+                np.concatenate([d.raw_keys, block.raw_keys]),
+                np.concatenate([d.live, block.live]),
+            )
+        if len(block.docs) > max(2000, len(self.main.docs) // 8):
+            m = self.main
+            block = _Block(
+                np.concatenate([m.docs, block.docs]),
+                np.concatenate([m.sigs, block.sigs]),
+                np.concatenate([m.raw_keys, block.raw_keys]),
+                np.concatenate([m.live, block.live]),
+            )
+            self.main, self.delta = block, None
+        else:
+            self.delta = block
+
+    def forget(self, docs: Iterable[int]) -> None:
+        self.removed.update(int(d) for d in docs)
+        self._removed_arr = np.fromiter(self.removed, dtype=np.int64, count=len(self.removed))
+
+    def candidates(self, q: np.ndarray) -> np.ndarray:
+        parts = self.main.lookup(q)
+        if self.delta is not None:
+            parts += self.delta.lookup(q)
+        if not parts:
+            return np.zeros(0, np.int64)
+        c = np.unique(np.concatenate(parts))
+        if self.removed:
+            c = c[~np.isin(c, self._removed_arr)]
+        return c
+
+    def signatures(self, docs: np.ndarray) -> np.ndarray:
+        found, sigs = self.main.signatures(docs)
+        if found.all() or self.delta is None:
+            return sigs
+        out = np.empty((len(docs), self.main.sigs.shape[1]), dtype=np.uint32)
+        out[found] = sigs
+        _, rest = self.delta.signatures(docs[~found])
+        out[~found] = rest
+        return out
+
+
 class Index:
     """Persistent MinHash-LSH index on SQLite.
 
@@ -83,7 +165,10 @@ class Index:
     parameters are read from the file; given ones must equal the stored ones, except
     ``threshold`` (a verification setting that may differ per session).
 
-    Ids are stored as text (``str(id)``).
+    Ids are stored as text (``str(id)``). With ``cache=True`` (default) lookups run on an
+    in-memory copy of the signatures and sorted band keys (about ``4·P + 16·b`` bytes per
+    document), loaded on first use and refreshed when another connection commits; with
+    ``cache=False`` every lookup is an SQL query on the band-key table.
 
     >>> ix = Index("my.ndx", threshold=0.4, num_perm=128, k=5)             # doctest: +SKIP
     >>> ix.add(["d1"], ["some document text here and there"])             # doctest: +SKIP
@@ -103,6 +188,7 @@ class Index:
         rows: int | None = None,
         unit: str | None = None,
         create: bool = True,
+        cache: bool = True,
     ) -> None:
         self.path = os.fspath(path)
         exists = os.path.exists(self.path) and os.path.getsize(self.path) > 0
@@ -144,6 +230,8 @@ class Index:
         self.bands: int = int(p["bands"])
         self.rows: int = int(p["rows"])
         self.unit: str = str(p["unit"])
+        self._cache = bool(cache)
+        self._mem: _Memory | None = None
         self._sql_lookup = (
             "SELECT doc, id, sig FROM docs WHERE doc IN (SELECT doc FROM bands WHERE band_key IN ("
             + ",".join("?" * self.bands)
@@ -258,17 +346,54 @@ class Index:
         with np.errstate(over="ignore"):
             return (bh ^ mix[None, :]).view(np.int64)
 
-    def _lookup(self, sig: np.ndarray, keys: np.ndarray, threshold: float) -> list[Match]:
+    def _data_version(self) -> int:
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def _memory(self) -> _Memory:
+        """The in-memory mirror, rebuilt if another connection committed since it was read."""
+        version = self._data_version()
+        if self._mem is None or self._mem.version != version:
+            rows = self._db.execute("SELECT doc, sig, shingles FROM docs ORDER BY doc").fetchall()
+            docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            sigs = np.frombuffer(b"".join(r[1] for r in rows), dtype="<u4").astype(np.uint32)
+            sigs = sigs.reshape(len(rows), self.num_perm)
+            live = np.fromiter((r[2] > 0 for r in rows), dtype=bool, count=len(rows))
+            keys = self._keys(sigs) if len(rows) else np.zeros((0, self.bands), np.int64)
+            self._mem = _Memory(_Block(docs, sigs, keys, live), version)
+        return self._mem
+
+    def _verify(self, sig: np.ndarray, cand: np.ndarray) -> np.ndarray:
         from neardup import estimate_jaccard
 
+        stacked = np.concatenate([sig[None, :], cand]).astype(np.uint32)
+        pairs = np.zeros((len(cand), 2), dtype=np.int64)
+        pairs[:, 1] = np.arange(1, len(cand) + 1)
+        return np.asarray(estimate_jaccard(stacked, pairs), dtype=np.float64)
+
+    def _lookup(self, sig: np.ndarray, keys: np.ndarray, threshold: float) -> list[Match]:
+        if self._cache:
+            mem = self._mem if self._mem is not None else self._memory()
+            docs = mem.candidates(keys)
+            if len(docs) == 0:
+                return []
+            sim = self._verify(sig, mem.signatures(docs))
+            hit = np.flatnonzero(sim >= threshold)
+            if len(hit) == 0:
+                return []
+            hd = docs[hit].tolist()
+            names = dict(
+                self._db.execute(
+                    f"SELECT doc, id FROM docs WHERE doc IN ({','.join('?' * len(hd))})", hd
+                ).fetchall()
+            )
+            out = [Match(names[d], float(sim[h])) for d, h in zip(hd, hit.tolist(), strict=True)]
+            out.sort(key=lambda m: (-m.similarity, m.id))
+            return out
         rows = self._db.execute(self._sql_lookup, keys.tolist()).fetchall()
         if not rows:
             return []
         cand = np.frombuffer(b"".join(r[2] for r in rows), dtype="<u4").reshape(len(rows), -1)
-        stacked = np.concatenate([sig[None, :], cand]).astype(np.uint32)
-        pairs = np.zeros((len(rows), 2), dtype=np.int64)
-        pairs[:, 1] = np.arange(1, len(rows) + 1)
-        sim = np.asarray(estimate_jaccard(stacked, pairs), dtype=np.float64)
+        sim = self._verify(sig, cand)
         out = [Match(rows[i][1], float(sim[i])) for i in np.flatnonzero(sim >= threshold)]
         out.sort(key=lambda m: (-m.similarity, m.id))
         return out
@@ -286,6 +411,8 @@ class Index:
         """
         thr = self.threshold if threshold is None else float(threshold)
         sig, keys, sizes = self._signatures(texts)
+        if self._cache:
+            self._memory()  # refresh if another connection committed
         return [self._lookup(sig[i], keys[i], thr) if sizes[i] > 0 else [] for i in range(len(sig))]
 
     def add(self, ids: Sequence[Any], texts: Any) -> list[list[Match]]:
@@ -329,6 +456,8 @@ class Index:
                 ).fetchone()
                 if hit:
                     raise ValueError(f"ids: {hit[0]!r} is already in the index (remove it first)")
+            if self._cache:
+                self._memory()  # under the write lock: sees every other writer's commits
             result: list[list[Match]] = []
             for i in range(len(sids)):
                 m = self._lookup(sig[i], keys[i], self.threshold) if sizes[i] > 0 else []
@@ -357,6 +486,10 @@ class Index:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
+        if self._mem is not None:
+            self._mem.append(
+                _Block(np.arange(base, base + len(sids), dtype=np.int64), sig, keys, sizes > 0)
+            )
         return result
 
     def remove(self, ids: Iterable[Any]) -> int:
@@ -368,6 +501,7 @@ class Index:
         sids = self._ids(ids)
         db = self._db
         removed = 0
+        gone: list[int] = []
         db.execute("BEGIN IMMEDIATE")
         try:
             for start in range(0, len(sids), 500):
@@ -392,11 +526,14 @@ class Index:
                 )
                 db.executemany("DELETE FROM docs WHERE doc = ?", [(r[0],) for r in rows])
                 removed += len(rows)
+                gone.extend(r[0] for r in rows)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
+        if self._mem is not None and gone:
+            self._mem.forget(gone)
         return removed
 
     def __len__(self) -> int:

@@ -209,7 +209,7 @@ class Source:
             with opener(path, "rb") as f:
                 for raw in f:
                     lineno += 1
-                    if raw.strip():
+                    if not raw.isspace():
                         yield lineno, raw
         except (OSError, EOFError, zlib.error) as e:
             raise InputError(f"{self.label}:{lineno + 1}: cannot read ({e})") from e
