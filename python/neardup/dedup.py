@@ -194,22 +194,25 @@ class _ShingleStore:
     def __init__(self, k: int, unit: str) -> None:
         self.k, self.unit = k, unit
         self.sizes: list[np.ndarray] = []
-        self.hashes: list[np.ndarray] = []
+        self._spool = tempfile.TemporaryFile(prefix="neardup-shingles-")  # hashes, on disk
         self.count = 0
 
     def add(self, ss: Any, rows: np.ndarray) -> None:
         s, h = _take_shingles(ss, rows)
         self.sizes.append(s)
-        self.hashes.append(h)
+        self._spool.write(h.tobytes())
         self.count += len(rows)
 
     def build(self) -> Any:
+        """One ShingleSets of everything added (the hashes are read back in one piece)."""
         from neardup import ShingleSets
 
         sizes = np.concatenate(self.sizes) if self.sizes else np.zeros(0, np.int64)
         offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        hashes = np.concatenate(self.hashes) if self.hashes else np.zeros(0, np.uint64)
+        self._spool.seek(0)
+        hashes = np.fromfile(self._spool, dtype=np.uint64)
+        self._spool.close()
         return ShingleSets(offsets, hashes, k=self.k, unit=self.unit)
 
 
@@ -450,6 +453,8 @@ def _run(**kw: Any) -> DedupSummary:
                 estimate = None
             sig_file.close()
             summary.candidates = len(cand)
+            if verify == "exact" and len(cand):
+                sig_all = fp_all = None  # exact Jaccard from here on: free the signatures
         with timer.stage("verify"):
             if verify == "estimate" or len(cand) == 0:
                 if estimate is None:

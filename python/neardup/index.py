@@ -42,6 +42,7 @@ _PROBE_TEXT = (
     "near-duplicate detection, MinHash & LSH! 12345 e\u0301t\u00e9"
 )
 _BAND_MIX = np.uint64(0x9E3779B97F4A7C15)
+_EMPTY_SLOT = np.uint32(0xFFFFFFFF)
 
 
 class IndexMismatchError(ValueError):
@@ -76,28 +77,48 @@ def _hash_version() -> str:
 
 
 class _Block:
-    """Signatures of some documents plus their band keys sorted for binary search."""
+    """Signatures of some documents plus their band keys, sorted and bucketed by top bits.
 
-    def __init__(self, docs: np.ndarray, sigs: np.ndarray, keys: np.ndarray, live: np.ndarray):
+    A lookup maps each query key to its bucket through a directory of ``2**bits`` offsets
+    and compares the few keys there: a handful of vectorised numpy operations per query.
+    """
+
+    def __init__(
+        self, docs: np.ndarray, sigs: np.ndarray, keys: np.ndarray, live: np.ndarray, ids: Any
+    ):
         self.docs, self.sigs, self.raw_keys, self.live = docs, sigs, keys, live
+        self.ids = np.asarray(ids, dtype=object)
         bands = keys.shape[1] if keys.ndim == 2 else 0
-        flat = keys[live].ravel()
+        flat = np.ascontiguousarray(keys[live]).ravel().view(np.uint64)
         owners = np.repeat(docs[live], bands)
         order = np.argsort(flat, kind="stable")
         self.keys, self.kdocs = flat[order], owners[order]
+        bits = int(np.clip(np.ceil(np.log2(max(len(flat), 2))) - 1, 1, 24))
+        self.shift = np.uint64(64 - bits)
+        counts = np.bincount((self.keys >> self.shift).astype(np.int64), minlength=1 << bits)
+        self.dir = np.zeros((1 << bits) + 1, dtype=np.int64)
+        np.cumsum(counts, out=self.dir[1:])
 
     def lookup(self, q: np.ndarray) -> list[np.ndarray]:
-        lo = np.searchsorted(self.keys, q, "left").tolist()
-        hi = np.searchsorted(self.keys, q, "right").tolist()
-        return [self.kdocs[a:b] for a, b in zip(lo, hi, strict=True) if b > a]
+        qu = np.ascontiguousarray(q).view(np.uint64)
+        top = (qu >> self.shift).astype(np.int64)
+        start, end = self.dir[top], self.dir[top + 1]
+        width = int((end - start).max()) if len(start) else 0
+        if width == 0:
+            return []
+        idx = start[:, None] + np.arange(width)
+        valid = idx < end[:, None]
+        idx = np.where(valid, idx, 0)
+        hit = valid & (self.keys[idx] == qu[:, None])
+        return [self.kdocs[idx[hit]]] if hit.any() else []
 
-    def signatures(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(found mask, signatures of the found ones); self.docs is sorted."""
+    def signatures(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(found mask, signatures and ids of the found ones); self.docs is sorted."""
         if len(self.docs) == 0:
-            return np.zeros(len(docs), bool), self.sigs[:0]
+            return np.zeros(len(docs), bool), self.sigs[:0], self.ids[:0]
         i = np.minimum(np.searchsorted(self.docs, docs), len(self.docs) - 1)
         found = self.docs[i] == docs
-        return found, self.sigs[i[found]]
+        return found, self.sigs[i[found]], self.ids[i[found]]
 
 
 class _Memory:
@@ -118,6 +139,7 @@ class _Memory:
                 np.concatenate([d.sigs, block.sigs]),
                 np.concatenate([d.raw_keys, block.raw_keys]),
                 np.concatenate([d.live, block.live]),
+                np.concatenate([d.ids, block.ids]),
             )
         if len(block.docs) > max(2000, len(self.main.docs) // 8):
             m = self.main
@@ -126,6 +148,7 @@ class _Memory:
                 np.concatenate([m.sigs, block.sigs]),
                 np.concatenate([m.raw_keys, block.raw_keys]),
                 np.concatenate([m.live, block.live]),
+                np.concatenate([m.ids, block.ids]),
             )
             self.main, self.delta = block, None
         else:
@@ -146,15 +169,16 @@ class _Memory:
             c = c[~np.isin(c, self._removed_arr)]
         return c
 
-    def signatures(self, docs: np.ndarray) -> np.ndarray:
-        found, sigs = self.main.signatures(docs)
+    def signatures(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(signatures, ids) of documents known to be present."""
+        found, sigs, ids = self.main.signatures(docs)
         if found.all() or self.delta is None:
-            return sigs
+            return sigs, ids
         out = np.empty((len(docs), self.main.sigs.shape[1]), dtype=np.uint32)
-        out[found] = sigs
-        _, rest = self.delta.signatures(docs[~found])
-        out[~found] = rest
-        return out
+        names = np.empty(len(docs), dtype=object)
+        out[found], names[found] = sigs, ids
+        _, out[~found], names[~found] = self.delta.signatures(docs[~found])
+        return out, names
 
 
 class Index:
@@ -230,6 +254,8 @@ class Index:
         self.bands: int = int(p["bands"])
         self.rows: int = int(p["rows"])
         self.unit: str = str(p["unit"])
+        with np.errstate(over="ignore"):
+            self._mix = np.arange(self.bands, dtype=np.uint64) * _BAND_MIX
         self._cache = bool(cache)
         self._mem: _Memory | None = None
         self._sql_lookup = (
@@ -342,9 +368,7 @@ class Index:
         from neardup import band_hashes
 
         bh = np.asarray(band_hashes(sig, self.bands, self.rows), dtype=np.uint64)
-        mix = np.arange(self.bands, dtype=np.uint64) * _BAND_MIX
-        with np.errstate(over="ignore"):
-            return (bh ^ mix[None, :]).view(np.int64)
+        return (bh ^ self._mix[None, :]).view(np.int64)
 
     def _data_version(self) -> int:
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])
@@ -353,13 +377,16 @@ class Index:
         """The in-memory mirror, rebuilt if another connection committed since it was read."""
         version = self._data_version()
         if self._mem is None or self._mem.version != version:
-            rows = self._db.execute("SELECT doc, sig, shingles FROM docs ORDER BY doc").fetchall()
+            rows = self._db.execute(
+                "SELECT doc, sig, shingles, id FROM docs ORDER BY doc"
+            ).fetchall()
             docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
             sigs = np.frombuffer(b"".join(r[1] for r in rows), dtype="<u4").astype(np.uint32)
             sigs = sigs.reshape(len(rows), self.num_perm)
             live = np.fromiter((r[2] > 0 for r in rows), dtype=bool, count=len(rows))
             keys = self._keys(sigs) if len(rows) else np.zeros((0, self.bands), np.int64)
-            self._mem = _Memory(_Block(docs, sigs, keys, live), version)
+            ids = [r[3] for r in rows]
+            self._mem = _Memory(_Block(docs, sigs, keys, live, ids), version)
         return self._mem
 
     def _verify(self, sig: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -376,17 +403,12 @@ class Index:
             docs = mem.candidates(keys)
             if len(docs) == 0:
                 return []
-            sim = self._verify(sig, mem.signatures(docs))
-            hit = np.flatnonzero(sim >= threshold)
-            if len(hit) == 0:
+            cand, names = mem.signatures(docs)
+            sim = self._verify(sig, cand)
+            hit = np.flatnonzero(sim >= threshold).tolist()
+            if not hit:
                 return []
-            hd = docs[hit].tolist()
-            names = dict(
-                self._db.execute(
-                    f"SELECT doc, id FROM docs WHERE doc IN ({','.join('?' * len(hd))})", hd
-                ).fetchall()
-            )
-            out = [Match(names[d], float(sim[h])) for d, h in zip(hd, hit.tolist(), strict=True)]
+            out = [Match(names[h], float(sim[h])) for h in hit]
             out.sort(key=lambda m: (-m.similarity, m.id))
             return out
         rows = self._db.execute(self._sql_lookup, keys.tolist()).fetchall()
@@ -409,8 +431,15 @@ class Index:
         >>> ix.query(["a text to look up"])                               # doctest: +SKIP
         [[Match(id='d1', similarity=0.81)]]
         """
+        from neardup import minhash
+
         thr = self.threshold if threshold is None else float(threshold)
-        sig, keys, sizes = self._signatures(texts)
+        sig = np.ascontiguousarray(
+            minhash(texts, num_perm=self.num_perm, seed=self.seed, k=self.k, unit=self.unit),
+            dtype=np.uint32,
+        )
+        keys = self._keys(sig)
+        sizes = (sig != _EMPTY_SLOT).any(axis=1)  # an empty document's slots are all 0xFFFFFFFF
         if self._cache:
             self._memory()  # refresh if another connection committed
         return [self._lookup(sig[i], keys[i], thr) if sizes[i] > 0 else [] for i in range(len(sig))]
@@ -488,7 +517,9 @@ class Index:
             raise
         if self._mem is not None:
             self._mem.append(
-                _Block(np.arange(base, base + len(sids), dtype=np.int64), sig, keys, sizes > 0)
+                _Block(
+                    np.arange(base, base + len(sids), dtype=np.int64), sig, keys, sizes > 0, sids
+                )
             )
         return result
 
