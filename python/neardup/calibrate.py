@@ -41,12 +41,15 @@ def _s_star(b: int, r: int) -> float:
     return float(lsh_threshold(b, r))
 
 
-def choose_bands(threshold: float, num_perm: int = 128, tolerance: float = 0.05) -> tuple[int, int]:
+def choose_bands(
+    threshold: float, num_perm: int = 128, tolerance: float | None = None
+) -> tuple[int, int]:
     """(bands, rows) with b·r ≤ num_perm whose S* sits just below ``threshold``.
 
     Among the splits with ``threshold - tolerance <= S* < threshold`` take the one using the
     most signature slots (steepest S-curve; highest recall at the threshold), then the
     highest S*. If none falls in that window, take the highest S* below the threshold.
+    ``tolerance`` defaults to ``min(0.05, threshold / 4)``.
 
     >>> choose_bands(0.3, 128)
     (42, 3)
@@ -64,7 +67,8 @@ def choose_bands(threshold: float, num_perm: int = 128, tolerance: float = 0.05)
     if not below:  # threshold at or below the smallest S* reachable
         b, r = num_perm, 1
         return b, r
-    window = [t for t in below if t[0] >= threshold - tolerance]
+    tol = min(0.05, threshold / 4) if tolerance is None else tolerance
+    window = [t for t in below if t[0] >= threshold - tol]
     if window:
         s, b, r = max(window, key=lambda t: (t[1] * t[2], t[0]))
     else:
