@@ -15,7 +15,6 @@ the result does not depend on ``batch_size``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tempfile
 import time
@@ -170,10 +169,6 @@ def _lengths(texts: Any) -> np.ndarray:
     return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
 
 
-def _iter_texts(texts: Any) -> Any:
-    return texts.to_pylist() if hasattr(texts, "to_pylist") else texts
-
-
 def _take_shingles(ss: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(sizes, concatenated hashes) of the selected rows of a ShingleSets."""
     offsets = np.asarray(ss.offsets, dtype=np.int64)
@@ -188,11 +183,58 @@ def _take_shingles(ss: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sizes, hashes[idx]
 
 
+_MIX1 = np.uint64(0x9E3779B97F4A7C15)
+_MIX2 = np.uint64(0xD6E8FEB86659FD93)
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser, elementwise on uint64 (wrapping arithmetic)."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def _set_digests(ss: Any) -> np.ndarray:
+    """A 128-bit digest of each shingle set, uint64[n, 2], vectorised (no per-row Python).
+
+    Order-independent sums of two mixes of the hashes plus the set size: equal sets give
+    equal digests; different sets collide with probability ~2**-128. Empty sets give (0, 0).
+    """
+    hashes = np.asarray(ss.hashes, dtype=np.uint64)
+    offsets = np.asarray(ss.offsets, dtype=np.int64)
+    sizes = np.diff(offsets)
+    out = np.zeros((len(sizes), 2), dtype=np.uint64)
+    rows = np.flatnonzero(sizes > 0)
+    if len(rows):
+        with np.errstate(over="ignore"):
+            out[rows, 0] = np.add.reduceat(_mix64(hashes ^ _MIX1), offsets[rows])
+            out[rows, 1] = np.add.reduceat(_mix64(hashes ^ _MIX2), offsets[rows])
+            out[:, 0] ^= _mix64(sizes.astype(np.uint64))
+    return out
+
+
+def _read_rows(f: Any, keep: np.ndarray, width: int, dtype: Any) -> np.ndarray:
+    """Read the rows of a spooled (n, width) array where ``keep`` is true, chunk by chunk."""
+    f.seek(0)
+    out = np.empty((int(keep.sum()), width), dtype=dtype)
+    o = 0
+    step = 1 << 16
+    for start in range(0, len(keep), step):
+        m = keep[start : start + step]
+        block = np.fromfile(f, dtype=dtype, count=len(m) * width).reshape(len(m), width)
+        got = block[m]
+        out[o : o + len(got)] = got
+        o += len(got)
+    return out
+
+
 class _ShingleStore:
     """Accumulates shingle sets of selected documents (for exact Jaccard)."""
 
     def __init__(self, k: int, unit: str) -> None:
         self.k, self.unit = k, unit
+        self.keep: np.ndarray | None = None  # optional mask over the added documents
         self.sizes: list[np.ndarray] = []
         self._spool = tempfile.TemporaryFile(prefix="neardup-shingles-")  # hashes, on disk
         self.count = 0
@@ -213,7 +255,14 @@ class _ShingleStore:
         self._spool.seek(0)
         hashes = np.fromfile(self._spool, dtype=np.uint64)
         self._spool.close()
-        return ShingleSets(offsets, hashes, k=self.k, unit=self.unit)
+        sets = ShingleSets(offsets, hashes, k=self.k, unit=self.unit)
+        if self.keep is not None and not self.keep.all():
+            rows = np.flatnonzero(self.keep)
+            sub_sizes, sub_hashes = _take_shingles(sets, rows)
+            sub_offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+            np.cumsum(sub_sizes, out=sub_offsets[1:])
+            sets = ShingleSets(sub_offsets, sub_hashes, k=self.k, unit=self.unit)
+        return sets
 
 
 def dedup_files(
@@ -249,11 +298,12 @@ def dedup_files(
     ``verify``: check LSH candidates with ``exact`` Jaccard (a second pass re-shingles only
     the documents in candidate pairs) or the MinHash ``estimate``.
     ``keep``: ``first`` (lowest position) or ``longest`` (most characters; ties to the
-    lowest position) in each cluster. Documents whose normalised text is identical are
-    exact duplicates and skip the near-duplicate stage. Empty documents are always kept.
+    lowest position) in each cluster. Documents with identical shingle sets (the same
+    normalised text, or Jaccard 1) are exact duplicates and skip the near-duplicate stage;
+    no per-row Python object is made for them. Empty documents are always kept.
 
-    >>> s = dedup_files(["a.jsonl"], "kept.jsonl", threshold=0.4, keep="longest")  # doctest: +SKIP
-    >>> print(s.text())                                                             # doctest: +SKIP
+    >>> s = dedup_files(["a.jsonl"], "kept.jsonl", threshold=0.4)  # doctest: +SKIP
+    >>> print(s.text())  # doctest: +SKIP
     """
     if method not in ("auto", "minhash", "simhash", "exact-jaccard"):
         raise ValueError(
@@ -310,10 +360,10 @@ def _run(**kw: Any) -> DedupSummary:
         lsh_candidates,
         lsh_params,
         minhash,
-        normalize,
         shingles,
         simhash,
         simhash_max_hamming,
+        word_counts,
     )
     from neardup import clusters as union_find
 
@@ -339,12 +389,11 @@ def _run(**kw: Any) -> DedupSummary:
                 tick("boilerplate 2/2", len(b))
             drop = fc.frequent()
 
-    # -- main pass: digests, lengths, ids, signatures of unique non-empty documents --------
-    seen: dict[bytes, int] = {}
-    first_l: list[np.ndarray] = []
+    # -- main pass: set digests, lengths, ids; signatures of documents with shingles ---------
+    digest_l: list[np.ndarray] = []
     length_l: list[np.ndarray] = []
     empty_l: list[np.ndarray] = []
-    sel_l: list[np.ndarray] = []
+    live_l: list[np.ndarray] = []
     ids: list[Any] = []
     size_l: list[np.ndarray] = []
     removed_l: list[np.ndarray] = []
@@ -354,57 +403,55 @@ def _run(**kw: Any) -> DedupSummary:
         _ShingleStore(k, unit) if method in ("auto", "exact-jaccard") else None
     )
     sig_file = tempfile.TemporaryFile(prefix="neardup-sig-")
-    n_sel = 0
     with timer.stage("read+sign"):
         for b in _batches(sources, batch_size):
             n = len(b)
             ss = shingles(b.texts, k=k, unit=unit)
+            digest_l.append(_set_digests(ss))  # of the full sets: exact duplicates
+            empty_l.append(np.asarray(word_counts(b.texts)) == 0)
             if drop.size:
                 ss_new, removed = remove_shingles(ss, drop)
                 size_l.append(np.asarray(ss.sizes(), dtype=np.int64))
                 removed_l.append(removed)
                 ss = ss_new
-            sizes = np.asarray(ss.sizes(), dtype=np.int64)
-            first = np.empty(n, dtype=np.int64)
-            empty = np.zeros(n, dtype=bool)
-            for i, t in enumerate(_iter_texts(b.texts)):
-                norm = normalize(t)
-                if not norm:
-                    empty[i] = True
-                    first[i] = b.start + i
-                    continue
-                d = hashlib.blake2b(norm.encode("utf-8"), digest_size=16).digest()
-                first[i] = seen.setdefault(d, b.start + i)
-            pos = np.arange(b.start, b.start + n, dtype=np.int64)
-            sel = np.flatnonzero((first == pos) & (sizes > 0))
-            if len(sel):
+            live = np.flatnonzero(np.asarray(ss.sizes()) > 0)
+            if len(live):
                 if method == "simhash":
                     fp = np.asarray(simhash(ss, bits=simhash_bits), dtype=np.uint64)
-                    sig_file.write(np.ascontiguousarray(fp[sel]).tobytes())
+                    sig_file.write(np.ascontiguousarray(fp[live]).tobytes())
                 elif method != "exact-jaccard":
                     sig = np.asarray(minhash(ss, num_perm=num_perm, seed=seed), dtype=np.uint32)
-                    sig_file.write(np.ascontiguousarray(sig[sel]).tobytes())
+                    sig_file.write(np.ascontiguousarray(sig[live]).tobytes())
                 if store is not None:
-                    store.add(ss, sel)
+                    store.add(ss, live)
                     if not hold_all and method == "auto" and store.count > AUTO_EXACT_LIMIT:
                         store = None
-            n_sel += len(sel)
-            first_l.append(first)
-            empty_l.append(empty)
+            live_l.append(live + b.start)
             length_l.append(_lengths(b.texts))
-            sel_l.append(pos[sel])
             ids.extend(b.ids)
             tick("read", n)
-    del seen
     n = len(ids)
-    first = np.concatenate(first_l) if first_l else np.zeros(0, np.int64)
     empty = np.concatenate(empty_l) if empty_l else np.zeros(0, bool)
     lengths = np.concatenate(length_l) if length_l else np.zeros(0, np.int64)
-    sel_pos = np.concatenate(sel_l) if sel_l else np.zeros(0, np.int64)
-    del first_l, empty_l, length_l, sel_l
+    live_pos = np.concatenate(live_l) if live_l else np.zeros(0, np.int64)
+    digests = np.concatenate(digest_l) if digest_l else np.zeros((0, 2), np.uint64)
+    del empty_l, length_l, live_l, digest_l
     if max_df is not None:
         summary.boilerplate = summarize(size_l, removed_l, max_df, int(drop.size)).as_dict()
         del size_l, removed_l
+    # exact duplicates: identical shingle sets; each follows its first occurrence
+    first = np.arange(n, dtype=np.int64)
+    nonempty = np.flatnonzero(~empty)
+    if len(nonempty):
+        keyed = np.ascontiguousarray(digests[nonempty]).view([("a", "<u8"), ("b", "<u8")])
+        _, first_idx, inverse = np.unique(keyed.ravel(), return_index=True, return_inverse=True)
+        first[nonempty] = nonempty[first_idx][inverse.ravel()]
+    del digests
+    chosen = first[live_pos] == live_pos  # unique documents with shingles (after stripping)
+    sel_pos = live_pos[chosen]
+    n_sel = len(sel_pos)
+    if store is not None:
+        store.keep = chosen
 
     # -- near-duplicate pairs among the selected (unique, non-empty) documents --------------
     use_exact = method == "exact-jaccard" or (method == "auto" and store is not None)
@@ -432,7 +479,7 @@ def _run(**kw: Any) -> DedupSummary:
                 radius = kw["max_hamming"]
                 if radius is None:
                     radius = simhash_max_hamming(threshold, simhash_bits)
-                fp_all = np.fromfile(sig_file, dtype=np.uint64).reshape(n_sel, simhash_bits // 64)
+                fp_all = _read_rows(sig_file, chosen, simhash_bits // 64, np.uint64)
                 cand, dist = hamming_within(fp_all, int(radius))
                 cand = np.asarray(cand, dtype=np.int64).reshape(-1, 2)
                 estimate = (1.0 - np.asarray(dist, dtype=np.float64) / simhash_bits).astype(
@@ -444,7 +491,7 @@ def _run(**kw: Any) -> DedupSummary:
                 if b_ is None:
                     b_, r_ = (int(x) for x in lsh_params(threshold, num_perm))
                 summary.bands, summary.rows = int(b_), int(r_)
-                sig_all = np.fromfile(sig_file, dtype=np.uint32).reshape(n_sel, num_perm)
+                sig_all = _read_rows(sig_file, chosen, num_perm, np.uint32)
                 cand = (
                     np.asarray(lsh_candidates(sig_all, b_, r_), dtype=np.int64).reshape(-1, 2)
                     if n_sel > 1
