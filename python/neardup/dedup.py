@@ -87,7 +87,8 @@ class DedupSummary:
             f"read {self.documents:,} documents ({self.empty:,} empty, kept)",
             f"exact duplicates removed: {self.exact_duplicates:,}",
             f"near-duplicates removed: {self.near_duplicates:,} "
-            f"in {self.clusters:,} clusters ({self.method}, threshold {self.threshold:g}{lsh})",
+            f"({self.method}, threshold {self.threshold:g}{lsh})",
+            f"duplicate clusters: {self.clusters:,}",
             f"kept {self.kept:,}, removed {self.removed:,} "
             f"({self.removed / max(self.documents, 1):.1%})",
         ]
@@ -111,8 +112,8 @@ class DedupSummary:
             ("output", self.output or ""),
             ("documents read", f"{self.documents:,}"),
             ("empty documents (kept)", f"{self.empty:,}"),
-            ("exact duplicates removed", f"{self.exact_duplicates:,}"),
-            ("near-duplicate clusters", f"{self.clusters:,}"),
+            ("exact duplicates removed (identical shingle sets)", f"{self.exact_duplicates:,}"),
+            ("duplicate clusters", f"{self.clusters:,}"),
             ("near-duplicates removed", f"{self.near_duplicates:,}"),
             ("removed in total", f"{self.removed:,} ({self.removed / max(self.documents, 1):.2%})"),
             ("kept", f"{self.kept:,}"),
