@@ -168,3 +168,21 @@ def test_result_to_pandas_and_repr():
     assert list(frame.columns) == ["i", "j", "similarity"]
     assert len(frame) == len(result.pairs)
     assert "pairs=40" in repr(result) and "removed=40" in repr(result)
+
+
+@pytest.mark.parametrize("method", ["minhash", "sha256"])
+def test_spanning_pairs_give_the_same_clusters_with_fewer_pairs(method):
+    texts = TEXTS + [TEXTS[0]] * 5
+    every = neardup.find_duplicates(texts, threshold=0.5, method=method)
+    spanning = neardup.find_duplicates(texts, threshold=0.5, method=method, pairs="spanning")
+    np.testing.assert_array_equal(spanning.clusters, every.clusters)
+    assert len(spanning.pairs) == len(texts) - len(np.unique(every.clusters))
+    assert {tuple(p) for p in spanning.pairs.tolist()} <= {tuple(p) for p in every.pairs.tolist()}
+
+
+def test_a_giant_bucket_of_identical_documents_stays_linear():
+    texts = ["exactly the same boilerplate page, over and over again"] * 10_000 + TEXTS
+    result = neardup.find_duplicates(texts, threshold=0.5, method="minhash", pairs="spanning")
+    assert len(result.pairs) == 9_999 + 40  # a spanning tree of the copies + the planted pairs
+    assert np.all(result.clusters[:10_000] == 0)
+    assert result.num_removed == 9_999 + 40

@@ -193,6 +193,5 @@ def test_edits_subset_and_bad_arguments() -> None:
 
 
 def test_group_pairs_generic_labels() -> None:
-    assert synth.group_pairs([2, -1, 2, 5, 5, -1, 2]).tolist() == [
-        [0, 2], [0, 6], [2, 6], [3, 4]]
+    assert synth.group_pairs([2, -1, 2, 5, 5, -1, 2]).tolist() == [[0, 2], [0, 6], [2, 6], [3, 4]]
     assert synth.group_pairs([-1, -2]).shape == (0, 2)
