@@ -134,11 +134,30 @@ def test_not_an_index(tmp_path):
 
 CHILD = textwrap.dedent(
     """
-    import random, sys
+    import random, sys, time
     from neardup.index import Index
+
     path, batch = sys.argv[1], int(sys.argv[2])
     rng = random.Random(0)
     ix = Index(path, threshold=0.5)
+
+
+    class Stall:  # delegates to the connection; stalls inside the 4th batch's transaction
+        def __init__(self, con):
+            self._con = con
+
+        def __getattr__(self, name):
+            return getattr(self._con, name)
+
+        def executemany(self, sql, rows):
+            out = self._con.executemany(sql, rows)
+            if "INTO bands" in sql and b == 3:
+                print("inside", flush=True)  # documents and some band keys written, no COMMIT
+                time.sleep(60)
+            return out
+
+
+    ix._db = Stall(ix._db)
     b = 0
     while True:
         texts = [" ".join(f"w{rng.randrange(10**6)}" for _ in range(60)) for _ in range(batch)]
@@ -151,7 +170,7 @@ CHILD = textwrap.dedent(
 
 def test_killed_writer_leaves_a_consistent_index(tmp_path):
     path = tmp_path / "k.ndx"
-    batch = 400
+    batch = 300
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     proc = subprocess.Popen(
@@ -160,26 +179,25 @@ def test_killed_writer_leaves_a_consistent_index(tmp_path):
         env=env,
         text=True,
     )
-    committed = []
+    lines = []
     try:
         for line in proc.stdout:  # type: ignore[union-attr]
-            committed.append(int(line))
-            if len(committed) >= 3:
+            lines.append(line.strip())
+            if lines[-1] == "inside":
                 break
     finally:
-        proc.send_signal(signal.SIGKILL)
+        proc.send_signal(signal.SIGKILL)  # killed in the middle of the 4th batch
         proc.wait()
-    assert len(committed) >= 3
+    assert lines == ["0", "1", "2", "inside"]
     with Index(path) as ix:
         ix.check()
-        n = len(ix)
-        assert n % batch == 0, "a partial batch was left behind"
-        assert n >= len(committed) * batch, "a committed batch was lost"
-        for b in committed:
+        assert len(ix) == 3 * batch  # every committed batch, nothing of the killed one
+        for b in range(3):
             assert f"b{b}-0" in ix and f"b{b}-{batch - 1}" in ix
-        st = ix.stats()
-        assert st["band_rows"] == n * ix.bands
+        assert "b3-0" not in ix
+        assert ix.stats()["band_rows"] == 3 * batch * ix.bands
         ix.add(["after"], ["the index still accepts writes after the crash"])  # not locked
+        assert len(ix) == 3 * batch + 1
 
 
 def test_cli_index_flow(tmp_path, capsys):
