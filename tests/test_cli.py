@@ -391,3 +391,25 @@ def test_stdin_to_stdout_subprocess(tmp_path):
     )
     assert bad.returncode == 1 and "<stdin>:2: no field 'text'" in bad.stderr
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_spanning_mode_for_huge_buckets(tmp_path, capsys, monkeypatch):
+    import neardup.dedup
+
+    rng = random.Random(7)
+    base = _words(rng, 120)
+    rows = [{"id": i, "text": f"{base} unique{i} more{i}"} for i in range(300)]  # one big cluster
+    rows += [{"id": 300 + i, "text": _words(rng, 120)} for i in range(20)]
+    inp, out = tmp_path / "in.jsonl", tmp_path / "o.jsonl"
+    _write("jsonl", inp, rows)
+    args = ["dedup", str(inp), "-o", str(out), "--method", "minhash", "--json", "-q"]
+    assert main([*args, "--pairs", "all"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert full["pairs_mode"] == "all" and full["candidates"] == 300 * 299 // 2
+    monkeypatch.setattr(neardup.dedup, "SPANNING_LIMIT", 1000)
+    assert main(args) == 0  # auto: the bound exceeds the (lowered) limit
+    span = json.loads(capsys.readouterr().out)
+    assert span["pairs_mode"] == "spanning"
+    assert span["candidates"] == 299  # a spanning tree of the cluster: m - 1 checks
+    assert span["kept"] == full["kept"] == 21
+    assert [r["id"] for r in _read("jsonl", out)] == [0, *range(300, 320)]

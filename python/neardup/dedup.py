@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from neardup import _core
 from neardup import io as ndio
 from neardup.boilerplate import FrequencyCounter, remove_shingles, summarize
 
@@ -33,6 +34,11 @@ __all__ = ["AUTO_EXACT_LIMIT", "DedupSummary", "dedup_files"]
 #: ``method="auto"`` compares all pairs exactly up to this many unique documents (the
 #: article: brute force under ~5,000 documents, MinHash + LSH above).
 AUTO_EXACT_LIMIT = 5000
+
+#: ``pairs="auto"`` switches MinHash to spanning mode when the LSH buckets hold more than this
+#: many candidate pairs (an upper bound counted per band): one huge cluster of near-identical
+#: documents would otherwise cost m(m - 1)/2 pairs of memory and verification.
+SPANNING_LIMIT = 20_000_000
 
 Progress = Callable[[str, int], None]
 
@@ -56,6 +62,7 @@ class DedupSummary:
     pairs: int = 0
     method: str = ""
     verify: str = ""
+    pairs_mode: str = ""
     threshold: float = 0.0
     num_perm: int = 0
     k: int = 0
@@ -127,6 +134,7 @@ class DedupSummary:
             ("permutations", str(self.num_perm)),
             ("shingle size k", str(self.k)),
             ("LSH bands × rows", f"{self.bands} × {self.rows}" if self.bands else "-"),
+            ("LSH pairs verified", self.pairs_mode or "-"),
             ("keep", self.keep),
         ]
         out = ["# Deduplication report", "", "| | |", "|---|---:|"]
@@ -215,6 +223,20 @@ def _set_digests(ss: Any) -> np.ndarray:
     return out
 
 
+def _candidate_bound(sig: np.ndarray, bands: int, rows: int) -> int:
+    """Upper bound on LSH candidate pairs: sum over bands of pairs sharing a bucket."""
+    from neardup import band_hashes
+
+    total = 0
+    for j in range(bands):
+        col = np.asarray(band_hashes(sig[:, j * rows : (j + 1) * rows], 1, rows))[:, 0]
+        _, counts = np.unique(col, return_counts=True)
+        total += int((counts * (counts - 1) // 2).sum())
+        if total > SPANNING_LIMIT:
+            break
+    return total
+
+
 def _read_rows(f: Any, keep: np.ndarray, width: int, dtype: Any) -> np.ndarray:
     """Read the rows of a spooled (n, width) array where ``keep`` is true, chunk by chunk."""
     f.seek(0)
@@ -290,12 +312,17 @@ def dedup_files(
     progress: Progress | None = None,
     simhash_bits: int = 64,
     max_hamming: int | None = None,
+    pairs: str = "auto",
 ) -> DedupSummary:
     """Deduplicate files; write kept rows to ``output`` and optionally a clusters table.
 
     ``method``: ``auto`` (exact Jaccard of all pairs up to 5,000 unique documents, else
     MinHash + LSH), ``minhash``, ``exact-jaccard``, ``simhash`` (all pairs within
     ``max_hamming`` bits by brute force over fingerprints; modest corpora only).
+    ``pairs`` (MinHash): ``all`` verifies every LSH candidate; ``spanning`` lets the core pick
+    only the edges that join clusters (bucket leaders, MinHash estimate), so m near-identical
+    documents cost m - 1 checks; clusters can then be finer, never coarser; ``auto`` (default)
+    uses ``all`` unless the buckets hold more than ``SPANNING_LIMIT`` candidate pairs.
     ``verify``: check LSH candidates with ``exact`` Jaccard (a second pass re-shingles only
     the documents in candidate pairs) or the MinHash ``estimate``.
     ``keep``: ``first`` (lowest position) or ``longest`` (most characters; ties to the
@@ -313,6 +340,8 @@ def dedup_files(
         )
     if simhash_bits not in (64, 128):
         raise ValueError(f"simhash_bits must be 64 or 128, got {simhash_bits}")
+    if pairs not in ("auto", "all", "spanning"):
+        raise ValueError(f"pairs must be auto, all or spanning, got {pairs!r}")
     if keep not in ("first", "longest"):
         raise ValueError(f"keep must be 'first' or 'longest', got {keep!r}")
     if verify not in ("exact", "estimate"):
@@ -493,12 +522,24 @@ def _run(**kw: Any) -> DedupSummary:
                     b_, r_ = (int(x) for x in lsh_params(threshold, num_perm))
                 summary.bands, summary.rows = int(b_), int(r_)
                 sig_all = _read_rows(sig_file, chosen, num_perm, np.uint32)
-                cand = (
-                    np.asarray(lsh_candidates(sig_all, b_, r_), dtype=np.int64).reshape(-1, 2)
-                    if n_sel > 1
-                    else np.zeros((0, 2), np.int64)
-                )
+                mode = kw["pairs"]
+                if mode == "auto":
+                    bound = _candidate_bound(sig_all, b_, r_)
+                    mode = "spanning" if bound > SPANNING_LIMIT else "all"
+                summary.pairs_mode = mode
                 estimate = None
+                if n_sel < 2:
+                    cand = np.zeros((0, 2), np.int64)
+                elif mode == "spanning":
+                    # edges joining clusters, chosen by the MinHash estimate (bucket leaders)
+                    cand, estimate = _core.lsh_duplicates(
+                        sig_all, b_, r_, threshold, None, None, True
+                    )
+                    cand = np.asarray(cand, dtype=np.int64).reshape(-1, 2)
+                    estimate = np.asarray(estimate, dtype=np.float32)
+                else:
+                    cand = np.asarray(lsh_candidates(sig_all, b_, r_), dtype=np.int64)
+                    cand = cand.reshape(-1, 2)
             sig_file.close()
             summary.candidates = len(cand)
             if verify == "exact" and len(cand):

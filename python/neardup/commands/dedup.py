@@ -122,6 +122,14 @@ def add_parser(subparsers: Any) -> None:
         help="SimHash radius (default: the one matching --threshold)",
     )
     p.add_argument(
+        "--pairs",
+        choices=("auto", "all", "spanning"),
+        default="auto",
+        help="MinHash: verify all LSH candidates, or only the edges that join clusters "
+        "(spanning: m near-identical documents cost m-1 checks); auto picks spanning when the "
+        "buckets would hold more than 20 million candidate pairs",
+    )
+    p.add_argument(
         "--verify",
         choices=("exact", "estimate"),
         default="exact",
@@ -192,6 +200,7 @@ def run(args: argparse.Namespace) -> int:
                 progress=tick,
                 simhash_bits=args.simhash_bits,
                 max_hamming=args.max_hamming,
+                pairs=args.pairs,
             )
     except (InputError, ValueError, TypeError, OSError) as e:
         print(f"neardup dedup: error: {e}", file=sys.stderr)
