@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import neardup
-from neardup.calibrate import calibrate, choose_bands
+from neardup.calibrate import calibrate
 
 
 def _two_point_corpus(n=200, seed=0):
@@ -82,24 +82,9 @@ def test_empty_documents_are_skipped():
     assert cal.n_pairs == 30 * 29 // 2 and cal.skipped_empty == 32 * 31 // 2 - 30 * 29 // 2
 
 
-@pytest.mark.parametrize("threshold", [0.1, 0.2, 0.3, 0.45, 0.5, 0.7, 0.9])
-@pytest.mark.parametrize("num_perm", [64, 128, 256])
-def test_choose_bands_sits_just_below(threshold, num_perm):
-    b, r = choose_bands(threshold, num_perm)
-    s = (1 / b) ** (1 / r)
-    assert b * r <= num_perm and s < threshold
-    best_below = max(
-        (1 / bb) ** (1 / rr)
-        for rr in range(1, num_perm + 1)
-        for bb in range(1, num_perm // rr + 1)
-        if (1 / bb) ** (1 / rr) < threshold
-    )
-    assert s >= min(best_below, threshold - min(0.05, threshold / 4)) - 1e-12
-
-
-def test_choose_bands_matches_article():
-    assert choose_bands(0.3, 128) == (42, 3)
-    assert choose_bands(0.06, 128) == (22, 1)  # not (100, 1): S* stays near a low threshold
+def test_recommended_banding_is_lsh_params_of_the_threshold():
+    cal = calibrate(_two_point_corpus(40), k=1)
+    assert (cal.bands, cal.rows) == neardup.lsh_params(cal.threshold, cal.num_perm)
 
 
 def test_plot_writes_png(tmp_path):

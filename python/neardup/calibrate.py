@@ -23,7 +23,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["QUANTILES", "Calibration", "calibrate", "choose_bands"]
+from neardup.stages import lsh_params
+
+__all__ = ["QUANTILES", "Calibration", "calibrate"]
 
 #: The quantiles reported, as (name, percentile).
 QUANTILES: tuple[tuple[str, float], ...] = (
@@ -39,41 +41,6 @@ def _s_star(b: int, r: int) -> float:
     from neardup import lsh_threshold
 
     return float(lsh_threshold(b, r))
-
-
-def choose_bands(
-    threshold: float, num_perm: int = 128, tolerance: float | None = None
-) -> tuple[int, int]:
-    """(bands, rows) with b·r ≤ num_perm whose S* sits just below ``threshold``.
-
-    Among the splits with ``threshold - tolerance <= S* < threshold`` take the one using the
-    most signature slots (steepest S-curve; highest recall at the threshold), then the
-    highest S*. If none falls in that window, take the highest S* below the threshold.
-    ``tolerance`` defaults to ``min(0.05, threshold / 4)``.
-
-    >>> choose_bands(0.3, 128)
-    (42, 3)
-    """
-    if not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
-    if num_perm < 1:
-        raise ValueError(f"num_perm must be >= 1, got {num_perm}")
-    below: list[tuple[float, int, int]] = []
-    for r in range(1, num_perm + 1):
-        for b in range(1, num_perm // r + 1):
-            s = (1.0 / b) ** (1.0 / r)
-            if s < threshold:
-                below.append((s, b, r))
-    if not below:  # threshold at or below the smallest S* reachable
-        b, r = num_perm, 1
-        return b, r
-    tol = min(0.05, threshold / 4) if tolerance is None else tolerance
-    window = [t for t in below if t[0] >= threshold - tol]
-    if window:
-        s, b, r = max(window, key=lambda t: (t[1] * t[2], t[0]))
-    else:
-        s, b, r = max(below, key=lambda t: (t[0], t[1] * t[2]))
-    return b, r
 
 
 @dataclass
@@ -269,7 +236,7 @@ def calibrate(
     ``pairs`` (int64[m, 2] indices into ``texts``) gives known non-duplicates; otherwise
     ``sample_pairs`` random distinct pairs are drawn (seeded). Pairs involving a document with
     no shingles are skipped. The threshold is ``quantile(percentile) + margin`` rounded up to
-    0.01; (bands, rows) come from :func:`choose_bands`. A warning is issued when the p99 of
+    0.01; (bands, rows) come from :func:`neardup.lsh_params`. A warning is issued when the p99 of
     the sample exceeds ``warn_above`` (the "unrelated" sample is full of near-duplicates).
 
     >>> import neardup
@@ -333,7 +300,7 @@ def calibrate(
             "pairs are full of near-duplicates or boilerplate; deduplicate or strip boilerplate "
             "(--strip-boilerplate) and calibrate again, or pass known non-duplicate pairs"
         )
-    b, r = choose_bands(thr, num_perm)
+    b, r = lsh_params(thr, num_perm)
     for w in warn:
         warnings.warn(w, stacklevel=2)
     cal = Calibration(

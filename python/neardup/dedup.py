@@ -25,15 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from neardup import _core
 from neardup import io as ndio
 from neardup.boilerplate import FrequencyCounter, remove_shingles, summarize
+from neardup.pipeline import AUTO_EXACT_LIMIT
 
 __all__ = ["AUTO_EXACT_LIMIT", "DedupSummary", "dedup_files"]
 
-#: ``method="auto"`` compares all pairs exactly up to this many unique documents (the
-#: article: brute force under ~5,000 documents, MinHash + LSH above).
-AUTO_EXACT_LIMIT = 5000
 
 #: ``pairs="auto"`` switches MinHash to spanning mode when the LSH buckets hold more than this
 #: many candidate pairs (an upper bound counted per band): one huge cluster of near-identical
@@ -388,6 +385,7 @@ def _run(**kw: Any) -> DedupSummary:
         hamming_within,
         jaccard,
         lsh_candidates,
+        lsh_duplicates,
         lsh_params,
         minhash,
         shingles,
@@ -532,9 +530,7 @@ def _run(**kw: Any) -> DedupSummary:
                     cand = np.zeros((0, 2), np.int64)
                 elif mode == "spanning":
                     # edges joining clusters, chosen by the MinHash estimate (bucket leaders)
-                    cand, estimate = _core.lsh_duplicates(
-                        sig_all, b_, r_, threshold, None, None, True
-                    )
+                    cand, estimate = lsh_duplicates(sig_all, b_, r_, threshold, spanning=True)
                     cand = np.asarray(cand, dtype=np.int64).reshape(-1, 2)
                     estimate = np.asarray(estimate, dtype=np.float32)
                 else:

@@ -214,18 +214,15 @@ def find_duplicates(
         if verify == "exact":
             sets = _sets()
             signatures = stages.minhash(sets, num_perm=num_perm, seed=seed, threads=threads)
-            signatures = stages._signatures(signatures)
-            bands, rows = stages._banding(signatures, bands, rows)
-            found, similarity = stages._core.lsh_duplicates(
-                signatures, bands, rows, threshold, sets.offsets, sets.hashes, spanning
+            found, similarity = stages.lsh_duplicates(
+                signatures, bands, rows, threshold, sets, spanning=spanning
             )
         else:
             signatures = stages.minhash(
                 data, num_perm=num_perm, seed=seed, k=k, unit=unit, threads=threads
             )
-            bands, rows = stages._banding(signatures, bands, rows)
-            found, similarity = stages._core.lsh_duplicates(
-                signatures, bands, rows, threshold, None, None, spanning
+            found, similarity = stages.lsh_duplicates(
+                signatures, bands, rows, threshold, spanning=spanning
             )
     else:  # simhash
         if simhash_bits not in (64, 128):
