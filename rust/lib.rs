@@ -19,5 +19,8 @@ pub mod parallel;
 pub mod shingle;
 pub mod simhash;
 
+#[cfg(test)]
+mod golden;
+
 #[cfg(feature = "python")]
 mod bindings;
