@@ -1,0 +1,70 @@
+"""neardup: find near-duplicate documents cheaply.
+
+Exact hashing, exact Jaccard, MinHash with LSH banding and SimHash, with a Rust core and numpy
+arrays in and out. Start with :func:`find_duplicates`; every stage is also a function of its own.
+
+>>> import neardup
+>>> neardup.find_duplicates(["one two three four", "one two three four!"], k=2).pairs.tolist()
+[[0, 1]]
+"""
+
+from neardup._core import HASH_VERSION
+from neardup.pipeline import (
+    AUTO_EXACT_LIMIT,
+    DuplicateResult,
+    find_duplicates,
+    pairs_within_groups,
+    simhash_max_hamming,
+)
+from neardup.stages import (
+    ShingleSets,
+    all_pairs_jaccard,
+    band_hashes,
+    clusters,
+    estimate_jaccard,
+    exact_duplicates,
+    hamming,
+    hamming_within,
+    jaccard,
+    lsh_candidates,
+    lsh_half_point,
+    lsh_params,
+    lsh_probability,
+    lsh_threshold,
+    minhash,
+    normalize,
+    shingles,
+    simhash,
+    word_counts,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AUTO_EXACT_LIMIT",
+    "HASH_VERSION",
+    "DuplicateResult",
+    "ShingleSets",
+    "__version__",
+    "all_pairs_jaccard",
+    "band_hashes",
+    "clusters",
+    "estimate_jaccard",
+    "exact_duplicates",
+    "find_duplicates",
+    "hamming",
+    "hamming_within",
+    "jaccard",
+    "lsh_candidates",
+    "lsh_half_point",
+    "lsh_params",
+    "lsh_probability",
+    "lsh_threshold",
+    "minhash",
+    "normalize",
+    "pairs_within_groups",
+    "shingles",
+    "simhash",
+    "simhash_max_hamming",
+    "word_counts",
+]

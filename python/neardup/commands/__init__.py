@@ -1,0 +1,1 @@
+"""One module per ``neardup`` subcommand (see neardup.cli)."""

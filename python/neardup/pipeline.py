@@ -1,0 +1,193 @@
+"""``find_duplicates``: the stages chained into one call, with the article's method choice."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from neardup import stages
+from neardup._texts import as_core_texts, count
+
+Method = Literal["auto", "exact-jaccard", "minhash", "simhash", "sha256", "sha256-normalized"]
+
+#: Below this many documents ``method="auto"`` brute-forces exact Jaccard (the article's advice:
+#: it is the accuracy ceiling and costs seconds); above, MinHash + LSH.
+AUTO_EXACT_LIMIT = 5_000
+
+
+@dataclass(frozen=True)
+class DuplicateResult:
+    """What :func:`find_duplicates` found.
+
+    ``pairs`` int64[m, 2] (i < j, sorted) with ``similarity`` float32[m]; ``clusters`` int64[n]
+    labels each document with the lowest index of its cluster; ``keep`` bool[n] is True for one
+    representative (the lowest index) per cluster and for every singleton.
+    """
+
+    pairs: np.ndarray
+    similarity: np.ndarray
+    clusters: np.ndarray
+    method: str
+    threshold: float
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def keep(self) -> np.ndarray:
+        """bool[n]: True for the documents to keep (one per cluster)."""
+        return self.clusters == np.arange(len(self.clusters))
+
+    @property
+    def n(self) -> int:
+        """Number of documents searched."""
+        return len(self.clusters)
+
+    @property
+    def num_removed(self) -> int:
+        """Documents that are near-duplicates of a kept one."""
+        return int(self.n - np.count_nonzero(self.keep))
+
+    @property
+    def num_clusters(self) -> int:
+        """Clusters of two or more documents."""
+        _, sizes = np.unique(self.clusters, return_counts=True)
+        return int(np.count_nonzero(sizes > 1))
+
+    def to_pandas(self) -> Any:
+        """The pairs as a pandas DataFrame with columns ``i``, ``j``, ``similarity``.
+
+        >>> find_duplicates(["a b c", "a b c"], k=1).to_pandas().shape
+        (1, 3)
+        """
+        import pandas as pd
+
+        return pd.DataFrame(
+            {"i": self.pairs[:, 0], "j": self.pairs[:, 1], "similarity": self.similarity}
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"DuplicateResult(method={self.method!r}, threshold={self.threshold}, n={self.n}, "
+            f"pairs={len(self.pairs)}, clusters={self.num_clusters}, removed={self.num_removed})"
+        )
+
+
+def simhash_max_hamming(threshold: float, bits: int) -> int:
+    """The Hamming radius matching a Jaccard threshold for SimHash fingerprints.
+
+    For two sets of equal size with Jaccard J, the cosine of their indicator vectors is
+    2J / (1 + J), and SimHash bits differ with probability arccos(cosine) / pi (Charikar).
+
+    >>> simhash_max_hamming(0.3, 64)
+    22
+    """
+    cosine = 2 * threshold / (1 + threshold)
+    return math.floor(bits * math.acos(min(1.0, cosine)) / math.pi)
+
+
+def pairs_within_groups(labels: np.ndarray) -> np.ndarray:
+    """All pairs i < j of documents sharing a label, int64[m, 2], sorted.
+
+    >>> pairs_within_groups(np.array([0, 1, 0, 0])).tolist()
+    [[0, 2], [0, 3], [2, 3]]
+    """
+    order = np.argsort(labels, kind="stable")
+    sorted_labels = labels[order]
+    boundaries = np.flatnonzero(np.diff(sorted_labels)) + 1
+    chunks = []
+    for group in np.split(order, boundaries):
+        if len(group) > 1:
+            i, j = np.triu_indices(len(group), k=1)
+            chunks.append(np.stack([group[i], group[j]], axis=1))
+    if not chunks:
+        return np.zeros((0, 2), dtype=np.int64)
+    pairs = np.concatenate(chunks).astype(np.int64)
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+
+
+def find_duplicates(
+    texts: Any,
+    threshold: float = 0.3,
+    method: Method = "auto",
+    num_perm: int = 128,
+    k: int = 5,
+    bands: int | None = None,
+    rows: int | None = None,
+    seed: int = 0,
+    verify: Literal["exact", "estimate"] = "exact",
+    unit: stages.Unit = "word",
+    simhash_bits: int = 64,
+    max_hamming: int | None = None,
+    threads: int = 1,
+) -> DuplicateResult:
+    """Finds near-duplicate documents and clusters them.
+
+    ``method``: ``"auto"`` brute-forces exact Jaccard up to 5,000 documents and uses MinHash +
+    LSH above; ``"exact-jaccard"``; ``"minhash"`` (LSH banding from :func:`lsh_params` unless
+    ``bands``/``rows`` are given; candidates verified by exact Jaccard of the shingle sets, or
+    with ``verify="estimate"`` by the share of equal slots); ``"simhash"`` (pairs within
+    ``max_hamming`` bits, by default the radius matching ``threshold``, similarity reported as
+    1 - distance/bits); ``"sha256"`` / ``"sha256-normalized"`` (identical bytes / normalised
+    text; similarity 1). Empty documents are never near-duplicates (SHA-256 still groups them).
+
+    >>> r = find_duplicates(["the cat sat on the mat", "The cat sat on the mat!", "dogs"], k=2)
+    >>> r.pairs.tolist(), r.keep.tolist()
+    ([[0, 1]], [True, False, True])
+    """
+    threshold = stages.check_threshold(threshold)
+    if method not in ("auto", "exact-jaccard", "minhash", "simhash", "sha256", "sha256-normalized"):
+        raise ValueError(f"unknown method {method!r}")
+    if verify not in ("exact", "estimate"):
+        raise ValueError(f"verify must be 'exact' or 'estimate', got {verify!r}")
+    core_texts = as_core_texts(texts)
+    n = count(core_texts)
+    if method == "auto":
+        method = "exact-jaccard" if n <= AUTO_EXACT_LIMIT else "minhash"
+    params: dict[str, Any] = {"k": k, "unit": unit}
+
+    if method in ("sha256", "sha256-normalized"):
+        labels = stages.exact_duplicates(core_texts, normalized=method == "sha256-normalized")
+        pairs = pairs_within_groups(labels)
+        similarity = np.ones(len(pairs), dtype=np.float32)
+        params = {}
+    elif method == "exact-jaccard":
+        sets = stages.shingles(core_texts, k=k, unit=unit)
+        pairs, similarity = stages.all_pairs_jaccard(sets, threshold)
+    elif method == "minhash":
+        if (bands is None) != (rows is None):
+            raise ValueError("give both bands and rows, or neither")
+        if bands is None or rows is None:
+            bands, rows = stages.lsh_params(threshold, num_perm)
+        params.update(num_perm=num_perm, seed=seed, bands=bands, rows=rows, verify=verify)
+        if verify == "exact":
+            sets = stages.shingles(core_texts, k=k, unit=unit)
+            signatures = stages.minhash(sets, num_perm=num_perm, seed=seed, threads=threads)
+            signatures = stages._signatures(signatures)
+            bands, rows = stages._banding(signatures, bands, rows)
+            pairs, similarity = stages._core.lsh_duplicates(
+                signatures, bands, rows, threshold, sets.offsets, sets.hashes
+            )
+        else:
+            signatures = stages.minhash(
+                core_texts, num_perm=num_perm, seed=seed, k=k, unit=unit, threads=threads
+            )
+            bands, rows = stages._banding(signatures, bands, rows)
+            pairs, similarity = stages._core.lsh_duplicates(signatures, bands, rows, threshold)
+    else:  # simhash
+        if simhash_bits not in (64, 128):
+            raise ValueError(f"simhash_bits must be 64 or 128, got {simhash_bits}")
+        radius = (
+            simhash_max_hamming(threshold, simhash_bits) if max_hamming is None else max_hamming
+        )
+        fingerprints = stages.simhash(
+            core_texts, bits=simhash_bits, k=k, unit=unit, threads=threads
+        )
+        active = stages.word_counts(core_texts) > 0
+        pairs, distance = stages.hamming_within(fingerprints, radius, active)
+        similarity = (1.0 - distance / simhash_bits).astype(np.float32)
+        params.update(bits=simhash_bits, max_hamming=radius)
+
+    labels = stages.clusters(pairs, n)
+    return DuplicateResult(pairs, similarity, labels, method, threshold, params)

@@ -1,0 +1,442 @@
+"""One function per stage of near-duplicate detection, numpy in and numpy out.
+
+Every function here is a thin, validated call into the Rust core (``neardup._core``), which
+releases the GIL while it works. Stop after any stage, look at the arrays, and go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sized
+from typing import Any, Literal, overload
+
+import numpy as np
+
+from neardup import _core
+from neardup._texts import as_core_texts, iter_batches, reindexed
+
+Unit = Literal["word", "char"]
+
+#: Documents per batch when ``texts`` is an iterable without a length (a generator, a file).
+BATCH_SIZE = 10_000
+
+
+class ShingleSets:
+    """Shingle sets of many documents in two flat numpy arrays.
+
+    Set ``i`` is ``hashes[offsets[i]:offsets[i + 1]]``: the sorted, unique 64-bit hashes of the
+    document's k-shingles. Build one with :func:`shingles`.
+
+    >>> s = shingles(["a b c", "a b d"], k=2)
+    >>> len(s), s.sizes().tolist()
+    (2, [2, 2])
+    """
+
+    __slots__ = ("hashes", "k", "offsets", "unit")
+
+    def __init__(self, offsets: np.ndarray, hashes: np.ndarray, k: int = 5, unit: Unit = "word"):
+        offsets = np.ascontiguousarray(offsets)
+        hashes = np.ascontiguousarray(hashes)
+        if offsets.dtype != np.int64 or offsets.ndim != 1 or len(offsets) < 1:
+            raise ValueError("offsets must be a 1-D int64 array of length n + 1")
+        if hashes.dtype != np.uint64 or hashes.ndim != 1:
+            raise ValueError("hashes must be a 1-D uint64 array")
+        if offsets[0] != 0 or offsets[-1] != len(hashes) or np.any(np.diff(offsets) < 0):
+            raise ValueError("offsets must start at 0, never decrease, and end at len(hashes)")
+        self.offsets = offsets
+        self.hashes = hashes
+        self.k = k
+        self.unit = unit
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"document index {i} out of range for {n} documents")
+        i %= n
+        return self.hashes[self.offsets[i] : self.offsets[i + 1]]
+
+    def sizes(self) -> np.ndarray:
+        """Number of distinct shingles of each document, int64[n]."""
+        return np.diff(self.offsets)
+
+    def __repr__(self) -> str:
+        return (
+            f"ShingleSets(n={len(self)}, shingles={len(self.hashes)}, "
+            f"k={self.k}, unit={self.unit!r})"
+        )
+
+
+def normalize(text: str) -> str:
+    """The normalised text the shingler sees: lowercased words joined by single spaces.
+
+    A word is a maximal run of Unicode alphanumeric characters; anything else separates words.
+
+    >>> normalize("Hello,   WORLD! It's 2024.")
+    'hello world it s 2024'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, got {type(text).__name__}")
+    try:
+        return _core.normalize(text)
+    except UnicodeEncodeError:
+        raise ValueError("text is not valid Unicode (it holds a lone surrogate)") from None
+
+
+def word_counts(texts: Any) -> np.ndarray:
+    """Number of normalised words of each document, int64[n]; 0 marks an empty document.
+
+    >>> word_counts(["one two", " ... ", ""]).tolist()
+    [2, 0, 0]
+    """
+    return _core.word_counts(as_core_texts(texts))
+
+
+def _check_positive(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}")
+    return int(value)
+
+
+def _check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+    return int(seed)
+
+
+def _check_unit(unit: str) -> str:
+    if unit not in ("word", "char"):
+        raise ValueError(f"unit must be 'word' or 'char', got {unit!r}")
+    return unit
+
+
+def shingles(texts: Any, k: int = 5, unit: Unit = "word") -> ShingleSets:
+    """Shingle sets of documents: word k-shingles (default) or character k-grams.
+
+    A document with fewer than ``k`` units but at least one word is a single shingle; an empty
+    document has an empty set.
+
+    >>> s = shingles(["The quick brown fox", "the QUICK brown dog"], k=3)
+    >>> len(s[0]), len(s[1]), int(len(np.intersect1d(s[0], s[1])))
+    (2, 2, 1)
+    """
+    k = _check_positive("k", k)
+    offsets, hashes = _core.shingle_sets(as_core_texts(texts), k, _check_unit(unit))
+    return ShingleSets(offsets, hashes, k=k, unit=unit)
+
+
+def _batched(texts: Any, compute: Any, width: int, dtype: Any) -> np.ndarray:
+    """Applies ``compute`` to converted texts; iterables without a length go in batches."""
+    if isinstance(texts, Sized) or not isinstance(texts, Iterable):
+        return compute(as_core_texts(texts))
+    parts = []
+    start = 0
+    for batch in iter_batches(texts, BATCH_SIZE):
+        try:
+            parts.append(compute(batch))
+        except (TypeError, ValueError) as error:
+            raise reindexed(error, start) from None
+        start += len(batch)
+    return np.concatenate(parts) if parts else np.zeros((0, width), dtype=dtype)
+
+
+def minhash(
+    data: Any,
+    num_perm: int = 128,
+    seed: int = 0,
+    k: int = 5,
+    unit: Unit = "word",
+    threads: int = 1,
+) -> np.ndarray:
+    """MinHash signatures, uint32[n, num_perm], of texts or of :class:`ShingleSets`.
+
+    Slot p is min over shingles s of ((a_p * (s mod 2**32) + b_p) mod 2**64) >> 32, with
+    (a_p, b_p) drawn from SplitMix64(seed). An empty document's slots are all 0xFFFFFFFF.
+    Signatures are bit-identical on every platform and release (see ``HASH_VERSION``).
+
+    >>> sig = minhash(["a b c d e f", "a b c d e g"], num_perm=64, k=2)
+    >>> sig.shape, sig.dtype.name
+    ((2, 64), 'uint32')
+    """
+    num_perm = _check_positive("num_perm", num_perm)
+    seed = _check_seed(seed)
+    threads = _check_positive("threads", threads)
+    if isinstance(data, ShingleSets):
+        return _core.minhash_sets(data.offsets, data.hashes, num_perm, seed, threads)
+    k = _check_positive("k", k)
+    _check_unit(unit)
+    return _batched(
+        data,
+        lambda batch: _core.minhash_texts(batch, num_perm, seed, k, unit, threads),
+        num_perm,
+        np.uint32,
+    )
+
+
+def simhash(
+    data: Any,
+    bits: int = 64,
+    weights: Literal["tf"] | None = None,
+    k: int = 5,
+    unit: Unit = "word",
+    threads: int = 1,
+) -> np.ndarray:
+    """SimHash fingerprints, uint64[n, bits // 64], of texts or of :class:`ShingleSets`.
+
+    Every distinct shingle votes on each bit (weight 1, or its count with ``weights="tf"``);
+    a bit is 1 where the vote is positive. An empty document's fingerprint is 0.
+
+    >>> fp = simhash(["a b c d e f", "a b c d e g"], bits=128, k=2)
+    >>> fp.shape, fp.dtype.name
+    ((2, 2), 'uint64')
+    """
+    if bits not in (64, 128):
+        raise ValueError(f"bits must be 64 or 128, got {bits}")
+    if weights not in (None, "tf"):
+        raise ValueError(f"weights must be None or 'tf', got {weights!r}")
+    threads = _check_positive("threads", threads)
+    if isinstance(data, ShingleSets):
+        if weights == "tf":
+            raise ValueError("weights='tf' needs the texts: ShingleSets hold each shingle once")
+        return _core.simhash_sets(data.offsets, data.hashes, bits, threads)
+    k = _check_positive("k", k)
+    _check_unit(unit)
+    tf = weights == "tf"
+    return _batched(
+        data,
+        lambda batch: _core.simhash_texts(batch, bits, tf, k, unit, threads),
+        bits // 64,
+        np.uint64,
+    )
+
+
+def check_threshold(threshold: float) -> float:
+    """Returns ``threshold`` as a float if it lies in (0, 1], else raises ValueError.
+
+    >>> check_threshold(0.3)
+    0.3
+    """
+    try:
+        value = float(threshold)
+    except (TypeError, ValueError):
+        raise TypeError(f"threshold must be a number, got {type(threshold).__name__}") from None
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+    return value
+
+
+def lsh_params(threshold: float, num_perm: int = 128) -> tuple[int, int]:
+    """The (bands, rows) banding for a Jaccard threshold and signature width.
+
+    Rule: the largest r whose S* = (1/b)^(1/r), with b = num_perm // r, is still at or below
+    the threshold: the steepest S-curve that keeps the threshold on its high-recall side.
+
+    >>> lsh_params(0.3, 128)
+    (42, 3)
+    """
+    return _core.lsh_params(check_threshold(threshold), _check_positive("num_perm", num_perm))
+
+
+def lsh_threshold(bands: int, rows: int) -> float:
+    """S* = (1/b)^(1/r), the landmark of the banding's S-curve (collision chance ≈ 0.63 there).
+
+    >>> round(lsh_threshold(42, 3), 4)
+    0.2877
+    """
+    return _core.lsh_s_star(_check_positive("bands", bands), _check_positive("rows", rows))
+
+
+def lsh_half_point(bands: int, rows: int) -> float:
+    """The similarity at which a pair becomes a candidate with probability exactly 1/2.
+
+    >>> round(lsh_half_point(42, 3), 4)
+    0.2539
+    """
+    return _core.lsh_half_point(_check_positive("bands", bands), _check_positive("rows", rows))
+
+
+@overload
+def lsh_probability(similarity: float, bands: int, rows: int) -> float: ...
+@overload
+def lsh_probability(similarity: np.ndarray, bands: int, rows: int) -> np.ndarray: ...
+def lsh_probability(similarity: Any, bands: int, rows: int) -> Any:
+    """Chance 1 - (1 - s^r)^b that a pair of Jaccard s shares at least one band.
+
+    >>> round(lsh_probability(0.5, 42, 3), 4)
+    0.9963
+    """
+    values = np.asarray(similarity, dtype=np.float64)
+    flat = np.ascontiguousarray(values.reshape(-1))
+    if np.any((flat < 0) | (flat > 1)) or np.any(np.isnan(flat)):
+        raise ValueError("similarity must lie in [0, 1]")
+    out = _core.lsh_probability(
+        flat, _check_positive("bands", bands), _check_positive("rows", rows)
+    ).reshape(values.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def _signatures(signatures: Any) -> np.ndarray:
+    array = np.asarray(signatures)
+    if array.dtype != np.uint32:
+        raise ValueError(f"signatures must be a uint32 array, got dtype {array.dtype}")
+    if array.ndim != 2:
+        raise ValueError(f"signatures must be 2-D (n, num_perm), got shape {array.shape}")
+    if array.shape[1] < 1:
+        raise ValueError("signatures must have at least one column")
+    return np.ascontiguousarray(array)
+
+
+def _fingerprints(fingerprints: Any) -> np.ndarray:
+    array = np.asarray(fingerprints)
+    if array.dtype != np.uint64:
+        raise ValueError(f"fingerprints must be a uint64 array, got dtype {array.dtype}")
+    if array.ndim == 1:
+        array = array.reshape(-1, 1)
+    if array.ndim != 2 or array.shape[1] not in (1, 2):
+        raise ValueError(f"fingerprints must have shape (n,), (n, 1) or (n, 2), got {array.shape}")
+    return np.ascontiguousarray(array)
+
+
+def _pairs(pairs: Any) -> np.ndarray:
+    array = np.asarray(pairs)
+    if array.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"pairs must be an integer array, got dtype {array.dtype}")
+    if array.ndim != 2 or array.shape[1] != 2:
+        raise ValueError(f"pairs must have shape (m, 2), got {array.shape}")
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
+def _banding(signatures: np.ndarray, bands: int, rows: int) -> tuple[int, int]:
+    bands, rows = _check_positive("bands", bands), _check_positive("rows", rows)
+    if bands * rows > signatures.shape[1]:
+        raise ValueError(
+            f"bands * rows must not exceed num_perm: {bands} * {rows} > {signatures.shape[1]}"
+        )
+    return bands, rows
+
+
+def band_hashes(signatures: Any, bands: int, rows: int) -> np.ndarray:
+    """One 64-bit key per band, uint64[n, bands]: XXH3-64 of the band's r slots, seed = band.
+
+    Documents sharing a key in some band are LSH candidates. The keys are the shared currency of
+    in-memory LSH, a persistent index and a distributed shuffle.
+
+    >>> band_hashes(minhash(["a b c"], num_perm=8, k=1), bands=4, rows=2).shape
+    (1, 4)
+    """
+    sig = _signatures(signatures)
+    return _core.band_hashes(sig, *_banding(sig, bands, rows))
+
+
+def lsh_candidates(signatures: Any, bands: int, rows: int) -> np.ndarray:
+    """Candidate pairs int64[m, 2] (i < j, sorted, unique): documents sharing a band key.
+
+    Empty documents (signature all 0xFFFFFFFF) are never candidates.
+
+    >>> sig = minhash(["a b c d e f", "a b c d e f", "x y z"], num_perm=16, k=2)
+    >>> lsh_candidates(sig, bands=8, rows=2).tolist()
+    [[0, 1]]
+    """
+    sig = _signatures(signatures)
+    return _core.lsh_candidates(sig, *_banding(sig, bands, rows))
+
+
+def estimate_jaccard(signatures: Any, pairs: Any) -> np.ndarray:
+    """MinHash estimate of each pair's Jaccard, float32[m]: the share of equal slots.
+
+    A pair involving an empty document estimates 0.
+
+    >>> sig = minhash(["a b c d", "a b c d"], num_perm=32, k=2)
+    >>> estimate_jaccard(sig, [[0, 1]]).tolist()
+    [1.0]
+    """
+    return _core.estimate_jaccard(_signatures(signatures), _pairs(pairs))
+
+
+def jaccard(shinglesets: ShingleSets, pairs: Any) -> np.ndarray:
+    """Exact Jaccard |A ∩ B| / |A ∪ B| of each pair of shingle sets, float32[m] (0 if both empty).
+
+    >>> jaccard(shingles(["a b c", "a b d"], k=1), [[0, 1]]).tolist()
+    [0.5]
+    """
+    if not isinstance(shinglesets, ShingleSets):
+        raise TypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
+    return _core.jaccard(shinglesets.offsets, shinglesets.hashes, _pairs(pairs))
+
+
+def all_pairs_jaccard(shinglesets: ShingleSets, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair with exact Jaccard ≥ threshold: (int64[m, 2] sorted i < j, float32[m]).
+
+    Brute force made cheap by prefix filtering: only pairs sharing a rare shingle are compared.
+
+    >>> pairs, sim = all_pairs_jaccard(shingles(["a b c", "a b d", "x"], k=1), 0.5)
+    >>> pairs.tolist(), sim.tolist()
+    ([[0, 1]], [0.5])
+    """
+    if not isinstance(shinglesets, ShingleSets):
+        raise TypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
+    threshold = check_threshold(threshold)
+    return _core.all_pairs_jaccard(shinglesets.offsets, shinglesets.hashes, threshold)
+
+
+def hamming(fingerprints: Any, pairs: Any) -> np.ndarray:
+    """Hamming distance between the fingerprints of each pair, int32[m].
+
+    >>> fp = np.array([[0b1011], [0b0001]], dtype=np.uint64)
+    >>> hamming(fp, [[0, 1]]).tolist()
+    [2]
+    """
+    return _core.hamming(_fingerprints(fingerprints), _pairs(pairs))
+
+
+def hamming_within(
+    fingerprints: Any, max_distance: int, active: Any = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs i < j within ``max_distance`` bits, by brute force: (int64[m, 2], int32[m]).
+
+    ``active`` (bool[n]) leaves out rows marked False, e.g. empty documents.
+
+    >>> fp = np.array([1, 3, 255], dtype=np.uint64)
+    >>> hamming_within(fp, 1)[0].tolist()
+    [[0, 1]]
+    """
+    fp = _fingerprints(fingerprints)
+    if isinstance(max_distance, bool) or not isinstance(max_distance, (int, np.integer)):
+        raise TypeError("max_distance must be an int")
+    if max_distance < 0:
+        raise ValueError(f"max_distance must be non-negative, got {max_distance}")
+    mask = np.ones(len(fp), dtype=bool) if active is None else np.asarray(active, dtype=bool)
+    if mask.shape != (len(fp),):
+        raise ValueError(f"active must have shape ({len(fp)},), got {mask.shape}")
+    return _core.hamming_within(fp, int(max_distance), np.ascontiguousarray(mask))
+
+
+def exact_duplicates(texts: Any, normalized: bool = False) -> np.ndarray:
+    """Exact-duplicate groups, int64[n]: each document's label is the lowest index whose SHA-256
+    matches (of the raw UTF-8 bytes, or with ``normalized=True`` of the normalised text).
+
+    >>> exact_duplicates(["Hi there", "hi THERE!", "Hi there"]).tolist()
+    [0, 1, 0]
+    >>> exact_duplicates(["Hi there", "hi THERE!", "Hi there"], normalized=True).tolist()
+    [0, 0, 0]
+    """
+    return _core.exact_duplicates(as_core_texts(texts), bool(normalized))
+
+
+def clusters(pairs: Any, n: int) -> np.ndarray:
+    """Connected components of the pair graph on n documents, int64[n], labelled by the lowest
+    document index in each cluster (union-find).
+
+    >>> clusters([[3, 1], [1, 4]], 5).tolist()
+    [0, 1, 2, 1, 1]
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"n must be a non-negative int, got {n!r}")
+    return _core.clusters(_pairs(pairs), int(n))

@@ -1,0 +1,228 @@
+//! Whole-collection operations: each stage applied to every document or every pair, with the
+//! argument checks a caller from outside Rust needs. The Python binding calls only these.
+
+use crate::error::{Error, Result};
+use crate::jaccard::jaccard;
+use crate::lsh;
+use crate::minhash::{self, MinHasher};
+use crate::parallel::for_row_blocks;
+use crate::shingle::{SetsView, Shingler, Unit};
+use crate::simhash;
+
+/// Signatures (row-major, `texts.len() * num_perm`) of documents, shingled on the fly.
+pub fn minhash_texts(
+    texts: &[&str],
+    num_perm: usize,
+    seed: u64,
+    k: usize,
+    unit: Unit,
+    threads: usize,
+) -> Result<Vec<u32>> {
+    let hasher = MinHasher::new(num_perm, seed)?;
+    Shingler::new(k, unit)?;
+    let mut out = vec![0u32; texts.len() * num_perm];
+    for_row_blocks(&mut out, num_perm, threads, |first, rows| {
+        let mut shingler = Shingler::new(k, unit).expect("k was checked");
+        let mut scratch = Vec::new();
+        for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
+            scratch.clear();
+            shingler.hashes_into(texts[first + row], &mut scratch);
+            hasher.signature_into(&scratch, signature);
+        }
+    })?;
+    Ok(out)
+}
+
+/// Number of normalised words of each document (0 means it can never be a near-duplicate).
+pub fn word_counts(texts: &[&str]) -> Vec<i64> {
+    let mut words = crate::normalize::Words::new();
+    texts
+        .iter()
+        .map(|text| {
+            words.fill(text);
+            words.len() as i64
+        })
+        .collect()
+}
+
+/// Signatures of precomputed shingle sets.
+pub fn minhash_sets(sets: SetsView<'_>, num_perm: usize, seed: u64, threads: usize) -> Result<Vec<u32>> {
+    let hasher = MinHasher::new(num_perm, seed)?;
+    let mut out = vec![0u32; sets.len() * num_perm];
+    for_row_blocks(&mut out, num_perm, threads, |first, rows| {
+        for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
+            hasher.signature_into(sets.get(first + row), signature);
+        }
+    })?;
+    Ok(out)
+}
+
+/// SimHash fingerprints (`texts.len() * bits / 64` words) of documents, shingled on the fly.
+pub fn simhash_texts(texts: &[&str], bits: usize, tf: bool, k: usize, unit: Unit, threads: usize) -> Result<Vec<u64>> {
+    let words = simhash::words_for(bits)?;
+    Shingler::new(k, unit)?;
+    let mut out = vec![0u64; texts.len() * words];
+    for_row_blocks(&mut out, words, threads, |first, rows| {
+        let mut shingler = Shingler::new(k, unit).expect("k was checked");
+        let mut scratch = Vec::new();
+        for (row, fingerprint) in rows.chunks_exact_mut(words).enumerate() {
+            scratch.clear();
+            shingler.hashes_into(texts[first + row], &mut scratch);
+            scratch.sort_unstable();
+            simhash::fingerprint_sorted_into(&scratch, tf, fingerprint);
+        }
+    })?;
+    Ok(out)
+}
+
+/// SimHash fingerprints of precomputed shingle sets (every shingle weighs 1).
+pub fn simhash_sets(sets: SetsView<'_>, bits: usize, threads: usize) -> Result<Vec<u64>> {
+    let words = simhash::words_for(bits)?;
+    let mut out = vec![0u64; sets.len() * words];
+    for_row_blocks(&mut out, words, threads, |first, rows| {
+        for (row, fingerprint) in rows.chunks_exact_mut(words).enumerate() {
+            simhash::fingerprint_sorted_into(sets.get(first + row), false, fingerprint);
+        }
+    })?;
+    Ok(out)
+}
+
+/// Checks that every pair indexes one of `n` rows.
+pub fn check_pairs(pairs: &[(i64, i64)], n: usize) -> Result<()> {
+    for (row, &(a, b)) in pairs.iter().enumerate() {
+        if a < 0 || b < 0 || a as usize >= n || b as usize >= n {
+            return Err(Error::new(format!("pairs[{row}] = ({a}, {b}) is out of range for {n} documents")));
+        }
+    }
+    Ok(())
+}
+
+/// MinHash estimate (share of equal slots) of each pair.
+pub fn estimate_pairs(signatures: &[u32], num_perm: usize, pairs: &[(i64, i64)]) -> Result<Vec<f32>> {
+    let n = signatures.len() / num_perm.max(1);
+    check_pairs(pairs, n)?;
+    let row = |i: i64| &signatures[i as usize * num_perm..(i as usize + 1) * num_perm];
+    Ok(pairs.iter().map(|&(a, b)| minhash::estimate(row(a), row(b))).collect())
+}
+
+/// Exact Jaccard of each pair of shingle sets.
+pub fn jaccard_pairs(sets: SetsView<'_>, pairs: &[(i64, i64)]) -> Result<Vec<f32>> {
+    check_pairs(pairs, sets.len())?;
+    Ok(pairs.iter().map(|&(a, b)| jaccard(sets.get(a as usize), sets.get(b as usize)) as f32).collect())
+}
+
+/// Hamming distance of each pair of fingerprints `words` u64 wide.
+pub fn hamming_pairs(fingerprints: &[u64], words: usize, pairs: &[(i64, i64)]) -> Result<Vec<i32>> {
+    let n = fingerprints.len() / words.max(1);
+    check_pairs(pairs, n)?;
+    let row = |i: i64| &fingerprints[i as usize * words..(i as usize + 1) * words];
+    Ok(pairs.iter().map(|&(a, b)| simhash::hamming(row(a), row(b)) as i32).collect())
+}
+
+/// How LSH candidates are verified.
+#[derive(Debug, Clone, Copy)]
+pub enum Verify<'a> {
+    /// Share of equal signature slots.
+    Estimate,
+    /// Exact Jaccard of the shingle sets.
+    Exact(SetsView<'a>),
+}
+
+/// LSH candidates verified against `threshold`: the pairs i < j (sorted) that reach it and their
+/// similarity. Documents whose signature is the empty set's take no part.
+pub fn lsh_duplicates(
+    signatures: &[u32],
+    num_perm: usize,
+    bands: usize,
+    rows: usize,
+    threshold: f64,
+    verify: Verify<'_>,
+) -> Result<(Vec<(u32, u32)>, Vec<f32>)> {
+    lsh::check_threshold(threshold)?;
+    let n = signatures.len() / num_perm.max(1);
+    if let Verify::Exact(sets) = verify {
+        if sets.len() != n {
+            return Err(Error::new(format!(
+                "shingle sets hold {} documents but signatures {n}",
+                sets.len()
+            )));
+        }
+    }
+    let keys = lsh::band_keys(signatures, num_perm, bands, rows)?;
+    let active = lsh::non_empty_rows(signatures, num_perm);
+    let row = |i: u32| &signatures[i as usize * num_perm..(i as usize + 1) * num_perm];
+    let mut found: Vec<(u32, u32, f32)> = Vec::new();
+    lsh::for_each_candidate(&keys, bands, &active, |i, j| {
+        let similarity = match verify {
+            Verify::Estimate => minhash::estimate(row(i), row(j)) as f64,
+            Verify::Exact(sets) => jaccard(sets.get(i as usize), sets.get(j as usize)),
+        };
+        if similarity >= threshold {
+            found.push((i, j, similarity as f32));
+        }
+    });
+    found.sort_unstable_by_key(|&(i, j, _)| (i, j));
+    Ok(found.into_iter().map(|(i, j, s)| ((i, j), s)).unzip())
+}
+
+/// Every pair i < j of fingerprints within `max_distance` bits, by brute force, with the
+/// distances. Rows listed as inactive (empty documents) take no part.
+pub fn hamming_within(fingerprints: &[u64], words: usize, max_distance: u32, active: &[bool]) -> Result<(Vec<(u32, u32)>, Vec<i32>)> {
+    let n = fingerprints.len() / words.max(1);
+    if active.len() != n {
+        return Err(Error::new(format!("active has {} rows but fingerprints {n}", active.len())));
+    }
+    let row = |i: usize| &fingerprints[i * words..(i + 1) * words];
+    let mut pairs = Vec::new();
+    let mut distances = Vec::new();
+    for i in (0..n).filter(|&i| active[i]) {
+        for j in (i + 1..n).filter(|&j| active[j]) {
+            let distance = simhash::hamming(row(i), row(j));
+            if distance <= max_distance {
+                pairs.push((i as u32, j as u32));
+                distances.push(distance as i32);
+            }
+        }
+    }
+    Ok((pairs, distances))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shingle::ShingleSets;
+
+    #[test]
+    fn texts_and_sets_give_the_same_signatures() {
+        let texts = ["a b c d e f g", "a b c d e f h", "", "x y"];
+        let sets = ShingleSets::build(&texts, 3, Unit::Word).unwrap();
+        let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
+        for threads in [1, 2] {
+            assert_eq!(
+                minhash_texts(&texts, 16, 5, 3, Unit::Word, threads).unwrap(),
+                minhash_sets(view, 16, 5, threads).unwrap()
+            );
+            assert_eq!(
+                simhash_texts(&texts, 128, false, 3, Unit::Word, threads).unwrap(),
+                simhash_sets(view, 128, threads).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn lsh_duplicates_verifies_exactly() {
+        let texts = ["one two three four five six", "one two three four five seven", "zzz", ""];
+        let sets = ShingleSets::build(&texts, 2, Unit::Word).unwrap();
+        let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
+        let sigs = minhash_sets(view, 64, 0, 1).unwrap();
+        let (pairs, sims) = lsh_duplicates(&sigs, 64, 32, 2, 0.5, Verify::Exact(view)).unwrap();
+        assert_eq!(pairs, vec![(0, 1)]);
+        assert_eq!(sims, vec![4.0 / 6.0]);
+    }
+
+    #[test]
+    fn pairs_out_of_range_are_errors() {
+        assert!(estimate_pairs(&[0; 8], 4, &[(0, 2)]).is_err());
+        assert!(hamming_pairs(&[0; 2], 1, &[(1, -1)]).is_err());
+    }
+}

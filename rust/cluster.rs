@@ -1,0 +1,72 @@
+//! Union-find: pairs become clusters; every cluster is labelled by its lowest document index.
+
+use crate::error::{Error, Result};
+
+/// Disjoint sets over 0..n whose roots are always the lowest index of their set.
+#[derive(Debug, Clone)]
+pub struct UnionFind {
+    parent: Vec<u32>,
+}
+
+impl UnionFind {
+    pub fn new(n: usize) -> Self {
+        UnionFind { parent: (0..n as u32).collect() }
+    }
+
+    pub fn find(&mut self, mut x: u32) -> u32 {
+        // Path halving: every other node on the way points to its grandparent.
+        while self.parent[x as usize] != x {
+            let grandparent = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = grandparent;
+            x = grandparent;
+        }
+        x
+    }
+
+    /// Joins the sets of a and b; returns false when they were already one.
+    pub fn union(&mut self, a: u32, b: u32) -> bool {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return false;
+        }
+        let (low, high) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        self.parent[high as usize] = low;
+        true
+    }
+
+    /// Cluster label of every element: the lowest index of its set.
+    pub fn labels(mut self) -> Vec<i64> {
+        (0..self.parent.len() as u32).map(|x| self.find(x) as i64).collect()
+    }
+}
+
+/// Labels of the connected components of the graph on 0..n with edges `pairs`.
+pub fn clusters(pairs: &[(i64, i64)], n: usize) -> Result<Vec<i64>> {
+    let mut sets = UnionFind::new(n);
+    for (row, &(a, b)) in pairs.iter().enumerate() {
+        if a < 0 || b < 0 || a as usize >= n || b as usize >= n {
+            return Err(Error::new(format!(
+                "pairs[{row}] = ({a}, {b}) is out of range for n = {n}"
+            )));
+        }
+        sets.union(a as u32, b as u32);
+    }
+    Ok(sets.labels())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_are_labelled_by_lowest_member() {
+        let labels = clusters(&[(4, 2), (2, 5), (1, 3)], 7).unwrap();
+        assert_eq!(labels, vec![0, 1, 2, 1, 2, 2, 6]);
+    }
+
+    #[test]
+    fn out_of_range_pairs_are_errors() {
+        assert!(clusters(&[(0, 3)], 3).is_err());
+        assert!(clusters(&[(-1, 0)], 3).is_err());
+    }
+}

@@ -1,0 +1,209 @@
+//! Exact Jaccard similarity of shingle sets: for given pairs, and for all pairs above a threshold.
+
+use crate::error::Result;
+use crate::lsh::check_threshold;
+use crate::shingle::SetsView;
+
+/// Size of the intersection of two sorted, duplicate-free slices.
+#[inline]
+pub fn intersection_size<T: Ord + Copy>(a: &[T], b: &[T]) -> usize {
+    let (mut i, mut j, mut common) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    common
+}
+
+/// |A ∩ B| / |A ∪ B| of two sorted sets; 0 when both are empty.
+#[inline]
+pub fn jaccard<T: Ord + Copy>(a: &[T], b: &[T]) -> f64 {
+    let common = intersection_size(a, b);
+    let union = a.len() + b.len() - common;
+    if union == 0 {
+        0.0
+    } else {
+        common as f64 / union as f64
+    }
+}
+
+/// Every pair i < j with Jaccard ≥ `threshold`, sorted, with its similarity.
+///
+/// Prefix filtering (Chaudhuri et al. 2006; Bayardo et al. 2007): shingles are ranked rarest
+/// first; a pair with Jaccard ≥ t must share one of the first |x| - ⌈t·|x|⌉ + 1 shingles of
+/// each set, so only those are indexed and probed, and shingles common to every document
+/// (boilerplate) never generate candidates. Candidates are verified by an exact merge.
+pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<(Vec<(u32, u32)>, Vec<f32>)> {
+    check_threshold(threshold)?;
+    let ranked = rank_by_rarity(sets);
+    let n = sets.len();
+    let mut postings: Vec<Vec<u32>> = vec![Vec::new(); ranked.vocabulary];
+    let mut last_probe = vec![u32::MAX; n];
+    let mut candidates = Vec::new();
+    let mut found: Vec<(u32, u32, f32)> = Vec::new();
+    for x in 0..n {
+        let tokens = ranked.get(x);
+        if tokens.is_empty() {
+            continue;
+        }
+        let prefix = prefix_length(tokens.len(), threshold);
+        candidates.clear();
+        for &token in &tokens[..prefix] {
+            for &y in &postings[token as usize] {
+                if last_probe[y as usize] != x as u32 {
+                    last_probe[y as usize] = x as u32;
+                    candidates.push(y);
+                }
+            }
+        }
+        let size_x = tokens.len() as f64;
+        for &y in &candidates {
+            let other = ranked.get(y as usize);
+            let size_y = other.len() as f64;
+            // Length filter: J ≤ min/max, so sets of very different sizes cannot reach t.
+            if size_x.min(size_y) < threshold * size_x.max(size_y) - 1e-9 {
+                continue;
+            }
+            let similarity = jaccard(tokens, other);
+            if similarity >= threshold {
+                found.push((y, x as u32, similarity as f32));
+            }
+        }
+        for &token in &tokens[..prefix] {
+            postings[token as usize].push(x as u32);
+        }
+    }
+    found.sort_unstable_by_key(|&(i, j, _)| (i, j));
+    Ok(found.into_iter().map(|(i, j, s)| ((i, j), s)).unzip())
+}
+
+/// Length of the prefix that must hold a shared token: |x| - ⌈t·|x|⌉ + 1 (at least 1).
+fn prefix_length(size: usize, threshold: f64) -> usize {
+    // The epsilon keeps t·|x| = 3.0000000000000004 from rounding the overlap up to 4.
+    let overlap = (threshold * size as f64 - 1e-9).ceil().max(0.0) as usize;
+    (size + 1).saturating_sub(overlap).clamp(1, size)
+}
+
+/// Sets rewritten as sorted token ids, token 0 being the rarest shingle of the collection.
+struct RankedSets {
+    offsets: Vec<usize>,
+    tokens: Vec<u32>,
+    vocabulary: usize,
+}
+
+impl RankedSets {
+    fn get(&self, i: usize) -> &[u32] {
+        &self.tokens[self.offsets[i]..self.offsets[i + 1]]
+    }
+}
+
+fn rank_by_rarity(sets: SetsView<'_>) -> RankedSets {
+    let mut distinct: Vec<u64> = (0..sets.len()).flat_map(|i| sets.get(i).iter().copied()).collect();
+    distinct.sort_unstable();
+    // Document frequency of each distinct shingle (sets hold each shingle once).
+    let mut values = Vec::new();
+    let mut frequency = Vec::new();
+    for &h in &distinct {
+        if values.last() == Some(&h) {
+            *frequency.last_mut().unwrap() += 1u32;
+        } else {
+            values.push(h);
+            frequency.push(1u32);
+        }
+    }
+    let mut order: Vec<u32> = (0..values.len() as u32).collect();
+    order.sort_unstable_by_key(|&v| (frequency[v as usize], values[v as usize]));
+    let mut rank = vec![0u32; values.len()];
+    for (r, &v) in order.iter().enumerate() {
+        rank[v as usize] = r as u32;
+    }
+    let mut offsets = Vec::with_capacity(sets.len() + 1);
+    let mut tokens = Vec::with_capacity(distinct.len());
+    offsets.push(0);
+    for i in 0..sets.len() {
+        let start = tokens.len();
+        for h in sets.get(i) {
+            let index = values.binary_search(h).expect("every shingle was counted");
+            tokens.push(rank[index]);
+        }
+        tokens[start..].sort_unstable();
+        // Input sets are validated as offsets only; repeated hashes would count twice.
+        let mut unique = start;
+        for k in start..tokens.len() {
+            if k == start || tokens[k] != tokens[unique - 1] {
+                tokens[unique] = tokens[k];
+                unique += 1;
+            }
+        }
+        tokens.truncate(unique);
+        offsets.push(tokens.len());
+    }
+    RankedSets { offsets, tokens, vocabulary: values.len() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brute_force(sets: &[Vec<u64>], t: f64) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for i in 0..sets.len() {
+            for j in i + 1..sets.len() {
+                if jaccard(&sets[i], &sets[j]) >= t {
+                    out.push((i as u32, j as u32));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn jaccard_of_small_sets() {
+        assert_eq!(jaccard(&[1u64, 2, 3], &[2, 3, 4]), 0.5);
+        assert_eq!(jaccard::<u64>(&[], &[]), 0.0);
+        assert_eq!(intersection_size(&[1u64, 5, 9], &[5, 9, 10]), 2);
+    }
+
+    #[test]
+    fn prefix_filtering_finds_exactly_the_brute_force_pairs() {
+        let mut rng = crate::hashing::SplitMix64::new(3);
+        let mut sets: Vec<Vec<u64>> = Vec::new();
+        for _ in 0..60 {
+            let size = 1 + (rng.next_u64() % 20) as usize;
+            let mut s: Vec<u64> = (0..size).map(|_| rng.next_u64() % 40).collect();
+            s.sort_unstable();
+            s.dedup();
+            sets.push(s);
+        }
+        sets.push(Vec::new());
+        let offsets: Vec<i64> = std::iter::once(0)
+            .chain(sets.iter().scan(0i64, |acc, s| {
+                *acc += s.len() as i64;
+                Some(*acc)
+            }))
+            .collect();
+        let hashes: Vec<u64> = sets.concat();
+        let view = SetsView::new(&offsets, &hashes).unwrap();
+        for t in [0.1, 0.3, 0.5, 0.8, 1.0] {
+            let (pairs, sims) = all_pairs(view, t).unwrap();
+            assert_eq!(pairs, brute_force(&sets, t), "threshold {t}");
+            for (&(i, j), &s) in pairs.iter().zip(&sims) {
+                assert_eq!(s, jaccard(&sets[i as usize], &sets[j as usize]) as f32);
+            }
+        }
+    }
+
+    #[test]
+    fn prefix_length_is_exact_at_round_products() {
+        assert_eq!(prefix_length(10, 0.3), 8);
+        assert_eq!(prefix_length(10, 1.0), 1);
+        assert_eq!(prefix_length(1, 0.01), 1);
+    }
+}

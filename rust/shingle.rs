@@ -1,0 +1,203 @@
+//! Shingling: a document becomes the 64-bit hashes of its k-shingles.
+//!
+//! * `Unit::Word`: every run of k consecutive normalised words; the shingle's bytes are the
+//!   words joined by single spaces (a slice of the normalised text, so nothing is copied).
+//! * `Unit::Char`: every run of k consecutive characters of the normalised text.
+//!
+//! A document with at least one word but fewer than k units is one shingle (its whole
+//! normalised text); a document without words has no shingles.
+
+use crate::error::{Error, Result};
+use crate::hashing::shingle_hash;
+use crate::normalize::Words;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Word,
+    Char,
+}
+
+impl Unit {
+    pub fn parse(name: &str) -> Result<Unit> {
+        match name {
+            "word" => Ok(Unit::Word),
+            "char" => Ok(Unit::Char),
+            other => Err(Error::new(format!("unit must be 'word' or 'char', got {other:?}"))),
+        }
+    }
+}
+
+/// Turns documents into shingle hashes, reusing its buffers from one document to the next.
+#[derive(Debug, Clone)]
+pub struct Shingler {
+    k: usize,
+    unit: Unit,
+    words: Words,
+    char_starts: Vec<usize>,
+}
+
+impl Shingler {
+    pub fn new(k: usize, unit: Unit) -> Result<Self> {
+        if k < 1 {
+            return Err(Error::new(format!("k must be at least 1, got {k}")));
+        }
+        Ok(Shingler { k, unit, words: Words::new(), char_starts: Vec::new() })
+    }
+
+    /// Appends the hash of every shingle of `text` to `out`, in document order, repeats kept.
+    pub fn hashes_into(&mut self, text: &str, out: &mut Vec<u64>) {
+        self.words.fill(text);
+        if self.words.is_empty() {
+            return;
+        }
+        let normalized = self.words.text.as_bytes();
+        match self.unit {
+            Unit::Word => {
+                let spans = &self.words.spans;
+                if spans.len() < self.k {
+                    out.push(shingle_hash(normalized));
+                    return;
+                }
+                out.reserve(spans.len() + 1 - self.k);
+                for (first, last) in spans.iter().zip(&spans[self.k - 1..]) {
+                    out.push(shingle_hash(&normalized[first.0..last.1]));
+                }
+            }
+            Unit::Char => {
+                self.char_starts.clear();
+                self.char_starts.extend(self.words.text.char_indices().map(|(i, _)| i));
+                self.char_starts.push(normalized.len());
+                let chars = self.char_starts.len() - 1;
+                if chars < self.k {
+                    out.push(shingle_hash(normalized));
+                    return;
+                }
+                for start in 0..=chars - self.k {
+                    let bytes = &normalized[self.char_starts[start]..self.char_starts[start + self.k]];
+                    out.push(shingle_hash(bytes));
+                }
+            }
+        }
+    }
+
+    /// The sorted, de-duplicated shingle set of `text`, written into `out` (cleared first).
+    pub fn set_into(&mut self, text: &str, out: &mut Vec<u64>) {
+        out.clear();
+        self.hashes_into(text, out);
+        out.sort_unstable();
+        out.dedup();
+    }
+}
+
+/// Many documents' shingle sets in one flat array: set `i` is `hashes[offsets[i]..offsets[i+1]]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShingleSets {
+    pub offsets: Vec<i64>,
+    pub hashes: Vec<u64>,
+}
+
+impl ShingleSets {
+    pub fn build(texts: &[&str], k: usize, unit: Unit) -> Result<Self> {
+        let mut shingler = Shingler::new(k, unit)?;
+        let mut sets = ShingleSets { offsets: Vec::with_capacity(texts.len() + 1), hashes: Vec::new() };
+        sets.offsets.push(0);
+        let mut scratch = Vec::new();
+        for text in texts {
+            shingler.set_into(text, &mut scratch);
+            sets.hashes.extend_from_slice(&scratch);
+            sets.offsets.push(sets.hashes.len() as i64);
+        }
+        Ok(sets)
+    }
+}
+
+/// A borrowed view of shingle sets, validated once so that every stage can index it freely.
+#[derive(Debug, Clone, Copy)]
+pub struct SetsView<'a> {
+    offsets: &'a [i64],
+    hashes: &'a [u64],
+}
+
+impl<'a> SetsView<'a> {
+    /// Checks that offsets start at 0, never decrease and end at `hashes.len()`.
+    pub fn new(offsets: &'a [i64], hashes: &'a [u64]) -> Result<Self> {
+        if offsets.first() != Some(&0) {
+            return Err(Error::new("offsets must start with 0"));
+        }
+        if offsets.windows(2).any(|w| w[1] < w[0]) {
+            return Err(Error::new("offsets must be non-decreasing"));
+        }
+        if *offsets.last().unwrap() as usize != hashes.len() || offsets[offsets.len() - 1] < 0 {
+            return Err(Error::new(format!(
+                "offsets must end at len(hashes) = {}, got {}",
+                hashes.len(),
+                offsets[offsets.len() - 1]
+            )));
+        }
+        Ok(SetsView { offsets, hashes })
+    }
+
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize) -> &'a [u64] {
+        &self.hashes[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hashes(text: &str, k: usize, unit: Unit) -> Vec<u64> {
+        let mut out = Vec::new();
+        Shingler::new(k, unit).unwrap().hashes_into(text, &mut out);
+        out
+    }
+
+    #[test]
+    fn word_shingles_hash_the_space_joined_words() {
+        let got = hashes("The quick, brown FOX jumps", 3, Unit::Word);
+        let want: Vec<u64> = ["the quick brown", "quick brown fox", "brown fox jumps"]
+            .iter()
+            .map(|s| shingle_hash(s.as_bytes()))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn short_documents_are_one_shingle_and_empty_ones_none() {
+        assert_eq!(hashes("Two words", 5, Unit::Word), vec![shingle_hash(b"two words")]);
+        assert!(hashes(" !? ", 5, Unit::Word).is_empty());
+        assert_eq!(hashes("ab", 3, Unit::Char), vec![shingle_hash(b"ab")]);
+    }
+
+    #[test]
+    fn char_shingles_count_characters_not_bytes() {
+        let got = hashes("Été x", 3, Unit::Char);
+        let want: Vec<u64> =
+            ["été", "té ", "é x"].iter().map(|s| shingle_hash(s.as_bytes())).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn sets_are_sorted_and_unique() {
+        let sets = ShingleSets::build(&["a b a b a b", "", "x"], 2, Unit::Word).unwrap();
+        assert_eq!(sets.offsets, vec![0, 2, 2, 3]);
+        assert!(sets.hashes[0] < sets.hashes[1]);
+    }
+
+    #[test]
+    fn zero_k_and_bad_offsets_are_errors() {
+        assert!(Shingler::new(0, Unit::Word).is_err());
+        assert!(SetsView::new(&[0, 3, 2], &[1, 2]).is_err());
+        assert!(SetsView::new(&[1, 2], &[1, 2]).is_err());
+        assert!(SetsView::new(&[0, 1], &[1, 2]).is_err());
+    }
+}
