@@ -25,6 +25,10 @@ impl Words {
     pub fn fill(&mut self, source: &str) {
         self.text.clear();
         self.spans.clear();
+        if source.is_ascii() {
+            self.fill_ascii(source.as_bytes());
+            return;
+        }
         let bytes = source.as_bytes();
         let mut word_start: Option<usize> = None;
         let mut i = 0;
@@ -60,6 +64,44 @@ impl Words {
         }
     }
 
+    /// The ASCII-only fast path of [`Words::fill`]: one table lookup per byte, output written by
+    /// index into a buffer the size of the input (the normalised text is never longer: every
+    /// space written stands for at least one separator byte read).
+    fn fill_ascii(&mut self, bytes: &[u8]) {
+        let mut out = std::mem::take(&mut self.text).into_bytes();
+        out.clear();
+        out.resize(bytes.len(), 0);
+        let n = bytes.len();
+        let mut i = 0;
+        let mut j = 0;
+        loop {
+            while i < n && ASCII_WORD[bytes[i] as usize] == 0 {
+                i += 1;
+            }
+            if i == n {
+                break;
+            }
+            if j > 0 {
+                out[j] = b' ';
+                j += 1;
+            }
+            let start = j;
+            while i < n {
+                let c = ASCII_WORD[bytes[i] as usize];
+                if c == 0 {
+                    break;
+                }
+                out[j] = c;
+                i += 1;
+                j += 1;
+            }
+            self.spans.push((start, j));
+        }
+        out.truncate(j);
+        // Every byte written is ASCII (a lowercased letter, a digit or a space).
+        self.text = String::from_utf8(out).unwrap_or_default();
+    }
+
     pub fn len(&self) -> usize {
         self.spans.len()
     }
@@ -68,6 +110,20 @@ impl Words {
         self.spans.is_empty()
     }
 }
+
+/// For each ASCII byte: its lowercase form if it is alphanumeric, else 0 (a separator).
+static ASCII_WORD: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() {
+            t[b] = c.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    t
+};
 
 /// The normalised text of `source`: its words, lowercased, joined by single spaces.
 pub fn normalize(source: &str) -> String {
@@ -100,6 +156,42 @@ mod tests {
         assert_eq!(normalize("हिंदी भाषा"), "हिंदी भाषा");
         // Dotted capital I lowercases to two chars, both kept in the word.
         assert_eq!(normalize("İstanbul"), "i\u{307}stanbul");
+    }
+
+    /// The general (char-decoding) path, for comparison with the ASCII fast path.
+    fn slow(source: &str) -> Words {
+        let mut w = Words::new();
+        // A non-ASCII prefix word forces the general path; drop it from the result.
+        w.fill(&format!("é {source}"));
+        let shift = 3; // "é " is 3 bytes
+        Words {
+            text: w.text.get(shift..).unwrap_or("").to_string(),
+            spans: w.spans[1..].iter().map(|&(s, e)| (s - shift, e - shift)).collect(),
+        }
+    }
+
+    #[test]
+    fn ascii_fast_path_matches_the_general_path() {
+        let cases = [
+            "",
+            " ",
+            "a",
+            "  Hello,  World!\n\nIt's 2024.  ",
+            "x_y-z\tA1b2C3...end",
+            "~!@#$%^&*()_+{}|:\"<>?`-=[]\\;',./",
+            "ALL CAPS 99 bottles\u{7f}of\u{0}beer",
+        ];
+        for case in cases {
+            let mut fast = Words::new();
+            fast.fill(case);
+            let slow = slow(case);
+            assert_eq!(fast.text, slow.text, "{case:?}");
+            assert_eq!(fast.spans, slow.spans, "{case:?}");
+        }
+        let all: String = (0u8..128).map(|b| b as char).collect();
+        let mut fast = Words::new();
+        fast.fill(&all);
+        assert_eq!(fast.text, slow(&all).text);
     }
 
     #[test]
