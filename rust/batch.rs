@@ -148,21 +148,24 @@ pub fn lsh_duplicates(
             )));
         }
     }
-    let keys = lsh::band_keys(signatures, num_perm, bands, rows)?;
     let active = lsh::non_empty_rows(signatures, num_perm);
+    let candidates = lsh::candidate_pairs(signatures, num_perm, bands, rows, &active)?;
     let row = |i: u32| &signatures[i as usize * num_perm..(i as usize + 1) * num_perm];
-    let mut found: Vec<(u32, u32, f32)> = Vec::new();
-    lsh::for_each_candidate(&keys, bands, &active, |i, j| {
+    let mut pairs = Vec::new();
+    let mut similarities = Vec::new();
+    // Candidates are sorted by (i, j), so the output is too. Both rows are active (not the
+    // empty set's signature), where `minhash::estimate` is the share of equal slots.
+    for (i, j) in candidates {
         let similarity = match verify {
-            Verify::Estimate => minhash::estimate(row(i), row(j)) as f64,
+            Verify::Estimate => minhash::equal_share(row(i), row(j)) as f64,
             Verify::Exact(sets) => jaccard(sets.get(i as usize), sets.get(j as usize)),
         };
         if similarity >= threshold {
-            found.push((i, j, similarity as f32));
+            pairs.push((i, j));
+            similarities.push(similarity as f32);
         }
-    });
-    found.sort_unstable_by_key(|&(i, j, _)| (i, j));
-    Ok(found.into_iter().map(|(i, j, s)| ((i, j), s)).unzip())
+    }
+    Ok((pairs, similarities))
 }
 
 /// Every pair i < j of fingerprints within `max_distance` bits, by brute force, with the

@@ -63,6 +63,16 @@ pub fn params(threshold: f64, num_perm: usize) -> Result<(usize, usize)> {
     Ok(best.unwrap_or((num_perm, 1)))
 }
 
+/// The key of band `band` of one signature; `bytes` is scratch of `rows * 4` bytes.
+#[inline(always)]
+fn band_key(signature: &[u32], band: usize, rows: usize, bytes: &mut [u8]) -> u64 {
+    let slots = &signature[band * rows..(band + 1) * rows];
+    for (chunk, slot) in bytes.chunks_exact_mut(4).zip(slots) {
+        chunk.copy_from_slice(&slot.to_le_bytes());
+    }
+    hash_with_seed(bytes, band as u64)
+}
+
 /// Band keys of `n` signatures of `num_perm` slots each: `n * bands` keys, row-major.
 pub fn band_keys(signatures: &[u32], num_perm: usize, bands: usize, rows: usize) -> Result<Vec<u64>> {
     check_banding(bands, rows, num_perm)?;
@@ -71,14 +81,223 @@ pub fn band_keys(signatures: &[u32], num_perm: usize, bands: usize, rows: usize)
     let mut bytes = vec![0u8; rows * 4];
     for signature in signatures.chunks_exact(num_perm) {
         for band in 0..bands {
-            let slots = &signature[band * rows..(band + 1) * rows];
-            for (chunk, slot) in bytes.chunks_exact_mut(4).zip(slots) {
-                chunk.copy_from_slice(&slot.to_le_bytes());
-            }
-            keys.push(hash_with_seed(&bytes, band as u64));
+            keys.push(band_key(signature, band, rows, &mut bytes));
         }
     }
     Ok(keys)
+}
+
+/// Every candidate pair i < j of the active rows, once, sorted by (i, j).
+///
+/// Band by band: the band keys of the active documents are computed in one sequential pass,
+/// partitioned by their top bits (one counting-sort pass, so every partition is a few hundred
+/// documents), and each partition is bucketed in a small open-addressing table that stays in
+/// L1 cache (a bucket is a chain through `next`, no vector per bucket). A document joining a
+/// bucket pairs with the members already in it. Pairs go into a buffer of at most
+/// `FLUSH_PAIRS` entries which, when full and at the end, is radix-sorted, de-duplicated and
+/// merged into the sorted result: a pair that collides in many bands costs one 8-byte entry per
+/// collision and no look-up in any other band, memory stays bounded, and the caller verifies
+/// each pair once.
+pub fn candidate_pairs(
+    signatures: &[u32],
+    num_perm: usize,
+    bands: usize,
+    rows: usize,
+    active: &[bool],
+) -> Result<Vec<(u32, u32)>> {
+    check_banding(bands, rows, num_perm)?;
+    let ids: Vec<u32> = (0..active.len()).filter(|&i| active[i]).map(|i| i as u32).collect();
+    let m = ids.len();
+    // About 256 documents per partition.
+    let part_bits = (usize::BITS - (m / 256).leading_zeros()).min(16);
+    let parts = 1usize << part_bits;
+    let mut keys = vec![0u64; m];
+    let mut parted: Vec<(u64, u32)> = vec![(0, 0); m];
+    let mut starts = vec![0usize; parts + 1];
+    let mut next = vec![NONE; m];
+    let mut table: Vec<Slot> = Vec::new();
+    let mut generation = 0u32;
+    let mut bytes = vec![0u8; rows * 4];
+    // A pair is coded i·2^id_bits + j: 2·id_bits significant bits, the fewest radix passes.
+    let id_bits = (usize::BITS - active.len().leading_zeros()) as usize;
+    let mut pending = PairBuffer::new(2 * id_bits, (m * 4).min(FLUSH_PAIRS));
+    let part_of = |key: u64| if part_bits == 0 { 0 } else { (key >> (64 - part_bits)) as usize };
+    for band in 0..bands {
+        for (key, &i) in keys.iter_mut().zip(&ids) {
+            let row = &signatures[i as usize * num_perm..(i as usize + 1) * num_perm];
+            *key = band_key(row, band, rows, &mut bytes);
+        }
+        starts.fill(0);
+        for &key in &keys {
+            starts[part_of(key) + 1] += 1;
+        }
+        for p in 0..parts {
+            starts[p + 1] += starts[p];
+        }
+        let mut fill = starts.clone();
+        for (pos, &key) in keys.iter().enumerate() {
+            let p = part_of(key);
+            parted[fill[p]] = (key, pos as u32);
+            fill[p] += 1;
+        }
+        for p in 0..parts {
+            let part = &parted[starts[p]..starts[p + 1]];
+            if part.len() < 2 {
+                continue;
+            }
+            let capacity = (2 * part.len()).next_power_of_two();
+            if table.len() < capacity {
+                table.resize(capacity, Slot { key: 0, head: NONE, generation: 0 });
+            }
+            generation = generation.wrapping_add(1);
+            if generation == 0 {
+                table.iter_mut().for_each(|slot| slot.generation = 0);
+                generation = 1;
+            }
+            let mask = capacity - 1;
+            for &(key, pos) in part {
+                // The band key is an XXH3 output: its low bits are uniform.
+                let mut s = (key as usize) & mask;
+                loop {
+                    let slot = &mut table[s];
+                    if slot.generation != generation {
+                        *slot = Slot { key, head: pos, generation };
+                        next[pos as usize] = NONE;
+                        break;
+                    }
+                    if slot.key == key {
+                        let i = ids[pos as usize] as u64;
+                        let mut member = slot.head;
+                        while member != NONE {
+                            pending.push(((ids[member as usize] as u64) << id_bits) | i);
+                            member = next[member as usize];
+                        }
+                        next[pos as usize] = slot.head;
+                        slot.head = pos;
+                        break;
+                    }
+                    s = (s + 1) & mask;
+                }
+            }
+        }
+    }
+    let low = (1u64 << id_bits) - 1;
+    Ok(pending.finish().into_iter().map(|c| ((c >> id_bits) as u32, (c & low) as u32)).collect())
+}
+
+/// Pair codes buffered before sorting; see [`candidate_pairs`].
+const FLUSH_PAIRS: usize = 1 << 20;
+
+struct PairBuffer {
+    pending: Vec<u64>,
+    scratch: Vec<u64>,
+    sorted: Vec<u64>,
+    merged: Vec<u64>,
+    significant: usize,
+}
+
+impl PairBuffer {
+    fn new(significant: usize, capacity: usize) -> Self {
+        PairBuffer {
+            pending: Vec::with_capacity(capacity),
+            scratch: Vec::new(),
+            sorted: Vec::new(),
+            merged: Vec::new(),
+            significant,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, code: u64) {
+        if self.pending.len() == FLUSH_PAIRS {
+            self.flush();
+        }
+        self.pending.push(code);
+    }
+
+    /// Sorts and de-duplicates the pending codes and merges them into `sorted`.
+    fn flush(&mut self) {
+        radix_sort_with(&mut self.pending, &mut self.scratch, self.significant);
+        self.pending.dedup();
+        if self.sorted.is_empty() {
+            std::mem::swap(&mut self.sorted, &mut self.pending);
+        } else {
+            self.merged.clear();
+            self.merged.reserve(self.sorted.len() + self.pending.len());
+            let (a, b) = (&self.sorted, &self.pending);
+            let (mut x, mut y) = (0, 0);
+            while x < a.len() && y < b.len() {
+                let (u, v) = (a[x], b[y]);
+                self.merged.push(u.min(v));
+                x += (u <= v) as usize;
+                y += (v <= u) as usize;
+            }
+            self.merged.extend_from_slice(&a[x..]);
+            self.merged.extend_from_slice(&b[y..]);
+            std::mem::swap(&mut self.sorted, &mut self.merged);
+        }
+        self.pending.clear();
+    }
+
+    fn finish(mut self) -> Vec<u64> {
+        self.flush();
+        self.sorted
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Slot {
+    key: u64,
+    head: u32,
+    generation: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Sorts u64 values whose bits above `significant` are zero: LSD radix sort with digits of at
+/// most 12 bits (as few passes as that allows), skipping every digit on which all values agree.
+pub fn radix_sort(values: &mut Vec<u64>, significant: usize) {
+    radix_sort_with(values, &mut Vec::new(), significant);
+}
+
+/// [`radix_sort`] with a caller-owned scratch buffer (resized as needed).
+fn radix_sort_with(values: &mut Vec<u64>, buffer: &mut Vec<u64>, significant: usize) {
+    const MAX_DIGIT: usize = 12;
+    let significant = significant.clamp(1, 64);
+    let passes = significant.div_ceil(MAX_DIGIT);
+    let digit = significant.div_ceil(passes);
+    let buckets = 1usize << digit;
+    if values.len() < 256 {
+        values.sort_unstable();
+        return;
+    }
+    buffer.clear();
+    buffer.resize(values.len(), 0);
+    let mut shift = 0;
+    let mut counts = vec![0usize; buckets];
+    while shift < significant {
+        counts.fill(0);
+        for &v in values.iter() {
+            counts[((v >> shift) as usize) & (buckets - 1)] += 1;
+        }
+        if counts.iter().any(|&c| c == values.len()) {
+            shift += digit;
+            continue;
+        }
+        let mut total = 0;
+        for c in counts.iter_mut() {
+            let here = *c;
+            *c = total;
+            total += here;
+        }
+        for &v in values.iter() {
+            let d = ((v >> shift) as usize) & (buckets - 1);
+            buffer[counts[d]] = v;
+            counts[d] += 1;
+        }
+        std::mem::swap(values, buffer);
+        shift += digit;
+    }
 }
 
 /// Calls `visit(i, j)` once for every candidate pair i < j, in the first band where the pair
@@ -118,12 +337,9 @@ pub fn non_empty_rows(signatures: &[u32], num_perm: usize) -> Vec<bool> {
 
 /// All candidate pairs (i < j), sorted.
 pub fn candidates(signatures: &[u32], num_perm: usize, bands: usize, rows: usize) -> Result<Vec<(u32, u32)>> {
-    let keys = band_keys(signatures, num_perm, bands, rows)?;
+    check_banding(bands, rows, num_perm)?;
     let active = non_empty_rows(signatures, num_perm);
-    let mut pairs = Vec::new();
-    for_each_candidate(&keys, bands, &active, |i, j| pairs.push((i, j)));
-    pairs.sort_unstable();
-    Ok(pairs)
+    candidate_pairs(signatures, num_perm, bands, rows, &active)
 }
 
 #[cfg(test)]
@@ -153,6 +369,54 @@ mod tests {
         // Doc 0 and 2 agree on band 0 and band 1; doc 1 shares nothing; doc 3 is empty.
         let sigs = [1, 2, 3, 4, 9, 9, 9, 9, 1, 2, 3, 4, u32::MAX, u32::MAX, u32::MAX, u32::MAX];
         assert_eq!(candidates(&sigs, 4, 2, 2).unwrap(), vec![(0, 2)]);
+    }
+
+    #[test]
+    fn candidate_pairs_match_the_band_by_band_reference() {
+        // Signatures with many shared bands: slots drawn from a tiny alphabet.
+        let (n, num_perm) = (300, 12);
+        let sigs: Vec<u32> = (0..n * num_perm).map(|x| (crate::hashing::mix64(x as u64) % 3) as u32).collect();
+        let mut sigs = sigs;
+        sigs[5 * num_perm..6 * num_perm].fill(u32::MAX); // one empty document
+        for (bands, rows) in [(6, 2), (4, 3), (12, 1), (1, 12)] {
+            let keys = band_keys(&sigs, num_perm, bands, rows).unwrap();
+            let active = non_empty_rows(&sigs, num_perm);
+            let mut want = Vec::new();
+            for_each_candidate(&keys, bands, &active, |i, j| want.push((i, j)));
+            want.sort_unstable();
+            assert_eq!(candidates(&sigs, num_perm, bands, rows).unwrap(), want, "b={bands} r={rows}");
+        }
+    }
+
+    #[test]
+    fn giant_buckets_flush_and_merge() {
+        // 1,500 identical documents and 500 distinct ones: C(1500, 2) = 1,124,250 pairs per band,
+        // more than one buffer; the second band repeats them all.
+        let num_perm = 2;
+        let mut sigs = vec![7u32; 2000 * num_perm];
+        for i in 1500..2000 {
+            sigs[i * num_perm] = i as u32;
+            sigs[i * num_perm + 1] = i as u32;
+        }
+        let pairs = candidates(&sigs, num_perm, 2, 1).unwrap();
+        assert_eq!(pairs.len(), 1500 * 1499 / 2);
+        assert!(pairs.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(pairs[0], (0, 1));
+        assert_eq!(*pairs.last().unwrap(), (1498, 1499));
+    }
+
+    #[test]
+    fn radix_sort_sorts() {
+        let mut v: Vec<u64> = (0..10_000u64).map(|i| crate::hashing::mix64(i) >> 20).collect();
+        let mut want = v.clone();
+        want.sort_unstable();
+        radix_sort(&mut v, 44);
+        assert_eq!(v, want);
+        let mut w: Vec<u64> = (0..5_000u64).map(|i| crate::hashing::mix64(i)).collect();
+        let mut want = w.clone();
+        want.sort_unstable();
+        radix_sort(&mut w, 64);
+        assert_eq!(w, want);
     }
 
     #[test]
