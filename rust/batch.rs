@@ -2,7 +2,7 @@
 //! argument checks a caller from outside Rust needs. The Python binding calls only these.
 
 use crate::error::{Error, Result};
-use crate::jaccard::jaccard;
+use crate::jaccard::{jaccard_u64, prefetch, PREFETCH_AHEAD};
 use crate::lsh;
 use crate::minhash::{self, MinHasher};
 use crate::parallel::for_row_blocks;
@@ -108,7 +108,16 @@ pub fn estimate_pairs(signatures: &[u32], num_perm: usize, pairs: &[(i64, i64)])
 /// Exact Jaccard of each pair of shingle sets.
 pub fn jaccard_pairs(sets: SetsView<'_>, pairs: &[(i64, i64)]) -> Result<Vec<f32>> {
     check_pairs(pairs, sets.len())?;
-    Ok(pairs.iter().map(|&(a, b)| jaccard(sets.get(a as usize), sets.get(b as usize)) as f32).collect())
+    Ok(pairs
+        .iter()
+        .enumerate()
+        .map(|(k, &(a, b))| {
+            if let Some(&(_, ahead)) = pairs.get(k + PREFETCH_AHEAD) {
+                prefetch(sets.get(ahead as usize));
+            }
+            jaccard_u64(sets.get(a as usize), sets.get(b as usize)) as f32
+        })
+        .collect())
 }
 
 /// Hamming distance of each pair of fingerprints `words` u64 wide.
@@ -155,10 +164,15 @@ pub fn lsh_duplicates(
     let mut similarities = Vec::new();
     // Candidates are sorted by (i, j), so the output is too. Both rows are active (not the
     // empty set's signature), where `minhash::estimate` is the share of equal slots.
-    for (i, j) in candidates {
+    for (k, &(i, j)) in candidates.iter().enumerate() {
         let similarity = match verify {
             Verify::Estimate => minhash::equal_share(row(i), row(j)) as f64,
-            Verify::Exact(sets) => jaccard(sets.get(i as usize), sets.get(j as usize)),
+            Verify::Exact(sets) => {
+                if let Some(&(_, ahead)) = candidates.get(k + PREFETCH_AHEAD) {
+                    prefetch(sets.get(ahead as usize));
+                }
+                jaccard_u64(sets.get(i as usize), sets.get(j as usize))
+            }
         };
         if similarity >= threshold {
             pairs.push((i, j));
