@@ -64,12 +64,12 @@ pub fn simhash_texts(texts: &[&str], bits: usize, tf: bool, k: usize, unit: Unit
     let mut out = vec![0u64; texts.len() * words];
     for_row_blocks(&mut out, words, threads, |first, rows| {
         let mut shingler = Shingler::new(k, unit).expect("k was checked");
+        let mut hasher = simhash::SimHasher::new();
         let mut scratch = Vec::new();
         for (row, fingerprint) in rows.chunks_exact_mut(words).enumerate() {
             scratch.clear();
             shingler.hashes_into(texts[first + row], &mut scratch);
-            scratch.sort_unstable();
-            simhash::fingerprint_sorted_into(&scratch, tf, fingerprint);
+            hasher.fingerprint_into(&scratch, tf, fingerprint);
         }
     })?;
     Ok(out)

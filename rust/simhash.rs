@@ -57,7 +57,153 @@ pub fn fingerprint_sorted_into(sorted: &[u64], tf: bool, out: &mut [u64]) {
     if tf {
         fingerprint_into(runs, out);
     } else {
-        fingerprint_into(runs.map(|(s, _)| (s, 1)), out);
+        let mut first = BitCounts::new();
+        let mut second = BitCounts::new();
+        let mut previous = None;
+        for &s in sorted {
+            if previous != Some(s) {
+                first.add(s);
+                if out.len() == 2 {
+                    second.add(mix64(s ^ SECOND_WORD_KEY));
+                }
+                previous = Some(s);
+            }
+        }
+        out[0] = first.majority();
+        if out.len() == 2 {
+            out[1] = second.majority();
+        }
+    }
+}
+
+/// Fingerprints documents' shingle hashes given in any order with repeats, reusing a small
+/// hash set (instead of sorting) to find the distinct shingles; same bits as
+/// [`fingerprint_sorted_into`] on the sorted hashes.
+#[derive(Debug, Default, Clone)]
+pub struct SimHasher {
+    keys: Vec<u64>,
+    counts: Vec<u32>,
+    stamps: Vec<u32>,
+    stamp: u32,
+}
+
+impl SimHasher {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn fingerprint_into(&mut self, shingles: &[u64], tf: bool, out: &mut [u64]) {
+        let capacity = (2 * shingles.len()).next_power_of_two().max(16);
+        if self.keys.len() < capacity {
+            self.keys.resize(capacity, 0);
+            self.counts.resize(capacity, 0);
+            self.stamps = vec![0; capacity];
+            self.stamp = 0;
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.stamps.fill(0);
+            self.stamp = 1;
+        }
+        let (stamp, mask, shift) = (self.stamp, capacity - 1, 64 - capacity.trailing_zeros());
+        let mut first = BitCounts::new();
+        let mut second = BitCounts::new();
+        let two = out.len() == 2;
+        for &s in shingles {
+            // Fibonacci hashing: any input, even one without uniform low bits, spreads out.
+            let mut slot = (s.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize;
+            loop {
+                if self.stamps[slot] != stamp {
+                    self.stamps[slot] = stamp;
+                    self.keys[slot] = s;
+                    self.counts[slot] = 1;
+                    if !tf {
+                        first.add(s);
+                        if two {
+                            second.add(mix64(s ^ SECOND_WORD_KEY));
+                        }
+                    }
+                    break;
+                }
+                if self.keys[slot] == s {
+                    self.counts[slot] += 1;
+                    break;
+                }
+                slot = (slot + 1) & mask;
+            }
+        }
+        if tf {
+            let (keys, counts, stamps) = (&self.keys, &self.counts, &self.stamps);
+            let weighted = (0..capacity)
+                .filter(move |&slot| stamps[slot] == stamp)
+                .map(move |slot| (keys[slot], counts[slot] as i64));
+            fingerprint_into(weighted, out);
+        } else {
+            out[0] = first.majority();
+            if two {
+                out[1] = second.majority();
+            }
+        }
+    }
+}
+
+/// For each byte value x: a u64 whose byte k is bit k of x.
+static EXPAND: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut x = 0;
+    while x < 256 {
+        let mut k = 0;
+        while k < 8 {
+            table[x] |= (((x >> k) & 1) as u64) << (8 * k);
+            k += 1;
+        }
+        x += 1;
+    }
+    table
+};
+
+/// How many of the values added have each of the 64 bits set: eight bit counts per u64 in
+/// byte-wide lanes (one table look-up and one add per byte of a value), moved to 32-bit
+/// counts every 255 values, before a lane could overflow.
+struct BitCounts {
+    lanes: [u64; 8],
+    wide: [u32; 64],
+    pending: u32,
+    total: u32,
+}
+
+impl BitCounts {
+    fn new() -> Self {
+        BitCounts { lanes: [0; 8], wide: [0; 64], pending: 0, total: 0 }
+    }
+
+    #[inline]
+    fn add(&mut self, value: u64) {
+        for (b, lane) in self.lanes.iter_mut().enumerate() {
+            *lane += EXPAND[((value >> (8 * b)) & 0xFF) as usize];
+        }
+        self.pending += 1;
+        if self.pending == 255 {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        for (b, lane) in self.lanes.iter_mut().enumerate() {
+            for k in 0..8 {
+                self.wide[8 * b + k] += ((*lane >> (8 * k)) & 0xFF) as u32;
+            }
+            *lane = 0;
+        }
+        self.total += self.pending;
+        self.pending = 0;
+    }
+
+    /// Bit t is 1 when more values have it set than not (the unweighted SimHash vote).
+    fn majority(&mut self) -> u64 {
+        self.flush();
+        let total = self.total as u64;
+        self.wide.iter().enumerate().fold(0u64, |acc, (t, &ones)| acc | (((2 * ones as u64 > total) as u64) << t))
     }
 }
 
@@ -114,6 +260,35 @@ mod tests {
         assert_eq!(out, [0, 0]);
         fingerprint_sorted_into(&[0b01, 0b10], false, &mut out);
         assert_eq!(out[0], 0);
+    }
+
+    #[test]
+    fn fast_paths_match_the_vote() {
+        let mut hasher = SimHasher::new();
+        for len in [0usize, 1, 2, 3, 254, 255, 256, 600, 2000] {
+            let mut shingles: Vec<u64> = (0..len as u64).map(|i| mix64(i * 7 + len as u64)).collect();
+            // Repeats, so that tf and set semantics differ.
+            let repeats: Vec<u64> = shingles.iter().step_by(3).copied().collect();
+            shingles.extend(repeats);
+            let mut sorted = shingles.clone();
+            sorted.sort_unstable();
+            for words in [1, 2] {
+                for tf in [false, true] {
+                    let runs = RunLengths { rest: &sorted };
+                    let mut want = vec![0u64; words];
+                    if tf {
+                        fingerprint_into(runs, &mut want);
+                    } else {
+                        fingerprint_into(runs.map(|(s, _)| (s, 1)), &mut want);
+                    }
+                    let mut got = vec![0u64; words];
+                    fingerprint_sorted_into(&sorted, tf, &mut got);
+                    assert_eq!(got, want, "sorted len {len} words {words} tf {tf}");
+                    hasher.fingerprint_into(&shingles, tf, &mut got);
+                    assert_eq!(got, want, "hashed len {len} words {words} tf {tf}");
+                }
+            }
+        }
     }
 
     #[test]
