@@ -31,6 +31,10 @@ fn main() {
         }
         report("normalize + shingle hashes", t.elapsed().as_secs_f64());
 
+        let t = Instant::now();
+        let sets = _core::shingle::ShingleSets::build(&texts, 5, Unit::Word).unwrap();
+        report(&format!("shingle sets ({})", sets.hashes.len()), t.elapsed().as_secs_f64());
+
         let hasher = MinHasher::new(128, 0).unwrap();
         let mut sig = vec![0u32; 128];
         let t = Instant::now();
