@@ -205,8 +205,8 @@ fn lsh_candidates<'py>(py: Python<'py>, signatures: PyReadonlyArray2<'py, u32>, 
 }
 
 #[pyfunction]
-#[pyo3(signature = (signatures, bands, rows, threshold, offsets=None, hashes=None))]
-#[allow(clippy::type_complexity)]
+#[pyo3(signature = (signatures, bands, rows, threshold, offsets=None, hashes=None, spanning=false))]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn lsh_duplicates<'py>(
     py: Python<'py>,
     signatures: PyReadonlyArray2<'py, u32>,
@@ -215,6 +215,7 @@ fn lsh_duplicates<'py>(
     threshold: f64,
     offsets: Option<PyReadonlyArray1<'py, i64>>,
     hashes: Option<PyReadonlyArray1<'py, u64>>,
+    spanning: bool,
 ) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f32>>)> {
     let num_perm = signatures.shape()[1];
     let slots = signatures.as_slice()?;
@@ -223,7 +224,13 @@ fn lsh_duplicates<'py>(
         (None, None) => Verify::Estimate,
         _ => return Err(PyValueError::new_err("offsets and hashes go together")),
     };
-    let (pairs, similarity) = run(py, || batch::lsh_duplicates(slots, num_perm, bands, rows, threshold, verify))?;
+    let (pairs, similarity) = run(py, || {
+        if spanning {
+            batch::lsh_cluster_edges(slots, num_perm, bands, rows, threshold, verify)
+        } else {
+            batch::lsh_duplicates(slots, num_perm, bands, rows, threshold, verify)
+        }
+    })?;
     Ok((pair_matrix(py, pairs)?, similarity.into_pyarray(py)))
 }
 

@@ -8,7 +8,9 @@ arrays in and out. Start with :func:`find_duplicates`; every stage is also a fun
 [[0, 1]]
 """
 
+from neardup import synth
 from neardup._core import HASH_VERSION
+from neardup.evaluate import Evaluation, evaluate
 from neardup.pipeline import (
     AUTO_EXACT_LIMIT,
     DuplicateResult,
@@ -44,12 +46,14 @@ __all__ = [
     "AUTO_EXACT_LIMIT",
     "HASH_VERSION",
     "DuplicateResult",
+    "Evaluation",
     "ShingleSets",
     "__version__",
     "all_pairs_jaccard",
     "band_hashes",
     "clusters",
     "estimate_jaccard",
+    "evaluate",
     "exact_duplicates",
     "find_duplicates",
     "hamming",
@@ -66,5 +70,6 @@ __all__ = [
     "shingles",
     "simhash",
     "simhash_max_hamming",
+    "synth",
     "word_counts",
 ]

@@ -50,6 +50,7 @@ def lsh_duplicates(
     threshold: float,
     offsets: npt.NDArray[np.int64] | None = None,
     hashes: npt.NDArray[np.uint64] | None = None,
+    spanning: bool = False,
 ) -> tuple[Pairs, npt.NDArray[np.float32]]: ...
 def estimate_jaccard(
     signatures: npt.NDArray[np.uint32], pairs: Pairs

@@ -121,6 +121,7 @@ def find_duplicates(
     simhash_bits: int = 64,
     max_hamming: int | None = None,
     threads: int = 1,
+    pairs: Literal["all", "spanning"] = "all",
 ) -> DuplicateResult:
     """Finds near-duplicate documents and clusters them.
 
@@ -128,9 +129,16 @@ def find_duplicates(
     LSH above; ``"exact-jaccard"``; ``"minhash"`` (LSH banding from :func:`lsh_params` unless
     ``bands``/``rows`` are given; candidates verified by exact Jaccard of the shingle sets, or
     with ``verify="estimate"`` by the share of equal slots); ``"simhash"`` (pairs within
-    ``max_hamming`` bits, by default the radius matching ``threshold``, similarity reported as
-    1 - distance/bits); ``"sha256"`` / ``"sha256-normalized"`` (identical bytes / normalised
-    text; similarity 1). Empty documents are never near-duplicates (SHA-256 still groups them).
+    ``max_hamming`` bits, by default the radius matching ``threshold``, brute force over all
+    pairs; verified by exact Jaccard, or with ``verify="estimate"`` kept as they are with
+    similarity 1 - distance/bits); ``"sha256"`` / ``"sha256-normalized"`` (identical bytes /
+    identical normalised text; similarity 1). Empty documents are never near-duplicates
+    (SHA-256 still groups them).
+
+    ``pairs="spanning"`` is for when only the clusters matter (deduplication): for MinHash and
+    SHA-256 it reports just the pairs that joined clusters, so a bucket or group of m identical
+    documents costs m - 1 comparisons instead of m(m - 1)/2. MinHash clusters can then be finer
+    (never coarser) than the components of all verified pairs (rust/batch.rs explains why).
 
     >>> r = find_duplicates(["the cat sat on the mat", "The cat sat on the mat!", "dogs"], k=2)
     >>> r.pairs.tolist(), r.keep.tolist()
@@ -141,6 +149,9 @@ def find_duplicates(
         raise ValueError(f"unknown method {method!r}")
     if verify not in ("exact", "estimate"):
         raise ValueError(f"verify must be 'exact' or 'estimate', got {verify!r}")
+    if pairs not in ("all", "spanning"):
+        raise ValueError(f"pairs must be 'all' or 'spanning', got {pairs!r}")
+    spanning = pairs == "spanning"
     core_texts = as_core_texts(texts)
     n = count(core_texts)
     if method == "auto":
@@ -149,12 +160,17 @@ def find_duplicates(
 
     if method in ("sha256", "sha256-normalized"):
         labels = stages.exact_duplicates(core_texts, normalized=method == "sha256-normalized")
-        pairs = pairs_within_groups(labels)
-        similarity = np.ones(len(pairs), dtype=np.float32)
+        if spanning:
+            members = np.flatnonzero(labels != np.arange(n))
+            found = np.stack([labels[members], members], axis=1).astype(np.int64)
+            found = found[np.lexsort((found[:, 1], found[:, 0]))]
+        else:
+            found = pairs_within_groups(labels)
+        similarity = np.ones(len(found), dtype=np.float32)
         params = {}
     elif method == "exact-jaccard":
         sets = stages.shingles(core_texts, k=k, unit=unit)
-        pairs, similarity = stages.all_pairs_jaccard(sets, threshold)
+        found, similarity = stages.all_pairs_jaccard(sets, threshold)
     elif method == "minhash":
         if (bands is None) != (rows is None):
             raise ValueError("give both bands and rows, or neither")
@@ -166,28 +182,39 @@ def find_duplicates(
             signatures = stages.minhash(sets, num_perm=num_perm, seed=seed, threads=threads)
             signatures = stages._signatures(signatures)
             bands, rows = stages._banding(signatures, bands, rows)
-            pairs, similarity = stages._core.lsh_duplicates(
-                signatures, bands, rows, threshold, sets.offsets, sets.hashes
+            found, similarity = stages._core.lsh_duplicates(
+                signatures, bands, rows, threshold, sets.offsets, sets.hashes, spanning
             )
         else:
             signatures = stages.minhash(
                 core_texts, num_perm=num_perm, seed=seed, k=k, unit=unit, threads=threads
             )
             bands, rows = stages._banding(signatures, bands, rows)
-            pairs, similarity = stages._core.lsh_duplicates(signatures, bands, rows, threshold)
+            found, similarity = stages._core.lsh_duplicates(
+                signatures, bands, rows, threshold, None, None, spanning
+            )
     else:  # simhash
         if simhash_bits not in (64, 128):
             raise ValueError(f"simhash_bits must be 64 or 128, got {simhash_bits}")
         radius = (
             simhash_max_hamming(threshold, simhash_bits) if max_hamming is None else max_hamming
         )
-        fingerprints = stages.simhash(
-            core_texts, bits=simhash_bits, k=k, unit=unit, threads=threads
-        )
-        active = stages.word_counts(core_texts) > 0
-        pairs, distance = stages.hamming_within(fingerprints, radius, active)
-        similarity = (1.0 - distance / simhash_bits).astype(np.float32)
-        params.update(bits=simhash_bits, max_hamming=radius)
+        params.update(bits=simhash_bits, max_hamming=radius, verify=verify)
+        if verify == "exact":
+            sets = stages.shingles(core_texts, k=k, unit=unit)
+            fingerprints = stages.simhash(sets, bits=simhash_bits, threads=threads)
+            found, _ = stages.hamming_within(fingerprints, radius, sets.sizes() > 0)
+            similarity = stages.jaccard(sets, found)
+            passed = similarity >= threshold
+            found, similarity = found[passed], similarity[passed]
+        else:
+            fingerprints = stages.simhash(
+                core_texts, bits=simhash_bits, k=k, unit=unit, threads=threads
+            )
+            active = stages.word_counts(core_texts) > 0
+            found, distance = stages.hamming_within(fingerprints, radius, active)
+            similarity = (1.0 - distance / simhash_bits).astype(np.float32)
 
-    labels = stages.clusters(pairs, n)
-    return DuplicateResult(pairs, similarity, labels, method, threshold, params)
+    params["pairs"] = pairs
+    labels = stages.clusters(found, n)
+    return DuplicateResult(found, similarity, labels, method, threshold, params)

@@ -1,0 +1,188 @@
+"""find_duplicates and the stage functions on small corpora with known duplicates."""
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import neardup
+
+import reference as ref
+
+
+def make_corpus(
+    seed: int = 1, originals: int = 40, unrelated: int = 40
+) -> tuple[list[str], list[int]]:
+    """Originals with a near copy each (a few words changed) plus unrelated documents."""
+    rng = np.random.default_rng(seed)
+    vocabulary = [f"w{i}" for i in range(3000)]
+    texts, group = [], []
+    for g in range(originals):
+        words = list(rng.choice(vocabulary, size=120))
+        texts.append(" ".join(words))
+        group.append(g)
+        for position in rng.choice(120, size=3, replace=False):
+            words[position] = str(rng.choice(vocabulary))
+        texts.append(" ".join(words).upper())
+        group.append(g)
+    for i in range(unrelated):
+        texts.append(" ".join(rng.choice(vocabulary, size=120)))
+        group.append(-1 - i)
+    return texts, group
+
+
+TEXTS, GROUP = make_corpus()
+TRUE_PAIRS = sorted(
+    (i, j) for i in range(len(TEXTS)) for j in range(i + 1, len(TEXTS)) if GROUP[i] == GROUP[j]
+)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"method": "exact-jaccard"},
+        {"method": "minhash"},
+        {"method": "minhash", "verify": "estimate"},
+        {"method": "minhash", "threads": 2},
+        {"method": "simhash"},
+        {"method": "simhash", "simhash_bits": 128},
+        {"method": "auto"},
+    ],
+)
+def test_every_method_finds_the_planted_pairs(kwargs):
+    result = neardup.find_duplicates(TEXTS, threshold=0.5, **kwargs)
+    assert [tuple(p) for p in result.pairs.tolist()] == TRUE_PAIRS
+    assert result.pairs.dtype == np.int64 and result.similarity.dtype == np.float32
+    assert result.clusters.tolist() == ref.connected_components(TRUE_PAIRS, len(TEXTS))
+    assert result.keep.tolist() == [GROUP[i] < 0 or i % 2 == 0 for i in range(len(TEXTS))]
+    assert result.num_removed == 40 and result.num_clusters == 40
+
+
+def test_exact_verification_reports_exact_jaccard():
+    sets = neardup.shingles(TEXTS)
+    result = neardup.find_duplicates(TEXTS, threshold=0.5, method="minhash")
+    np.testing.assert_array_equal(result.similarity, neardup.jaccard(sets, result.pairs))
+    brute = neardup.find_duplicates(TEXTS, threshold=0.5, method="exact-jaccard")
+    np.testing.assert_array_equal(result.similarity, brute.similarity)
+
+
+def test_sha256_methods():
+    texts = ["Same text.", "same   TEXT", "Same text.", "other"]
+    assert neardup.find_duplicates(texts, method="sha256").pairs.tolist() == [[0, 2]]
+    normalized = neardup.find_duplicates(texts, method="sha256-normalized")
+    assert normalized.pairs.tolist() == [[0, 1], [0, 2], [1, 2]]
+    assert normalized.clusters.tolist() == [0, 0, 0, 3]
+
+
+def test_minhash_recall_tracks_exact_jaccard_on_a_larger_corpus():
+    texts, _ = make_corpus(seed=5, originals=300, unrelated=300)
+    exact = neardup.find_duplicates(texts, threshold=0.3, method="exact-jaccard")
+    lsh = neardup.find_duplicates(texts, threshold=0.3, method="minhash")
+    found = {tuple(p) for p in lsh.pairs.tolist()}
+    truth = {tuple(p) for p in exact.pairs.tolist()}
+    assert found <= truth  # exact verification: no false positives
+    assert len(found) / len(truth) >= 0.99
+
+
+@pytest.mark.parametrize(
+    "convert",
+    [
+        lambda t: np.array(t),
+        lambda t: np.array(t, dtype=object),
+        lambda t: tuple(t),
+        lambda t: iter(t),
+        lambda t: pa.array(t),
+        lambda t: pa.array(t, type=pa.large_string()),
+        lambda t: pa.chunked_array([t[:10], t[10:]]),
+        lambda t: pa.array(["skip", *t])[1:],
+    ],
+)
+def test_input_containers_give_identical_results(convert):
+    want = neardup.minhash(TEXTS, num_perm=32)
+    np.testing.assert_array_equal(neardup.minhash(convert(TEXTS), num_perm=32), want)
+    np.testing.assert_array_equal(
+        neardup.exact_duplicates(convert(TEXTS)), neardup.exact_duplicates(TEXTS)
+    )
+
+
+def test_pandas_series_and_arrow_nulls():
+    pd = pytest.importorskip("pandas")
+    np.testing.assert_array_equal(neardup.simhash(pd.Series(TEXTS)), neardup.simhash(TEXTS))
+    with pytest.raises(TypeError, match=r"texts\[1\] is null"):
+        neardup.minhash(pa.array(["a", None, "b"]))
+
+
+def test_batched_iterables_match_lists(monkeypatch):
+    monkeypatch.setattr(neardup.stages, "BATCH_SIZE", 7)
+    np.testing.assert_array_equal(
+        neardup.minhash(iter(TEXTS), num_perm=16), neardup.minhash(TEXTS, num_perm=16)
+    )
+    np.testing.assert_array_equal(neardup.simhash(iter(TEXTS)), neardup.simhash(TEXTS))
+
+
+def test_threads_do_not_change_results():
+    many = TEXTS * 20
+    np.testing.assert_array_equal(
+        neardup.minhash(many, threads=2), neardup.minhash(many, threads=1)
+    )
+    np.testing.assert_array_equal(
+        neardup.simhash(many, bits=128, threads=2), neardup.simhash(many, bits=128)
+    )
+
+
+def test_signatures_from_texts_and_from_shingle_sets_agree():
+    sets = neardup.shingles(TEXTS, k=3)
+    np.testing.assert_array_equal(neardup.minhash(sets), neardup.minhash(TEXTS, k=3))
+    np.testing.assert_array_equal(
+        neardup.simhash(sets, bits=128), neardup.simhash(TEXTS, k=3, bits=128)
+    )
+
+
+def test_stage_by_stage_equals_find_duplicates():
+    sig = neardup.minhash(TEXTS)
+    bands, rows = neardup.lsh_params(0.5, 128)
+    candidates = neardup.lsh_candidates(sig, bands, rows)
+    keys = neardup.band_hashes(sig, bands, rows)
+    # A candidate pair shares a band key; a non-candidate shares none.
+    shares = (keys[candidates[:, 0]] == keys[candidates[:, 1]]).any(axis=1)
+    assert shares.all()
+    estimate = neardup.estimate_jaccard(sig, candidates)
+    kept = candidates[estimate >= 0.5]
+    result = neardup.find_duplicates(TEXTS, threshold=0.5, method="minhash", verify="estimate")
+    np.testing.assert_array_equal(result.pairs, kept)
+
+
+def test_hamming_and_simhash_radius():
+    fp = neardup.simhash(TEXTS)
+    pairs = np.array(TRUE_PAIRS[:5])
+    distances = neardup.hamming(fp, pairs)
+    want = [bin(int(fp[i, 0]) ^ int(fp[j, 0])).count("1") for i, j in TRUE_PAIRS[:5]]
+    assert distances.tolist() == want
+    assert neardup.simhash_max_hamming(1.0, 64) == 0
+    assert neardup.simhash_max_hamming(0.3, 64) == 22
+
+
+def test_result_to_pandas_and_repr():
+    pytest.importorskip("pandas")
+    result = neardup.find_duplicates(TEXTS, threshold=0.5)
+    frame = result.to_pandas()
+    assert list(frame.columns) == ["i", "j", "similarity"]
+    assert len(frame) == len(result.pairs)
+    assert "pairs=40" in repr(result) and "removed=40" in repr(result)
+
+
+@pytest.mark.parametrize("method", ["minhash", "sha256"])
+def test_spanning_pairs_give_the_same_clusters_with_fewer_pairs(method):
+    texts = TEXTS + [TEXTS[0]] * 5
+    every = neardup.find_duplicates(texts, threshold=0.5, method=method)
+    spanning = neardup.find_duplicates(texts, threshold=0.5, method=method, pairs="spanning")
+    np.testing.assert_array_equal(spanning.clusters, every.clusters)
+    assert len(spanning.pairs) == len(texts) - len(np.unique(every.clusters))
+    assert {tuple(p) for p in spanning.pairs.tolist()} <= {tuple(p) for p in every.pairs.tolist()}
+
+
+def test_a_giant_bucket_of_identical_documents_stays_linear():
+    texts = ["exactly the same boilerplate page, over and over again"] * 10_000 + TEXTS
+    result = neardup.find_duplicates(texts, threshold=0.5, method="minhash", pairs="spanning")
+    assert len(result.pairs) == 9_999 + 40  # a spanning tree of the copies + the planted pairs
+    assert np.all(result.clusters[:10_000] == 0)
+    assert result.num_removed == 9_999 + 40

@@ -1,0 +1,128 @@
+"""The Rust core against the pure-Python reference, on generated inputs (Unicode included)."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import neardup
+
+import reference as ref
+
+# Letters, digits, punctuation, spaces and control characters. Combining marks and symbols are
+# left out: Rust's Alphabetic property counts some of them (e.g. Devanagari vowel signs, circled
+# letters) where Python's isalnum does not, so the reference cannot judge them; see
+# test_unicode_marks_stay_inside_words for what the core does with them.
+characters = st.characters(
+    categories=[
+        "Lu",
+        "Ll",
+        "Lt",
+        "Lm",
+        "Lo",
+        "Nd",
+        "Nl",
+        "No",
+        "Pc",
+        "Pd",
+        "Ps",
+        "Pe",
+        "Po",
+        "Zs",
+        "Cc",
+    ],
+)
+ascii_words = st.text(alphabet="abcXYZ019 ,.!\n\t-'", max_size=80)
+texts = st.one_of(st.text(alphabet=characters, max_size=60), ascii_words)
+text_lists = st.lists(texts, min_size=0, max_size=12)
+
+
+@given(texts)
+def test_normalize_matches_reference(text):
+    assert neardup.normalize(text) == ref.normalize(text)
+
+
+@given(texts, st.integers(1, 6), st.sampled_from(["word", "char"]))
+def test_shingle_sets_match_reference(text, k, unit):
+    sets = neardup.shingles([text], k=k, unit=unit)
+    assert sets[0].tolist() == ref.shingle_set(text, k, unit)
+
+
+@given(text_lists, st.integers(1, 40), st.integers(0, 2**64 - 1), st.integers(1, 5))
+@settings(max_examples=60)
+def test_minhash_matches_reference(docs, num_perm, seed, k):
+    got = neardup.minhash(docs, num_perm=num_perm, seed=seed, k=k)
+    want = [ref.minhash(ref.shingle_hashes(d, k), num_perm, seed) for d in docs]
+    assert got.shape == (len(docs), num_perm)
+    assert got.tolist() == want
+
+
+@given(text_lists, st.sampled_from([64, 128]), st.booleans(), st.integers(1, 4))
+@settings(max_examples=60)
+def test_simhash_matches_reference(docs, bits, tf, k):
+    got = neardup.simhash(docs, bits=bits, weights="tf" if tf else None, k=k)
+    want = [ref.simhash(ref.shingle_hashes(d, k), bits, tf) for d in docs]
+    assert got.shape == (len(docs), bits // 64)
+    assert got.tolist() == want
+
+
+@given(
+    st.lists(st.lists(st.integers(0, 6), min_size=12, max_size=12), min_size=0, max_size=15),
+    st.sampled_from([(1, 12), (3, 4), (4, 3), (6, 2), (12, 1), (5, 2)]),
+)
+def test_banding_matches_reference(rows_of_slots, banding):
+    bands, rows = banding
+    signatures = np.array(rows_of_slots, dtype=np.uint32).reshape(-1, 12)
+    keys = neardup.band_hashes(signatures, bands, rows)
+    assert keys.tolist() == [ref.band_keys(s, bands, rows) for s in signatures.tolist()]
+    got = neardup.lsh_candidates(signatures, bands, rows)
+    assert [tuple(p) for p in got.tolist()] == ref.candidates(signatures.tolist(), bands, rows)
+
+
+@given(
+    st.integers(0, 40).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(
+                st.tuples(st.integers(0, max(n - 1, 0)), st.integers(0, max(n - 1, 0))), max_size=60
+            )
+            if n
+            else st.just([]),
+        )
+    )
+)
+def test_clusters_match_connected_components(case):
+    n, pairs = case
+    labels = neardup.clusters(np.array(pairs, dtype=np.int64).reshape(-1, 2), n)
+    assert labels.tolist() == ref.connected_components(pairs, n)
+
+
+@given(text_lists, st.integers(1, 3), st.floats(0.05, 1.0))
+@settings(max_examples=60)
+def test_exact_jaccard_matches_python_sets(docs, k, threshold):
+    sets = neardup.shingles(docs, k=k)
+    pairs, similarity = neardup.all_pairs_jaccard(sets, threshold)
+    reference_sets = [ref.shingle_set(d, k) for d in docs]
+    want = [
+        (i, j)
+        for i in range(len(docs))
+        for j in range(i + 1, len(docs))
+        if ref.jaccard(reference_sets[i], reference_sets[j]) >= threshold
+    ]
+    assert [tuple(p) for p in pairs.tolist()] == want
+    for (i, j), s in zip(want, similarity.tolist(), strict=True):
+        assert s == np.float32(ref.jaccard(reference_sets[i], reference_sets[j]))
+
+
+@given(text_lists)
+def test_sha256_groups_match_reference(docs):
+    assert neardup.exact_duplicates(docs).tolist() == ref.sha256_groups(docs)
+    assert neardup.exact_duplicates(docs, normalized=True).tolist() == ref.sha256_groups(
+        docs, normalized=True
+    )
+
+
+def test_unicode_marks_stay_inside_words():
+    # Devanagari vowel signs are combining marks with the Unicode Alphabetic property.
+    assert neardup.normalize("हिंदी भाषा") == "हिंदी भाषा"
+    assert neardup.normalize("İstanbul’da") == "i\u0307stanbul da"
+    assert neardup.normalize("ΟΔΥΣΣΕΥΣ") == "οδυσσευσ"  # per-character lowercasing, no final sigma
