@@ -213,7 +213,7 @@ pub fn lsh_cluster_edges(
     let row = |i: u32| &signatures[i as usize * num_perm..(i as usize + 1) * num_perm];
     let similarity = |i: u32, j: u32| match verify {
         Verify::Estimate => minhash::estimate(row(i), row(j)) as f64,
-        Verify::Exact(sets) => jaccard(sets.get(i as usize), sets.get(j as usize)),
+        Verify::Exact(sets) => jaccard_u64(sets.get(i as usize), sets.get(j as usize)),
     };
     let mut sets = crate::cluster::UnionFind::new(n);
     let mut edges: Vec<(u32, u32, f32)> = Vec::new();
