@@ -1,4 +1,5 @@
-"""Synthetic benchmark corpus (private stand-in until ``neardup.synth`` lands).
+"""Synthetic benchmark corpus: a fallback for running the peer benches without neardup
+installed (the benches use ``neardup.synth`` when it imports), and the labels' scorer.
 
 Follows the reference article's design: a 20,000-word vocabulary of which the first
 800 words are "common"; every base document draws a topic of 40-69 words from the
@@ -48,9 +49,7 @@ _VERSION = 1
 @dataclass
 class Corpus:
     texts: list[str]
-    group: (
-        np.ndarray
-    )  # int64[n]; >= 0 for members of a duplicate group, -1 - i for singles
+    group: np.ndarray  # int64[n]; >= 0 for members of a duplicate group, -1 - i for singles
 
     @property
     def n(self) -> int:
@@ -105,15 +104,12 @@ class _Gen:
         common, nc, nt = self.common, len(self.common), len(topic)
         n = 8 + int(rnd() * 12)
         words = [
-            topic[int(rnd() * nt)] if rnd() < 0.45 else common[int(rnd() * nc)]
-            for _ in range(n)
+            topic[int(rnd() * nt)] if rnd() < 0.45 else common[int(rnd() * nc)] for _ in range(n)
         ]
         return " ".join(words) + "."
 
     def para(self, topic: list[str]) -> str:
-        return " ".join(
-            self.sentence(topic) for _ in range(4 + int(self.rng.random() * 4))
-        )
+        return " ".join(self.sentence(topic) for _ in range(4 + int(self.rng.random() * 4)))
 
     def doc(self) -> tuple[str, list[str]]:
         rnd, pool = self.rng.random, self.topic_pool

@@ -18,6 +18,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 # Peers that use rayon must run on one thread (the issue compares single-core speed).
@@ -59,8 +60,19 @@ def bench_n(request) -> int:
 
 @pytest.fixture(scope="session")
 def corpus(bench_n) -> _corpus.Corpus:
-    """The synthetic corpus; uses ``neardup.synth`` once it exists, else the private copy."""
-    return _corpus.load(bench_n)
+    """The article's synthetic corpus from ``neardup.synth`` (``_corpus`` if it is missing).
+
+    synth places each group's eight documents next to each other; they are shuffled here with
+    a fixed permutation, as an ingest would see them, so that verification touches rows far
+    apart in memory instead of neighbours.
+    """
+    try:
+        from neardup import synth
+    except ImportError:
+        return _corpus.load(bench_n)
+    generated = synth.generate(*synth.preset(bench_n))
+    order = np.random.default_rng(0).permutation(len(generated.texts))
+    return _corpus.Corpus([generated.texts[i] for i in order], generated.group[order])
 
 
 @pytest.fixture(scope="session")
@@ -78,9 +90,7 @@ def rounds(request) -> int:
     return max(1, request.config.getoption("--bench-rounds"))
 
 
-def run(
-    benchmark, fn, *, stage, library, rounds, mbytes=None, slow=False, n=0, note=""
-):
+def run(benchmark, fn, *, stage, library, rounds, mbytes=None, slow=False, n=0, note=""):
     """Benchmark ``fn()`` (pedantic: no calibration, ``rounds`` rounds) and record it."""
     r = 1 if (slow and n >= 50_000) else rounds
     benchmark.group = stage
@@ -137,9 +147,7 @@ def format_table(results: dict, n: int) -> list[str]:
         "(ratio = peer time / neardup time; > 1 means neardup is faster)"
     )
     lines = [title]
-    header = (
-        f"{'stage':<22}{'library':<30}{'best s':>10}{'MB/s':>10}{'ratio':>10}  note"
-    )
+    header = f"{'stage':<22}{'library':<30}{'best s':>10}{'MB/s':>10}{'ratio':>10}  note"
     lines.append(header)
     lines.append("-" * len(header))
     for stage in stages:
@@ -152,9 +160,7 @@ def format_table(results: dict, n: int) -> list[str]:
                 ratio = f"{r['best'] / ours['best']:.1f}x"
             else:
                 ratio = ""
-            lines.append(
-                f"{stage:<22}{lib:<30}{r['best']:>10.3f}{mbs:>10}{ratio:>10}  {r['note']}"
-            )
+            lines.append(f"{stage:<22}{lib:<30}{r['best']:>10.3f}{mbs:>10}{ratio:>10}  {r['note']}")
     return lines
 
 

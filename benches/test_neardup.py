@@ -107,9 +107,7 @@ def test_lsh_verify_exact(benchmark, sigs, sets, corpus, rounds, bench_n):
         n=bench_n,
     )
     rec, prec = corpus.score(pairs.tolist())
-    record_note(
-        "lsh+verify", "neardup verify=exact", f"recall {rec:.4f} precision {prec:.4f}"
-    )
+    record_note("lsh+verify", "neardup verify=exact", f"recall {rec:.4f} precision {prec:.4f}")
 
 
 @pytest.mark.parametrize("verify", ["estimate", "exact"])
