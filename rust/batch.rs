@@ -33,6 +33,37 @@ pub fn minhash_texts(
     Ok(out)
 }
 
+/// One-permutation-hashing signatures ([`minhash::OphHasher`]) of documents, shingled on the fly.
+pub fn oph_texts(texts: &[&str], num_perm: usize, seed: u64, k: usize, unit: Unit, threads: usize) -> Result<Vec<u32>> {
+    let hasher = minhash::OphHasher::new(num_perm, seed)?;
+    Shingler::new(k, unit)?;
+    let mut out = vec![0u32; texts.len() * num_perm];
+    for_row_blocks(&mut out, num_perm, threads, |first, rows| {
+        let mut shingler = Shingler::new(k, unit).expect("k was checked");
+        let mut scratch = Vec::new();
+        let mut occupied = Vec::new();
+        for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
+            scratch.clear();
+            shingler.hashes_into(texts[first + row], &mut scratch);
+            hasher.signature_into(&scratch, signature, &mut occupied);
+        }
+    })?;
+    Ok(out)
+}
+
+/// One-permutation-hashing signatures of precomputed shingle sets.
+pub fn oph_sets(sets: SetsView<'_>, num_perm: usize, seed: u64, threads: usize) -> Result<Vec<u32>> {
+    let hasher = minhash::OphHasher::new(num_perm, seed)?;
+    let mut out = vec![0u32; sets.len() * num_perm];
+    for_row_blocks(&mut out, num_perm, threads, |first, rows| {
+        let mut occupied = Vec::new();
+        for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
+            hasher.signature_into(sets.get(first + row), signature, &mut occupied);
+        }
+    })?;
+    Ok(out)
+}
+
 /// Number of normalised words of each document (0 means it can never be a near-duplicate).
 pub fn word_counts(texts: &[&str]) -> Vec<i64> {
     let mut words = crate::normalize::Words::new();
@@ -293,6 +324,16 @@ mod tests {
                 simhash_texts(&texts, 128, false, 3, Unit::Word, threads).unwrap(),
                 simhash_sets(view, 128, threads).unwrap()
             );
+        }
+    }
+
+    #[test]
+    fn oph_texts_and_sets_agree() {
+        let texts = ["a b c d e f g", "a b c d e f h", "", "x y"];
+        let sets = ShingleSets::build(&texts, 3, Unit::Word).unwrap();
+        let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
+        for threads in [1, 2] {
+            assert_eq!(oph_texts(&texts, 16, 5, 3, Unit::Word, threads).unwrap(), oph_sets(view, 16, 5, threads).unwrap());
         }
     }
 

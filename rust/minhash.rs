@@ -9,7 +9,7 @@
 //! unbiased estimate of the Jaccard similarity of their sets.
 
 use crate::error::{Error, Result};
-use crate::hashing::SplitMix64;
+use crate::hashing::{mix64, SplitMix64};
 
 /// Every slot of the empty set's signature.
 pub const EMPTY_SLOT: u32 = u32::MAX;
@@ -130,6 +130,82 @@ fn block_kernel(
     *out = acc;
 }
 
+/// One-permutation hashing (Li, Owen, Zhang 2012) with optimal densification (Shrivastava
+/// 2017): a faster signature of the same shape and use as classic MinHash, opt-in.
+///
+/// Each shingle hash s is mixed once, h = mix64(s XOR key); the top 32 bits pick its bin,
+/// floor(hi32(h) · P / 2^32), and the low 32 bits are its value; slot p is the minimum value in
+/// bin p. A bin no shingle fell into takes the value of the first non-empty bin on its own
+/// probe sequence, bin floor(hi32(mix64(probe_key XOR (p·2^32 + attempt))) · P / 2^32) for
+/// attempt = 1, 2, ... (only bins that were non-empty before densification are borrowed from).
+/// (key, probe_key) are the first two outputs of SplitMix64(seed XOR OPH_DOMAIN). The empty
+/// set's signature is all `EMPTY_SLOT`, as for classic MinHash.
+///
+/// One hash per shingle instead of P: the signature then costs little more than shingling.
+/// The share of equal slots estimates Jaccard similarity with the error of classic MinHash or
+/// less when sets are larger than P (bins sample without replacement); on sets much smaller
+/// than P densification copies slots and the error grows.
+#[derive(Debug, Clone)]
+pub struct OphHasher {
+    num_perm: usize,
+    key: u64,
+    probe_key: u64,
+}
+
+/// Separates the parameters of one-permutation hashing from classic MinHash's for one seed.
+pub const OPH_DOMAIN: u64 = 0x4F50_485F_4D49_4E48; // "OPH_MINH"
+
+impl OphHasher {
+    pub fn new(num_perm: usize, seed: u64) -> Result<Self> {
+        if num_perm < 1 {
+            return Err(Error::new(format!("num_perm must be at least 1, got {num_perm}")));
+        }
+        let mut rng = SplitMix64::new(seed ^ OPH_DOMAIN);
+        Ok(OphHasher { num_perm, key: rng.next_u64(), probe_key: rng.next_u64() })
+    }
+
+    pub fn num_perm(&self) -> usize {
+        self.num_perm
+    }
+
+    #[inline]
+    fn bin(&self, h: u64) -> usize {
+        (((h >> 32) * self.num_perm as u64) >> 32) as usize
+    }
+
+    /// Writes the signature of the shingle hashes `shingles` (repeats allowed) into `out`;
+    /// `occupied` is scratch.
+    pub fn signature_into(&self, shingles: &[u64], out: &mut [u32], occupied: &mut Vec<bool>) {
+        debug_assert_eq!(out.len(), self.num_perm);
+        out.fill(EMPTY_SLOT);
+        occupied.clear();
+        occupied.resize(self.num_perm, false);
+        if shingles.is_empty() {
+            return;
+        }
+        for &s in shingles {
+            let h = mix64(s ^ self.key);
+            let bin = self.bin(h);
+            out[bin] = out[bin].min(h as u32);
+            occupied[bin] = true;
+        }
+        for p in 0..self.num_perm {
+            if occupied[p] {
+                continue;
+            }
+            let mut attempt = 1u64;
+            loop {
+                let q = self.bin(mix64(self.probe_key ^ ((p as u64) << 32) ^ attempt));
+                if occupied[q] {
+                    out[p] = out[q];
+                    break;
+                }
+                attempt += 1;
+            }
+        }
+    }
+}
+
 /// True when a signature is the empty set's (every slot `EMPTY_SLOT`).
 #[inline]
 pub fn is_empty_signature(signature: &[u32]) -> bool {
@@ -222,6 +298,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn oph_is_deterministic_and_fills_every_bin() {
+        let m = OphHasher::new(128, 3).unwrap();
+        let mut scratch = Vec::new();
+        let (mut s1, mut s2) = (vec![0; 128], vec![0; 128]);
+        m.signature_into(&[5, 6, 7], &mut s1, &mut scratch);
+        m.signature_into(&[7, 6, 5, 5], &mut s2, &mut scratch);
+        assert_eq!(s1, s2);
+        // Three shingles fill at most three bins; densification copies them everywhere.
+        let mut distinct = s1.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert!(distinct.len() <= 3 && !distinct.contains(&EMPTY_SLOT));
+        m.signature_into(&[], &mut s1, &mut scratch);
+        assert!(is_empty_signature(&s1));
+        assert!(OphHasher::new(0, 0).is_err());
+    }
+
+    #[test]
+    fn oph_estimate_is_close_to_jaccard_on_average() {
+        let a: Vec<u64> = (0..400).map(|i| crate::hashing::mix64(i)).collect();
+        let b: Vec<u64> = (100..500).map(|i| crate::hashing::mix64(i)).collect();
+        let (trials, mut total, mut squares) = (300, 0.0, 0.0);
+        let mut scratch = Vec::new();
+        for seed in 0..trials {
+            let m = OphHasher::new(128, seed).unwrap();
+            let (mut sa, mut sb) = (vec![0; 128], vec![0; 128]);
+            m.signature_into(&a, &mut sa, &mut scratch);
+            m.signature_into(&b, &mut sb, &mut scratch);
+            let e = estimate(&sa, &sb) as f64;
+            total += e;
+            squares += (e - 0.6) * (e - 0.6);
+        }
+        let mean = total / trials as f64;
+        let rmse = (squares / trials as f64).sqrt();
+        assert!((mean - 0.6).abs() < 0.012, "mean estimate {mean}");
+        // Classic MinHash: sqrt(0.6 * 0.4 / 128) = 0.0433; allow 5 % above it.
+        assert!(rmse < 0.0433 * 1.05, "rmse {rmse}");
     }
 
     #[test]

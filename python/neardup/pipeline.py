@@ -122,6 +122,7 @@ def find_duplicates(
     max_hamming: int | None = None,
     threads: int = 1,
     pairs: Literal["all", "spanning"] = "all",
+    algorithm: Literal["classic", "oph"] = "classic",
 ) -> DuplicateResult:
     """Finds near-duplicate documents and clusters them.
 
@@ -134,6 +135,9 @@ def find_duplicates(
     similarity 1 - distance/bits); ``"sha256"`` / ``"sha256-normalized"`` (identical bytes /
     identical normalised text; similarity 1). Empty documents are never near-duplicates
     (SHA-256 still groups them).
+
+    ``algorithm="oph"`` makes MinHash signatures by one-permutation hashing (faster, as
+    accurate on documents longer than ``num_perm`` shingles; see :func:`neardup.minhash`).
 
     ``pairs="spanning"`` is for when only the clusters matter (deduplication): for MinHash and
     SHA-256 it reports just the pairs that joined clusters, so a bucket or group of m identical
@@ -176,10 +180,14 @@ def find_duplicates(
             raise ValueError("give both bands and rows, or neither")
         if bands is None or rows is None:
             bands, rows = stages.lsh_params(threshold, num_perm)
-        params.update(num_perm=num_perm, seed=seed, bands=bands, rows=rows, verify=verify)
+        params.update(
+            num_perm=num_perm, seed=seed, bands=bands, rows=rows, verify=verify, algorithm=algorithm
+        )
         if verify == "exact":
             sets = stages.shingles(core_texts, k=k, unit=unit)
-            signatures = stages.minhash(sets, num_perm=num_perm, seed=seed, threads=threads)
+            signatures = stages.minhash(
+                sets, num_perm=num_perm, seed=seed, threads=threads, algorithm=algorithm
+            )
             signatures = stages._signatures(signatures)
             bands, rows = stages._banding(signatures, bands, rows)
             found, similarity = stages._core.lsh_duplicates(
@@ -187,7 +195,13 @@ def find_duplicates(
             )
         else:
             signatures = stages.minhash(
-                core_texts, num_perm=num_perm, seed=seed, k=k, unit=unit, threads=threads
+                core_texts,
+                num_perm=num_perm,
+                seed=seed,
+                k=k,
+                unit=unit,
+                threads=threads,
+                algorithm=algorithm,
             )
             bands, rows = stages._banding(signatures, bands, rows)
             found, similarity = stages._core.lsh_duplicates(
