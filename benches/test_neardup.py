@@ -43,7 +43,7 @@ def _lsh_verify_exact(sigs, sets):
     return pairs[keep], sim[keep]
 
 
-def _find(texts, verify="estimate", threads=1):
+def _find(texts, verify="estimate", threads=1, algorithm="classic"):
     return nd.find_duplicates(
         texts,
         threshold=THRESHOLD,
@@ -54,6 +54,7 @@ def _find(texts, verify="estimate", threads=1):
         rows=ROWS,
         verify=verify,
         threads=threads,
+        algorithm=algorithm,
     )
 
 
@@ -66,6 +67,18 @@ def test_signatures(benchmark, texts, mbytes, rounds, bench_n):
         lambda: nd.minhash(texts, num_perm=NUM_PERM, k=K),
         stage="signatures",
         library="neardup",
+        rounds=rounds,
+        mbytes=mbytes,
+        n=bench_n,
+    )
+
+
+def test_signatures_oph(benchmark, texts, mbytes, rounds, bench_n):
+    run(
+        benchmark,
+        lambda: nd.minhash(texts, num_perm=NUM_PERM, k=K, algorithm="oph"),
+        stage="signatures",
+        library="neardup oph",
         rounds=rounds,
         mbytes=mbytes,
         n=bench_n,
@@ -124,6 +137,20 @@ def test_end_to_end(benchmark, texts, corpus, mbytes, rounds, bench_n, verify):
     )
     rec, prec = corpus.score(res.pairs.tolist())
     record_note("end_to_end", lib, f"recall {rec:.4f} precision {prec:.4f}")
+
+
+def test_end_to_end_oph(benchmark, texts, corpus, mbytes, rounds, bench_n):
+    res = run(
+        benchmark,
+        lambda: _find(texts, algorithm="oph"),
+        stage="end_to_end",
+        library="neardup oph",
+        rounds=rounds,
+        mbytes=mbytes,
+        n=bench_n,
+    )
+    rec, prec = corpus.score(res.pairs.tolist())
+    record_note("end_to_end", "neardup oph", f"recall {rec:.4f} precision {prec:.4f}")
 
 
 def test_end_to_end_threads2(benchmark, texts, mbytes, rounds, bench_n):
