@@ -93,11 +93,11 @@ pub fn band_keys(signatures: &[u32], num_perm: usize, bands: usize, rows: usize)
 /// partitioned by their top bits (one counting-sort pass, so every partition is a few hundred
 /// documents), and each partition is bucketed in a small open-addressing table that stays in
 /// L1 cache (a bucket is a chain through `next`, no vector per bucket). A document joining a
-/// bucket pairs with the members already in it. Pairs go into a buffer of at most
-/// `FLUSH_PAIRS` entries which, when full and at the end, is radix-sorted, de-duplicated and
-/// merged into the sorted result: a pair that collides in many bands costs one 8-byte entry per
-/// collision and no look-up in any other band, memory stays bounded, and the caller verifies
-/// each pair once.
+/// bucket pairs with the members already in it. Pairs go into a buffer of `FLUSH_PAIRS` codes
+/// (or as many as the result already holds, if more) which, when full and at the end, is
+/// radix-sorted, de-duplicated and merged into the sorted result: a pair that collides in many
+/// bands costs one 8-byte entry per collision and no look-up in any other band, memory stays
+/// within a small multiple of the result, and the caller verifies each pair once.
 pub fn candidate_pairs(
     signatures: &[u32],
     num_perm: usize,
@@ -106,7 +106,12 @@ pub fn candidate_pairs(
     active: &[bool],
 ) -> Result<Vec<(u32, u32)>> {
     check_banding(bands, rows, num_perm)?;
-    let ids: Vec<u32> = (0..active.len()).filter(|&i| active[i]).map(|i| i as u32).collect();
+    let all: Vec<u32> = (0..active.len()).filter(|&i| active[i]).map(|i| i as u32).collect();
+    // Documents with identical signatures share every band: only the first of each such group
+    // goes through banding, and its pairs are expanded to the group's at the end, so a group of
+    // m copies costs O(m) before the output instead of one bucket of m in every band.
+    let copies = IdenticalRows::find(signatures, num_perm, &all);
+    let ids = copies.representatives;
     let m = ids.len();
     // About 256 documents per partition.
     let part_bits = (usize::BITS - (m / 256).leading_zeros()).min(16);
@@ -182,7 +187,89 @@ pub fn candidate_pairs(
         }
     }
     let low = (1u64 << id_bits) - 1;
-    Ok(pending.finish().into_iter().map(|c| ((c >> id_bits) as u32, (c & low) as u32)).collect())
+    let decode = |c: u64| ((c >> id_bits) as u32, (c & low) as u32);
+    let pairs = pending.finish();
+    if copies.members.is_empty() {
+        return Ok(pairs.into_iter().map(decode).collect());
+    }
+    // Expand: a pair of representatives stands for every pair across their groups, and every
+    // group is a clique.
+    let group = |r: u32| {
+        let start = copies.members.partition_point(|&(rep, _)| rep < r);
+        let end = copies.members.partition_point(|&(rep, _)| rep <= r);
+        std::iter::once(r).chain(copies.members[start..end].iter().map(|&(_, x)| x))
+    };
+    let mut expanded = PairBuffer::new(2 * id_bits, FLUSH_PAIRS);
+    let code = |x: u32, y: u32| ((x.min(y) as u64) << id_bits) | x.max(y) as u64;
+    for (a, b) in pairs.into_iter().map(decode) {
+        for x in group(a) {
+            for y in group(b) {
+                expanded.push(code(x, y));
+            }
+        }
+    }
+    let mut start = 0;
+    while start < copies.members.len() {
+        let rep = copies.members[start].0;
+        let end = start + copies.members[start..].iter().take_while(|&&(r, _)| r == rep).count();
+        let clique: Vec<u32> = group(rep).collect();
+        for (k, &x) in clique.iter().enumerate() {
+            for &y in &clique[k + 1..] {
+                expanded.push(code(x, y));
+            }
+        }
+        start = end;
+    }
+    Ok(expanded.finish().into_iter().map(decode).collect())
+}
+
+/// Groups of rows with identical signatures among `ids` (ascending).
+struct IdenticalRows {
+    /// The first row of every group (and every row without a copy), ascending.
+    representatives: Vec<u32>,
+    /// (representative, row) for every other row of a group, sorted.
+    members: Vec<(u32, u32)>,
+}
+
+impl IdenticalRows {
+    fn find(signatures: &[u32], num_perm: usize, ids: &[u32]) -> Self {
+        let row = |i: u32| &signatures[i as usize * num_perm..(i as usize + 1) * num_perm];
+        let mut bytes = vec![0u8; num_perm * 4];
+        let mut keyed: Vec<(u64, u32)> = ids
+            .iter()
+            .map(|&i| {
+                for (chunk, slot) in bytes.chunks_exact_mut(4).zip(row(i)) {
+                    chunk.copy_from_slice(&slot.to_le_bytes());
+                }
+                (hash_with_seed(&bytes, 0x1D), i)
+            })
+            .collect();
+        keyed.sort_unstable();
+        let mut members = Vec::new();
+        let mut start = 0;
+        while start < keyed.len() {
+            let end = start + keyed[start..].iter().take_while(|e| e.0 == keyed[start].0).count();
+            // Within a run of equal hashes (ids ascending), rows equal to the run's first are its
+            // copies; anything else (a 64-bit hash collision) simply stays a representative.
+            let first = keyed[start].1;
+            for &(_, i) in &keyed[start + 1..end] {
+                if row(i) == row(first) {
+                    members.push((first, i));
+                }
+            }
+            start = end;
+        }
+        if members.is_empty() {
+            return IdenticalRows { representatives: ids.to_vec(), members };
+        }
+        members.sort_unstable();
+        let mut copy = vec![false; ids.last().map_or(0, |&i| i as usize + 1)];
+        for &(_, i) in &members {
+            copy[i as usize] = true;
+        }
+        let representatives = ids.iter().copied().filter(|&i| !copy[i as usize]).collect();
+        IdenticalRows { representatives, members }
+    }
 }
 
 /// Pair codes buffered before sorting; see [`candidate_pairs`].
@@ -209,7 +296,10 @@ impl PairBuffer {
 
     #[inline]
     fn push(&mut self, code: u64) {
-        if self.pending.len() == FLUSH_PAIRS {
+        // Flush when the buffer holds FLUSH_PAIRS codes or as many as are already sorted,
+        // whichever is more: every merge then at least doubles what is merged, so a result of
+        // m pairs costs O(m) merging in all, even when giant buckets make m huge.
+        if self.pending.len() >= FLUSH_PAIRS && self.pending.len() >= self.sorted.len() {
             self.flush();
         }
         self.pending.push(code);
@@ -403,6 +493,35 @@ mod tests {
         assert!(pairs.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(pairs[0], (0, 1));
         assert_eq!(*pairs.last().unwrap(), (1498, 1499));
+    }
+
+    #[test]
+    fn identical_signatures_are_collapsed_and_expanded_exactly() {
+        // Groups of copies mixed with near copies and singles; compare with the band-by-band
+        // reference, which knows nothing of copies.
+        let num_perm = 6;
+        let mut sigs = Vec::new();
+        for i in 0..400u64 {
+            let base = match i % 10 {
+                0..=3 => 1000,            // a large group of copies
+                4 | 5 => 2000 + (i % 3),  // three smaller groups
+                6 => 3000 + i,            // singles
+                _ => (crate::hashing::mix64(i) % 4) + 10, // near copies sharing some bands
+            };
+            for p in 0..num_perm as u64 {
+                let slot = if i % 10 >= 7 && p == i % 6 { p as u32 } else { (base * 7 + p) as u32 };
+                sigs.push(slot);
+            }
+        }
+        sigs[13 * num_perm..14 * num_perm].fill(u32::MAX); // an empty document among the copies
+        for (bands, rows) in [(3, 2), (6, 1), (1, 6)] {
+            let keys = band_keys(&sigs, num_perm, bands, rows).unwrap();
+            let active = non_empty_rows(&sigs, num_perm);
+            let mut want = Vec::new();
+            for_each_candidate(&keys, bands, &active, |i, j| want.push((i, j)));
+            want.sort_unstable();
+            assert_eq!(candidates(&sigs, num_perm, bands, rows).unwrap(), want, "b={bands} r={rows}");
+        }
     }
 
     #[test]

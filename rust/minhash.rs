@@ -28,8 +28,8 @@ pub struct MinHasher {
     b_hi: Vec<u32>,
 }
 
-/// Slots per register block of the kernel: 32 u32 lanes = 4 AVX2 / 8 NEON / 8 SSE2 registers of
-/// minima, kept in registers while every shingle of the document streams past them.
+/// Slots per register block of the kernel: 32 u32 lanes = 2 AVX-512 / 4 AVX2 / 8 NEON or SSE2
+/// registers of minima, kept in registers while every shingle of the document streams past.
 const BLOCK: usize = 32;
 
 impl MinHasher {
@@ -65,10 +65,23 @@ impl MinHasher {
     /// Same bits as `min_s slot_hash(p, s)`, computed in 32-bit lanes: with a = a_hi·2^32 + a_lo,
     /// b = b_hi·2^32 + b_lo and x < 2^32, t = a_lo·x + b_lo ≤ (2^32-1)^2 + 2^32-1 < 2^64 never
     /// overflows, and the high half of (a·x + b) mod 2^64 is hi32(t) + a_hi·x + b_hi (mod 2^32).
-    /// On x86_64 the same generic loop is compiled a second time with AVX2 enabled and chosen at
-    /// run time; elsewhere (aarch64: NEON is baseline) the generic build is the vector one.
+    /// On x86_64 the same generic loop is also compiled with AVX2 and with AVX-512 enabled and
+    /// the best the CPU has is chosen at run time; elsewhere (aarch64: NEON is baseline) the
+    /// generic build is the vector one.
     pub fn signature_into(&self, shingles: &[u64], out: &mut [u32]) {
         debug_assert_eq!(out.len(), self.a.len());
+        #[cfg(all(target_arch = "x86_64", neardup_avx512))]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+            {
+                // SAFETY: the CPU supports these AVX-512 subsets (checked just above), which is
+                // all that `signature_avx512` requires; it is otherwise the safe generic kernel.
+                unsafe { self.signature_avx512(shingles, out) };
+                return;
+            }
+        }
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") {
@@ -78,6 +91,14 @@ impl MinHasher {
                 return;
             }
         }
+        self.signature_generic(shingles, out);
+    }
+
+    /// The generic kernel compiled for AVX-512 (16 u32 lanes, 32x32->64 multiplies on 8 lanes
+    /// at once). Built only by compilers where these target features are stable (build.rs).
+    #[cfg(all(target_arch = "x86_64", neardup_avx512))]
+    #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2")]
+    unsafe fn signature_avx512(&self, shingles: &[u64], out: &mut [u32]) {
         self.signature_generic(shingles, out);
     }
 
