@@ -370,7 +370,7 @@ fn radix_sort_with(values: &mut Vec<u64>, buffer: &mut Vec<u64>, significant: us
         for &v in values.iter() {
             counts[((v >> shift) as usize) & (buckets - 1)] += 1;
         }
-        if counts.iter().any(|&c| c == values.len()) {
+        if counts.contains(&values.len()) {
             shift += digit;
             continue;
         }
@@ -531,7 +531,7 @@ mod tests {
         want.sort_unstable();
         radix_sort(&mut v, 44);
         assert_eq!(v, want);
-        let mut w: Vec<u64> = (0..5_000u64).map(|i| crate::hashing::mix64(i)).collect();
+        let mut w: Vec<u64> = (0..5_000u64).map(crate::hashing::mix64).collect();
         let mut want = w.clone();
         want.sort_unstable();
         radix_sort(&mut w, 64);

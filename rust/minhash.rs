@@ -123,8 +123,8 @@ impl MinHasher {
                 block,
             );
         }
-        for p in full..out.len() {
-            out[p] = shingles.iter().map(|&s| self.slot_hash(p, s)).min().unwrap_or(EMPTY_SLOT);
+        for (p, slot) in out.iter_mut().enumerate().skip(full) {
+            *slot = shingles.iter().map(|&s| self.slot_hash(p, s)).min().unwrap_or(EMPTY_SLOT);
         }
     }
 }
@@ -341,8 +341,8 @@ mod tests {
 
     #[test]
     fn oph_estimate_is_close_to_jaccard_on_average() {
-        let a: Vec<u64> = (0..400).map(|i| crate::hashing::mix64(i)).collect();
-        let b: Vec<u64> = (100..500).map(|i| crate::hashing::mix64(i)).collect();
+        let a: Vec<u64> = (0..400).map(crate::hashing::mix64).collect();
+        let b: Vec<u64> = (100..500).map(crate::hashing::mix64).collect();
         let (trials, mut total, mut squares) = (300, 0.0, 0.0);
         let mut scratch = Vec::new();
         for seed in 0..trials {
