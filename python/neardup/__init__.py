@@ -10,7 +10,10 @@ arrays in and out. Start with :func:`find_duplicates`; every stage is also a fun
 
 from neardup import synth
 from neardup._core import HASH_VERSION
+from neardup.boilerplate import StripStats, strip_boilerplate
+from neardup.calibrate import Calibration, calibrate
 from neardup.evaluate import Evaluation, evaluate
+from neardup.index import Index, IndexMismatchError, Match
 from neardup.pipeline import (
     AUTO_EXACT_LIMIT,
     DuplicateResult,
@@ -29,6 +32,7 @@ from neardup.stages import (
     hamming_within,
     jaccard,
     lsh_candidates,
+    lsh_duplicates,
     lsh_half_point,
     lsh_params,
     lsh_probability,
@@ -45,12 +49,18 @@ __version__ = "0.1.0"
 __all__ = [
     "AUTO_EXACT_LIMIT",
     "HASH_VERSION",
+    "Calibration",
     "DuplicateResult",
     "Evaluation",
+    "Index",
+    "IndexMismatchError",
+    "Match",
     "ShingleSets",
+    "StripStats",
     "__version__",
     "all_pairs_jaccard",
     "band_hashes",
+    "calibrate",
     "clusters",
     "estimate_jaccard",
     "evaluate",
@@ -60,6 +70,7 @@ __all__ = [
     "hamming_within",
     "jaccard",
     "lsh_candidates",
+    "lsh_duplicates",
     "lsh_half_point",
     "lsh_params",
     "lsh_probability",
@@ -70,6 +81,7 @@ __all__ = [
     "shingles",
     "simhash",
     "simhash_max_hamming",
+    "strip_boilerplate",
     "synth",
     "word_counts",
 ]

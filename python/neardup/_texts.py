@@ -75,6 +75,14 @@ def as_core_texts(texts: Any) -> CoreTexts:
         raise TypeError("texts must be a sequence of documents, not a single str or bytes")
     if isinstance(texts, list):
         return _list_of_str(texts)
+    if (  # already converted Arrow-style (data, offsets): pass through, so calls compose
+        isinstance(texts, tuple)
+        and len(texts) == 2
+        and all(isinstance(a, np.ndarray) for a in texts)
+        and texts[0].dtype == np.uint8
+        and texts[1].dtype == np.int64
+    ):
+        return texts
     module = type(texts).__module__ or ""
     if module.startswith("pyarrow"):
         return _from_arrow(texts)

@@ -8,7 +8,7 @@ import importlib
 import sys
 
 #: Subcommand modules under neardup.commands, in the order ``neardup --help`` lists them.
-COMMANDS = ("demo",)
+COMMANDS = ("demo", "dedup", "calibrate", "index", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -33,6 +33,8 @@ class DuplicateResult:
     method: str
     threshold: float
     params: dict[str, Any] = field(default_factory=dict)
+    #: The searched texts as the core saw them (kept by reference, for display only).
+    texts: Any = field(default=None, repr=False, compare=False)
 
     @property
     def keep(self) -> np.ndarray:
@@ -72,6 +74,20 @@ class DuplicateResult:
             f"DuplicateResult(method={self.method!r}, threshold={self.threshold}, n={self.n}, "
             f"pairs={len(self.pairs)}, clusters={self.num_clusters}, removed={self.num_removed})"
         )
+
+    def _repr_html_(self) -> str:
+        from neardup._display import result_html
+
+        return result_html(self, self.texts)
+
+    def plot(self, ax: Any = None, bins: int = 50) -> Any:
+        """Histogram of the pairs' similarity with the threshold marked (needs matplotlib).
+
+        >>> find_duplicates(["a b c", "a b c"], k=1).plot()  # doctest: +SKIP
+        """
+        from neardup._display import result_plot
+
+        return result_plot(self, ax=ax, bins=bins)
 
 
 def simhash_max_hamming(threshold: float, bits: int) -> int:
@@ -122,6 +138,7 @@ def find_duplicates(
     max_hamming: int | None = None,
     threads: int = 1,
     pairs: Literal["all", "spanning"] = "all",
+    strip_boilerplate: float | None = None,
     algorithm: Literal["classic", "oph"] = "classic",
 ) -> DuplicateResult:
     """Finds near-duplicate documents and clusters them.
@@ -134,7 +151,9 @@ def find_duplicates(
     pairs; verified by exact Jaccard, or with ``verify="estimate"`` kept as they are with
     similarity 1 - distance/bits); ``"sha256"`` / ``"sha256-normalized"`` (identical bytes /
     identical normalised text; similarity 1). Empty documents are never near-duplicates
-    (SHA-256 still groups them).
+    (SHA-256 still groups them). ``strip_boilerplate=max_df`` first drops every shingle found
+    in more than that share of the documents (see :func:`neardup.strip_boilerplate`; the
+    statistics land in ``params["boilerplate"]``).
 
     ``algorithm="oph"`` makes MinHash signatures by one-permutation hashing (faster, as
     accurate on documents longer than ``num_perm`` shingles; see :func:`neardup.minhash`).
@@ -161,6 +180,21 @@ def find_duplicates(
     if method == "auto":
         method = "exact-jaccard" if n <= AUTO_EXACT_LIMIT else "minhash"
     params: dict[str, Any] = {"k": k, "unit": unit}
+    stripped = None
+    if strip_boilerplate is not None:
+        if method in ("sha256", "sha256-normalized"):
+            raise ValueError("strip_boilerplate applies to shingle-based methods, not sha256")
+        from neardup.boilerplate import strip_boilerplate as _strip
+
+        stripped, strip_stats = _strip(
+            stages.shingles(core_texts, k=k, unit=unit), strip_boilerplate
+        )
+        params["boilerplate"] = strip_stats.as_dict()
+
+    def _sets() -> stages.ShingleSets:
+        return stripped if stripped is not None else stages.shingles(core_texts, k=k, unit=unit)
+
+    data = stripped if stripped is not None else core_texts
 
     if method in ("sha256", "sha256-normalized"):
         labels = stages.exact_duplicates(core_texts, normalized=method == "sha256-normalized")
@@ -173,7 +207,7 @@ def find_duplicates(
         similarity = np.ones(len(found), dtype=np.float32)
         params = {}
     elif method == "exact-jaccard":
-        sets = stages.shingles(core_texts, k=k, unit=unit)
+        sets = _sets()
         found, similarity = stages.all_pairs_jaccard(sets, threshold)
     elif method == "minhash":
         if (bands is None) != (rows is None):
@@ -184,18 +218,16 @@ def find_duplicates(
             num_perm=num_perm, seed=seed, bands=bands, rows=rows, verify=verify, algorithm=algorithm
         )
         if verify == "exact":
-            sets = stages.shingles(core_texts, k=k, unit=unit)
+            sets = _sets()
             signatures = stages.minhash(
                 sets, num_perm=num_perm, seed=seed, threads=threads, algorithm=algorithm
             )
-            signatures = stages._signatures(signatures)
-            bands, rows = stages._banding(signatures, bands, rows)
-            found, similarity = stages._core.lsh_duplicates(
-                signatures, bands, rows, threshold, sets.offsets, sets.hashes, spanning
+            found, similarity = stages.lsh_duplicates(
+                signatures, bands, rows, threshold, sets, spanning=spanning
             )
         else:
             signatures = stages.minhash(
-                core_texts,
+                data,
                 num_perm=num_perm,
                 seed=seed,
                 k=k,
@@ -203,9 +235,8 @@ def find_duplicates(
                 threads=threads,
                 algorithm=algorithm,
             )
-            bands, rows = stages._banding(signatures, bands, rows)
-            found, similarity = stages._core.lsh_duplicates(
-                signatures, bands, rows, threshold, None, None, spanning
+            found, similarity = stages.lsh_duplicates(
+                signatures, bands, rows, threshold, spanning=spanning
             )
     else:  # simhash
         if simhash_bits not in (64, 128):
@@ -215,20 +246,20 @@ def find_duplicates(
         )
         params.update(bits=simhash_bits, max_hamming=radius, verify=verify)
         if verify == "exact":
-            sets = stages.shingles(core_texts, k=k, unit=unit)
+            sets = _sets()
             fingerprints = stages.simhash(sets, bits=simhash_bits, threads=threads)
             found, _ = stages.hamming_within(fingerprints, radius, sets.sizes() > 0)
             similarity = stages.jaccard(sets, found)
             passed = similarity >= threshold
             found, similarity = found[passed], similarity[passed]
         else:
-            fingerprints = stages.simhash(
-                core_texts, bits=simhash_bits, k=k, unit=unit, threads=threads
+            fingerprints = stages.simhash(data, bits=simhash_bits, k=k, unit=unit, threads=threads)
+            active = (
+                stripped.sizes() > 0 if stripped is not None else stages.word_counts(core_texts) > 0
             )
-            active = stages.word_counts(core_texts) > 0
             found, distance = stages.hamming_within(fingerprints, radius, active)
             similarity = (1.0 - distance / simhash_bits).astype(np.float32)
 
     params["pairs"] = pairs
     labels = stages.clusters(found, n)
-    return DuplicateResult(found, similarity, labels, method, threshold, params)
+    return DuplicateResult(found, similarity, labels, method, threshold, params, texts=core_texts)

@@ -359,6 +359,41 @@ def lsh_candidates(signatures: Any, bands: int, rows: int) -> np.ndarray:
     return _core.lsh_candidates(sig, *_banding(sig, bands, rows))
 
 
+def lsh_duplicates(
+    signatures: Any,
+    bands: int,
+    rows: int,
+    threshold: float,
+    shinglesets: ShingleSets | None = None,
+    spanning: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """LSH candidates verified in one pass: (int64[m, 2] pairs i < j, float32[m] similarity).
+
+    A candidate is kept when its exact Jaccard (given ``shinglesets``) or else its MinHash
+    estimate reaches ``threshold``; no list of all candidates is built. With ``spanning=True``
+    only the pairs that joined two clusters are returned, and a bucket's members are compared
+    with its leaders only, so m identical documents cost m - 1 comparisons (clusters can come
+    out finer than the components of all pairs, never coarser).
+
+    >>> sig = minhash(["a b c d e f", "a b c d e f", "x y z"], num_perm=16, k=2)
+    >>> pairs, sim = lsh_duplicates(sig, 8, 2, threshold=0.9)
+    >>> pairs.tolist(), sim.tolist()
+    ([[0, 1]], [1.0])
+    """
+    sig = _signatures(signatures)
+    bands, rows = _banding(sig, bands, rows)
+    threshold = check_threshold(threshold)
+    if shinglesets is None:
+        return _core.lsh_duplicates(sig, bands, rows, threshold, None, None, bool(spanning))
+    if not isinstance(shinglesets, ShingleSets):
+        raise TypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
+    if len(shinglesets) != len(sig):
+        raise ValueError(f"shinglesets hold {len(shinglesets)} documents but signatures {len(sig)}")
+    return _core.lsh_duplicates(
+        sig, bands, rows, threshold, shinglesets.offsets, shinglesets.hashes, bool(spanning)
+    )
+
+
 def estimate_jaccard(signatures: Any, pairs: Any) -> np.ndarray:
     """MinHash estimate of each pair's Jaccard, float32[m]: the share of equal slots.
 

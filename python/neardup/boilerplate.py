@@ -1,0 +1,244 @@
+"""Boilerplate stripping: drop shingles that occur in too many documents.
+
+Navigation, licence text and disclaimers put the same shingles into a large share of a corpus
+and lift the Jaccard similarity of unrelated documents (the article's boilerplate experiment).
+Dropping every shingle whose *document frequency* share exceeds ``max_df`` before MinHash,
+SimHash or exact Jaccard pushes the usable threshold back down.
+
+All work is vectorised numpy over ``ShingleSets.hashes`` / ``.offsets``.
+
+>>> import neardup
+>>> ss = neardup.shingles(["a b c d e f", "x y z w v u"], k=5)       # doctest: +SKIP
+>>> stripped, stats = strip_boilerplate(ss, max_df=0.5)              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "FrequencyCounter",
+    "StripStats",
+    "frequent_shingles",
+    "remove_shingles",
+    "strip_boilerplate",
+]
+
+
+@dataclass
+class StripStats:
+    """What stripping removed.
+
+    * ``documents`` – number of documents,
+    * ``max_df`` – the document-frequency share above which a shingle was dropped,
+    * ``shingles_dropped`` – distinct shingles dropped,
+    * ``occurrences_dropped`` – (document, shingle) memberships removed,
+    * ``mean_share_stripped`` – mean over non-empty documents of the share of their shingles
+      that were dropped,
+    * ``documents_emptied`` – non-empty documents left with no shingle at all.
+
+    >>> StripStats(2, 0.1, 0, 0, 0.0, 0).as_dict()["documents"]
+    2
+    """
+
+    documents: int
+    max_df: float
+    shingles_dropped: int
+    occurrences_dropped: int
+    mean_share_stripped: float
+    documents_emptied: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """The statistics as a plain dict (for JSON reports).
+
+        >>> StripStats(1, 0.1, 0, 0, 0.0, 0).as_dict()["max_df"]
+        0.1
+        """
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return (
+            f"stripped {self.shingles_dropped:,} boilerplate shingles (df > {self.max_df:g}), "
+            f"{self.mean_share_stripped:.1%} of the average document"
+        )
+
+
+def _check_max_df(max_df: float) -> float:
+    max_df = float(max_df)
+    if not 0.0 < max_df <= 1.0:
+        raise ValueError(f"max_df must be in (0, 1], got {max_df}")
+    return max_df
+
+
+def _limit(n_docs: int, max_df: float) -> int:
+    """Largest document count that is *not* frequent: df > max_df * n  <=>  df > floor(max_df*n)."""
+    return int(np.floor(max_df * n_docs + 1e-9))
+
+
+def frequent_shingles(shinglesets: Any, max_df: float = 0.1) -> np.ndarray:
+    """Sorted uint64 array of the shingles present in more than ``max_df`` of the documents.
+
+    >>> import neardup
+    >>> ss = neardup.ShingleSets([0, 2, 3], [1, 2, 2], k=5, unit="word")  # doctest: +SKIP
+    >>> frequent_shingles(ss, 0.5)                                         # doctest: +SKIP
+    array([2], dtype=uint64)
+    """
+    max_df = _check_max_df(max_df)
+    hashes = np.asarray(shinglesets.hashes, dtype=np.uint64)
+    n = len(shinglesets)
+    if n == 0 or hashes.size == 0:
+        return np.zeros(0, dtype=np.uint64)
+    uniq, counts = np.unique(hashes, return_counts=True)  # hashes are unique per document
+    return uniq[counts > _limit(n, max_df)]
+
+
+def remove_shingles(shinglesets: Any, drop: np.ndarray) -> tuple[Any, np.ndarray]:
+    """Return (new ShingleSets without the hashes in ``drop``, per-document count removed).
+
+    >>> new, removed = remove_shingles(ss, np.array([2], dtype=np.uint64))  # doctest: +SKIP
+    """
+    from neardup import ShingleSets
+
+    hashes = np.asarray(shinglesets.hashes, dtype=np.uint64)
+    offsets = np.asarray(shinglesets.offsets, dtype=np.int64)
+    n = len(offsets) - 1
+    drop = np.asarray(drop, dtype=np.uint64)
+    if drop.size == 0 or hashes.size == 0:
+        new = ShingleSets(offsets.copy(), hashes.copy(), k=shinglesets.k, unit=shinglesets.unit)
+        return new, np.zeros(n, dtype=np.int64)
+    mask = np.isin(hashes, drop, assume_unique=False)
+    doc_of = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+    removed = np.bincount(doc_of[mask], minlength=n).astype(np.int64)
+    new_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.diff(offsets) - removed, out=new_offsets[1:])
+    new = ShingleSets(new_offsets, hashes[~mask], k=shinglesets.k, unit=shinglesets.unit)
+    return new, removed
+
+
+def _stats(sizes: np.ndarray, removed: np.ndarray, max_df: float, n_dropped: int) -> StripStats:
+    nonempty = sizes > 0
+    share = removed[nonempty] / sizes[nonempty] if nonempty.any() else np.zeros(0)
+    return StripStats(
+        documents=len(sizes),
+        max_df=max_df,
+        shingles_dropped=int(n_dropped),
+        occurrences_dropped=int(removed.sum()),
+        mean_share_stripped=float(share.mean()) if share.size else 0.0,
+        documents_emptied=int(((removed == sizes) & nonempty).sum()),
+    )
+
+
+def strip_boilerplate(shinglesets: Any, max_df: float = 0.1) -> tuple[Any, StripStats]:
+    """Drop every shingle whose document frequency exceeds ``max_df`` × (number of documents).
+
+    Returns the stripped ``ShingleSets`` (same k and unit; feed it to ``minhash``, ``simhash``
+    or ``jaccard``) and a :class:`StripStats`.
+
+    >>> import neardup
+    >>> footer = " licence text repeated on every page of the site"
+    >>> texts = [f"document number {i} about topic {i * 7}" + footer for i in range(10)]
+    >>> ss = neardup.shingles(texts, k=3)                                  # doctest: +SKIP
+    >>> stripped, stats = strip_boilerplate(ss, max_df=0.5)                # doctest: +SKIP
+    >>> stats.shingles_dropped > 0                                         # doctest: +SKIP
+    True
+    """
+    max_df = _check_max_df(max_df)
+    drop = frequent_shingles(shinglesets, max_df)
+    new, removed = remove_shingles(shinglesets, drop)
+    sizes = np.diff(np.asarray(shinglesets.offsets, dtype=np.int64))
+    return new, _stats(sizes, removed, max_df, drop.size)
+
+
+class FrequencyCounter:
+    """Exact frequent-shingle detection over a stream of batches, in bounded memory.
+
+    A shingle in more than ``max_df`` of all documents is in more than ``max_df`` of the
+    documents of at least one batch (pigeonhole), so pass 1 (:meth:`add_candidates`) keeps
+    only per-batch frequent shingles as candidates and pass 2 (:meth:`count`) counts the
+    candidates exactly. :meth:`frequent` then returns precisely the shingles that
+    :func:`strip_boilerplate` would drop on the whole corpus at once.
+
+    >>> fc = FrequencyCounter(max_df=0.1)
+    >>> for ss in batches: fc.add_candidates(ss)                           # doctest: +SKIP
+    >>> for ss in batches: fc.count(ss)                                    # doctest: +SKIP
+    >>> drop = fc.frequent()                                               # doctest: +SKIP
+    """
+
+    def __init__(self, max_df: float = 0.1) -> None:
+        self.max_df = _check_max_df(max_df)
+        self._cand: list[np.ndarray] = []
+        self.candidates = np.zeros(0, dtype=np.uint64)
+        self.counts = np.zeros(0, dtype=np.int64)
+        self.n_docs = 0
+        self._counted = 0
+
+    def add_candidates(self, shinglesets: Any) -> None:
+        """Pass 1: remember the shingles frequent within this batch.
+
+        >>> FrequencyCounter(0.5).add_candidates(ss)                       # doctest: +SKIP
+        """
+        n = len(shinglesets)
+        self.n_docs += n
+        hashes = np.asarray(shinglesets.hashes, dtype=np.uint64)
+        if n and hashes.size:
+            uniq, counts = np.unique(hashes, return_counts=True)
+            self._cand.append(uniq[counts > _limit(n, self.max_df)])
+            if len(self._cand) > 64:
+                self._cand = [np.unique(np.concatenate(self._cand))]
+
+    def count(self, shinglesets: Any) -> None:
+        """Pass 2: count the candidates exactly in this batch.
+
+        >>> fc.count(ss)                                                   # doctest: +SKIP
+        """
+        if self._cand:
+            self.candidates = np.unique(np.concatenate(self._cand))
+            self.counts = np.zeros(self.candidates.size, dtype=np.int64)
+            self._cand = []
+        self._counted += len(shinglesets)
+        if self.candidates.size == 0:
+            return
+        hashes = np.asarray(shinglesets.hashes, dtype=np.uint64)
+        idx = np.searchsorted(self.candidates, hashes)
+        idx[idx == self.candidates.size] = 0
+        hit = self.candidates[idx] == hashes
+        self.counts += np.bincount(idx[hit], minlength=self.candidates.size)
+
+    def frequent(self) -> np.ndarray:
+        """The shingles (sorted uint64) whose document frequency share exceeds ``max_df``.
+
+        >>> fc.frequent()                                                  # doctest: +SKIP
+        array([...], dtype=uint64)
+        """
+        if self._cand:  # count() never called: nothing can be frequent without counts
+            raise RuntimeError("call count() on every batch before frequent()")
+        if self._counted != self.n_docs:
+            raise RuntimeError(
+                f"count() saw {self._counted} documents, add_candidates() saw {self.n_docs}"
+            )
+        return self.candidates[self.counts > _limit(self.n_docs, self.max_df)]
+
+    def strip(self, shinglesets: Any, drop: np.ndarray) -> tuple[Any, np.ndarray]:
+        """Pass 3: remove ``drop`` from a batch; returns (ShingleSets, removed per document).
+
+        >>> new, removed = fc.strip(ss, fc.frequent())                     # doctest: +SKIP
+        """
+        return remove_shingles(shinglesets, drop)
+
+
+def summarize(
+    sizes: Iterable[np.ndarray], removed: Iterable[np.ndarray], max_df: float, n_dropped: int
+) -> StripStats:
+    """Combine per-batch sizes/removed counts into one :class:`StripStats`.
+
+    >>> summarize([np.array([4])], [np.array([1])], 0.1, 1).mean_share_stripped
+    0.25
+    """
+    s_list, r_list = list(sizes), list(removed)
+    s = np.concatenate(s_list) if s_list else np.zeros(0, np.int64)
+    r = np.concatenate(r_list) if r_list else np.zeros(0, np.int64)
+    return _stats(s, r, max_df, n_dropped)
