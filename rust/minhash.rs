@@ -94,12 +94,39 @@ impl MinHasher {
         self.signature_generic(shingles, out);
     }
 
-    /// The generic kernel compiled for AVX-512 (16 u32 lanes, 32x32->64 multiplies on 8 lanes
-    /// at once). Built only by compilers where these target features are stable (build.rs).
+    /// The 64-bit-lane kernel compiled for AVX-512, which multiplies (`vpmullq`, DQ) and takes
+    /// minima (`vpminuq`) of 64-bit lanes natively. Built only by compilers where these target
+    /// features are stable (build.rs).
     #[cfg(all(target_arch = "x86_64", neardup_avx512))]
     #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2")]
     unsafe fn signature_avx512(&self, shingles: &[u64], out: &mut [u32]) {
-        self.signature_generic(shingles, out);
+        self.signature_wide(shingles, out);
+    }
+
+    /// The formula in 64-bit lanes: slot p = (min_s (a_p·x + b_p) mod 2^64) >> 32, the same bits
+    /// as the minimum of the shifted values because x ↦ x >> 32 is monotone.
+    #[inline(always)]
+    #[allow(dead_code)] // only the AVX-512 build calls it
+    fn signature_wide(&self, shingles: &[u64], out: &mut [u32]) {
+        let full = out.len() / BLOCK * BLOCK;
+        for start in (0..full).step_by(BLOCK) {
+            let end = start + BLOCK;
+            let a: &[u64; BLOCK] = self.a[start..end].try_into().expect("BLOCK slots");
+            let b: &[u64; BLOCK] = self.b[start..end].try_into().expect("BLOCK slots");
+            let mut acc = [u64::MAX; BLOCK];
+            for &s in shingles {
+                let x = s as u32 as u64;
+                for l in 0..BLOCK {
+                    acc[l] = acc[l].min(a[l].wrapping_mul(x).wrapping_add(b[l]));
+                }
+            }
+            for (slot, &v) in out[start..end].iter_mut().zip(&acc) {
+                *slot = (v >> 32) as u32;
+            }
+        }
+        for (p, slot) in out.iter_mut().enumerate().skip(full) {
+            *slot = shingles.iter().map(|&s| self.slot_hash(p, s)).min().unwrap_or(EMPTY_SLOT);
+        }
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -317,6 +344,20 @@ mod tests {
                         .collect();
                     assert_eq!(got, want, "num_perm {num_perm} seed {seed} len {len}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn both_kernels_match_the_formula() {
+        let shingles: Vec<u64> = (0..200u64).map(|i| crate::hashing::mix64(i ^ 0x99)).collect();
+        for num_perm in [1, 31, 32, 33, 128] {
+            let m = MinHasher::new(num_perm, 5).unwrap();
+            let (mut narrow, mut wide) = (vec![0; num_perm], vec![0; num_perm]);
+            for len in [0, 1, 200] {
+                m.signature_generic(&shingles[..len], &mut narrow);
+                m.signature_wide(&shingles[..len], &mut wide);
+                assert_eq!(narrow, wide, "num_perm {num_perm} len {len}");
             }
         }
     }
