@@ -358,6 +358,12 @@ mod tests {
                 m.signature_generic(&shingles[..len], &mut narrow);
                 m.signature_wide(&shingles[..len], &mut wide);
                 assert_eq!(narrow, wide, "num_perm {num_perm} len {len}");
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: AVX2 is present (checked just above).
+                    unsafe { m.signature_avx2(&shingles[..len], &mut wide) };
+                    assert_eq!(narrow, wide, "AVX2, num_perm {num_perm} len {len}");
+                }
             }
         }
     }
