@@ -85,8 +85,15 @@ impl Words {
         self.lower.resize(chunks * 64 + SLACK, 0);
         let mut high = 0u64;
         for (c, chunk) in bytes.chunks(64).enumerate() {
-            let mut block = [0u8; 64];
-            block[..chunk.len()].copy_from_slice(chunk);
+            // Whole chunks are copied as a fixed 64 bytes (inlined; no call to memcpy).
+            let block: [u8; 64] = match chunk.try_into() {
+                Ok(whole) => whole,
+                Err(_) => {
+                    let mut last = [0u8; 64];
+                    last[..chunk.len()].copy_from_slice(chunk);
+                    last
+                }
+            };
             let mut bits = 0u64;
             for (k, eight) in block.chunks_exact(8).enumerate() {
                 let v = u64::from_le_bytes(eight.try_into().expect("8 bytes"));
