@@ -18,6 +18,11 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
 
+def dedup(*args: object) -> int:
+    """Runs ``neardup dedup`` with the arguments (paths and numbers welcome)."""
+    return main(["dedup", *map(str, args)])
+
+
 def _words(rng, n):
     return " ".join(f"w{rng.randrange(10**6)}" for _ in range(n))
 
@@ -109,19 +114,8 @@ def test_dedup_formats_row_by_row(tmp_path, fmt, method, capsys):
     inp = tmp_path / ("in" if fmt == "folder" else f"in.{fmt}")
     out = tmp_path / ("out" if fmt == "folder" else f"out.{fmt}")
     _write(fmt, inp, rows)
-    rc = main(
-        [
-            "dedup",
-            str(inp),
-            "-o",
-            str(out),
-            "--threshold",
-            "0.5",
-            "--method",
-            method,
-            "--json",
-            "--quiet",
-        ]
+    rc = dedup(
+        str(inp), "-o", str(out), "--threshold", "0.5", "--method", method, "--json", "--quiet"
     )
     assert rc == 0
     summary = json.loads(capsys.readouterr().out)
@@ -150,21 +144,18 @@ def test_keep_longest_clusters_and_report(tmp_path, capsys):
     _write("jsonl", inp, rows)
     clusters, report = tmp_path / "c.csv", tmp_path / "r.md"
     assert (
-        main(
-            [
-                "dedup",
-                str(inp),
-                "-o",
-                str(out),
-                "--threshold",
-                "0.5",
-                "--keep",
-                "longest",
-                "--clusters",
-                str(clusters),
-                "--report",
-                str(report),
-            ]
+        dedup(
+            str(inp),
+            "-o",
+            str(out),
+            "--threshold",
+            "0.5",
+            "--keep",
+            "longest",
+            "--clusters",
+            str(clusters),
+            "--report",
+            str(report),
         )
         == 0
     )
@@ -203,22 +194,19 @@ def test_result_independent_of_batch_size(tmp_path):
     for bs in ("1", "5", "1000"):
         out, cl = tmp_path / f"o{bs}.jsonl", tmp_path / f"c{bs}.jsonl"
         assert (
-            main(
-                [
-                    "dedup",
-                    str(inp),
-                    "-o",
-                    str(out),
-                    "--method",
-                    "minhash",
-                    "--threshold",
-                    "0.5",
-                    "--batch-size",
-                    bs,
-                    "--clusters",
-                    str(cl),
-                    "-q",
-                ]
+            dedup(
+                str(inp),
+                "-o",
+                str(out),
+                "--method",
+                "minhash",
+                "--threshold",
+                "0.5",
+                "--batch-size",
+                bs,
+                "--clusters",
+                str(cl),
+                "-q",
             )
             == 0
         )
@@ -232,39 +220,23 @@ def test_verify_estimate_and_simhash_run(tmp_path, capsys):
     _write("jsonl", inp, rows)
     out = tmp_path / "o.jsonl"
     assert (
-        main(
-            [
-                "dedup",
-                str(inp),
-                "-o",
-                str(out),
-                "--method",
-                "minhash",
-                "--verify",
-                "estimate",
-                "--threshold",
-                "0.5",
-                "-q",
-            ]
+        dedup(
+            str(inp),
+            "-o",
+            str(out),
+            "--method",
+            "minhash",
+            "--verify",
+            "estimate",
+            "--threshold",
+            "0.5",
+            "-q",
         )
         == 0
     )
     assert _read("jsonl", out) == _expected_kept(rows)
     assert (
-        main(
-            [
-                "dedup",
-                str(inp),
-                "-o",
-                str(out),
-                "--method",
-                "simhash",
-                "--threshold",
-                "0.5",
-                "-q",
-                "--json",
-            ]
-        )
+        dedup(str(inp), "-o", str(out), "--method", "simhash", "--threshold", "0.5", "-q", "--json")
         == 0
     )
     s = json.loads(capsys.readouterr().out)
@@ -288,20 +260,17 @@ def test_strip_boilerplate_end_to_end(tmp_path, capsys):
     plain = json.loads(capsys.readouterr().out)
     assert plain["kept"] < 5  # the footer makes every pair look like a duplicate
     assert (
-        main(
-            [
-                "dedup",
-                str(inp),
-                "-o",
-                str(out),
-                "--threshold",
-                "0.3",
-                "--json",
-                "-q",
-                "--strip-boilerplate",
-                "--max-df",
-                "0.5",
-            ]
+        dedup(
+            str(inp),
+            "-o",
+            str(out),
+            "--threshold",
+            "0.3",
+            "--json",
+            "-q",
+            "--strip-boilerplate",
+            "--max-df",
+            "0.5",
         )
         == 0
     )

@@ -99,6 +99,16 @@ class _Block:
         self.dir = np.zeros((1 << bits) + 1, dtype=np.int64)
         np.cumsum(counts, out=self.dir[1:])
 
+    def concat(self, other: _Block) -> _Block:
+        """This block's documents followed by ``other``'s, re-indexed."""
+        return _Block(
+            np.concatenate([self.docs, other.docs]),
+            np.concatenate([self.sigs, other.sigs]),
+            np.concatenate([self.raw_keys, other.raw_keys]),
+            np.concatenate([self.live, other.live]),
+            np.concatenate([self.ids, other.ids]),
+        )
+
     def lookup(self, q: np.ndarray) -> list[np.ndarray]:
         qu = np.ascontiguousarray(q).view(np.uint64)
         top = (qu >> self.shift).astype(np.int64)
@@ -133,23 +143,9 @@ class _Memory:
 
     def append(self, block: _Block) -> None:
         if self.delta is not None:
-            d = self.delta
-            block = _Block(
-                np.concatenate([d.docs, block.docs]),
-                np.concatenate([d.sigs, block.sigs]),
-                np.concatenate([d.raw_keys, block.raw_keys]),
-                np.concatenate([d.live, block.live]),
-                np.concatenate([d.ids, block.ids]),
-            )
+            block = self.delta.concat(block)
         if len(block.docs) > max(2000, len(self.main.docs) // 8):
-            m = self.main
-            block = _Block(
-                np.concatenate([m.docs, block.docs]),
-                np.concatenate([m.sigs, block.sigs]),
-                np.concatenate([m.raw_keys, block.raw_keys]),
-                np.concatenate([m.live, block.live]),
-                np.concatenate([m.ids, block.ids]),
-            )
+            block = self.main.concat(block)
             self.main, self.delta = block, None
         else:
             self.delta = block

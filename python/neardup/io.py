@@ -248,24 +248,17 @@ class Source:
             raise InputError(f"{where}: no field {self.id_field!r}")
         return self._default_id(pos)
 
-    def _jsonl_batches(self, batch_size: int, start: int) -> Iterator[Batch]:
-        texts: list[str] = []
-        ids: list[Any] = []
-        pos = start
-        bstart = start
-        for lineno, raw in self._jsonl_lines():
+    def _jsonl_rows(self, start: int) -> Iterator[tuple[str, Any]]:
+        for pos, (lineno, raw) in enumerate(self._jsonl_lines(), start):
             obj = self._parse_json(lineno, raw)
             where = f"{self.label}:{lineno}"
-            texts.append(
-                self._row_text(where, obj.get(self.text_field), self.text_field in obj, obj.keys())
+            text = self._row_text(
+                where, obj.get(self.text_field), self.text_field in obj, obj.keys()
             )
-            ids.append(self._row_id(where, obj, pos))
-            pos += 1
-            if len(texts) >= batch_size:
-                yield Batch(texts, ids, bstart)
-                texts, ids, bstart = [], [], pos
-        if texts:
-            yield Batch(texts, ids, bstart)
+            yield text, self._row_id(where, obj, pos)
+
+    def _jsonl_batches(self, batch_size: int, start: int) -> Iterator[Batch]:
+        return _grouped(self._jsonl_rows(start), batch_size, start)
 
     # Parquet ----------------------------------------------------------------------------------
     def _parquet_file(self) -> Any:
@@ -385,27 +378,20 @@ class Source:
             except csv.Error as e:
                 raise InputError(f"{self.label}: line {reader.line_num}: invalid CSV ({e})") from e
 
-    def _csv_batches(self, batch_size: int, start: int) -> Iterator[Batch]:
+    def _csv_rows_with_ids(self, start: int) -> Iterator[tuple[str, Any]]:
         header = self._csv_header()
         ti = header.index(self.text_field)
         ii = header.index(self.id_field) if self.id_field in header else None
-        texts: list[str] = []
-        ids: list[Any] = []
-        pos = bstart = start
-        for row_no, row in self._csv_rows():
+        for pos, (row_no, row) in enumerate(self._csv_rows(), start):
             if ti >= len(row):
                 raise InputError(
                     f"{self.label}: row {row_no}: row without text "
                     f"({len(row)} fields, header has {len(header)})"
                 )
-            texts.append(row[ti])
-            ids.append(row[ii] if ii is not None and ii < len(row) else pos)
-            pos += 1
-            if len(texts) >= batch_size:
-                yield Batch(texts, ids, bstart)
-                texts, ids, bstart = [], [], pos
-        if texts:
-            yield Batch(texts, ids, bstart)
+            yield row[ti], (row[ii] if ii is not None and ii < len(row) else pos)
+
+    def _csv_batches(self, batch_size: int, start: int) -> Iterator[Batch]:
+        return _grouped(self._csv_rows_with_ids(start), batch_size, start)
 
     # Folder ---------------------------------------------------------------------------------------
     def files(self) -> list[Path]:
@@ -420,26 +406,19 @@ class Source:
             key=lambda p: p.relative_to(root).as_posix(),
         )
 
-    def _folder_batches(self, batch_size: int, start: int) -> Iterator[Batch]:
+    def _folder_rows(self) -> Iterator[tuple[str, Any]]:
         root = Path(self.path)
-        texts: list[str] = []
-        ids: list[Any] = []
-        bstart = start
         for p in self.files():
-            rel = p.relative_to(root).as_posix()
             try:
-                texts.append(p.read_bytes().decode("utf-8"))
+                text = p.read_bytes().decode("utf-8")
             except UnicodeDecodeError as e:
                 raise InputError(f"{p}: invalid UTF-8 at byte {e.start}") from e
             except OSError as e:
                 raise InputError(f"{p}: cannot read ({e.strerror})") from e
-            ids.append(rel)
-            if len(texts) >= batch_size:
-                yield Batch(texts, ids, bstart)
-                bstart += len(texts)
-                texts, ids = [], []
-        if texts:
-            yield Batch(texts, ids, bstart)
+            yield text, p.relative_to(root).as_posix()
+
+    def _folder_batches(self, batch_size: int, start: int) -> Iterator[Batch]:
+        return _grouped(self._folder_rows(), batch_size, start)
 
     # -- writing -------------------------------------------------------------------------------
     def write_rows(self, keep: np.ndarray, out: Any, batch_size: int = DEFAULT_BATCH) -> int:
@@ -497,6 +476,21 @@ class Source:
                     shutil.copy2(p, dest)
                     written += 1
         return written
+
+
+def _grouped(rows: Iterator[tuple[str, Any]], batch_size: int, start: int) -> Iterator[Batch]:
+    """Batches of at most ``batch_size`` (text, id) rows; ``start`` is the first row's position."""
+    texts: list[str] = []
+    ids: list[Any] = []
+    for text, row_id in rows:
+        texts.append(text)
+        ids.append(row_id)
+        if len(texts) >= batch_size:
+            yield Batch(texts, ids, start)
+            start += len(texts)
+            texts, ids = [], []
+    if texts:
+        yield Batch(texts, ids, start)
 
 
 def _oneline(e: BaseException) -> str:
