@@ -2,7 +2,7 @@
 //! argument checks a caller from outside Rust needs. The Python binding calls only these.
 
 use crate::error::{Error, Result};
-use crate::jaccard::{jaccard_u64, prefetch, PREFETCH_AHEAD};
+use crate::jaccard::{jaccard_u64, prefetch, prefetch_bytes, PREFETCH_AHEAD};
 use crate::lsh;
 use crate::minhash::{self, MinHasher};
 use crate::parallel::for_row_blocks;
@@ -25,12 +25,22 @@ pub fn minhash_texts(
         let mut shingler = Shingler::new(k, unit).expect("k was checked");
         let mut scratch = Vec::new();
         for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
+            prefetch_next(texts, first + row);
             scratch.clear();
             shingler.hashes_into(texts[first + row], &mut scratch);
             hasher.signature_into(&scratch, signature);
         }
     })?;
     Ok(out)
+}
+
+/// Starts loading the document after `row` into cache while `row` is worked on: documents are
+/// separate allocations, so each one's first lines would otherwise be a cache miss from memory.
+#[inline]
+fn prefetch_next(texts: &[&str], row: usize) {
+    if let Some(next) = texts.get(row + 1) {
+        prefetch_bytes(next.as_ptr(), next.len());
+    }
 }
 
 /// One-permutation-hashing signatures ([`minhash::OphHasher`]) of documents, shingled on the fly.
@@ -43,6 +53,7 @@ pub fn oph_texts(texts: &[&str], num_perm: usize, seed: u64, k: usize, unit: Uni
         let mut scratch = Vec::new();
         let mut occupied = Vec::new();
         for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
+            prefetch_next(texts, first + row);
             scratch.clear();
             shingler.hashes_into(texts[first + row], &mut scratch);
             hasher.signature_into(&scratch, signature, &mut occupied);
@@ -98,6 +109,7 @@ pub fn simhash_texts(texts: &[&str], bits: usize, tf: bool, k: usize, unit: Unit
         let mut hasher = simhash::SimHasher::new();
         let mut scratch = Vec::new();
         for (row, fingerprint) in rows.chunks_exact_mut(words).enumerate() {
+            prefetch_next(texts, first + row);
             scratch.clear();
             shingler.hashes_into(texts[first + row], &mut scratch);
             hasher.fingerprint_into(&scratch, tf, fingerprint);

@@ -73,17 +73,24 @@ fn intersection_size_u64_generic(a: &[u64], b: &[u64]) -> usize {
 /// pair a few pairs ahead overlaps those loads with the merges. A no-op off x86_64.
 #[inline]
 pub fn prefetch(set: &[u64]) {
+    prefetch_bytes(set.as_ptr() as *const u8, std::mem::size_of_val(set));
+}
+
+/// [`prefetch`] for the `len` bytes from `start` (every 64-byte line). A no-op off x86_64.
+#[inline]
+pub fn prefetch_bytes(start: *const u8, len: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        for line in set.chunks(8) {
-            // SAFETY: prefetching is a hint that never faults, and the pointer is into a live
-            // slice; SSE (which provides it) is part of the x86_64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr() as *const i8) };
+        for offset in (0..len).step_by(64) {
+            // SAFETY: prefetching is a hint that never faults, whatever the address (the
+            // offset stays within the caller's live slice, `wrapping_add` computes it without
+            // claiming so); SSE (which provides it) is part of the x86_64 baseline.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset) as *const i8) };
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = set;
+    let _ = (start, len);
 }
 
 /// Pairs ahead whose second set [`prefetch`] loads.
