@@ -2,7 +2,7 @@
 //! argument checks a caller from outside Rust needs. The Python binding calls only these.
 
 use crate::error::{Error, Result};
-use crate::jaccard::jaccard;
+use crate::jaccard::{jaccard_u64, prefetch, prefetch_bytes, PREFETCH_AHEAD};
 use crate::lsh;
 use crate::minhash::{self, MinHasher};
 use crate::parallel::for_row_blocks;
@@ -25,9 +25,51 @@ pub fn minhash_texts(
         let mut shingler = Shingler::new(k, unit).expect("k was checked");
         let mut scratch = Vec::new();
         for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
+            prefetch_next(texts, first + row);
             scratch.clear();
             shingler.hashes_into(texts[first + row], &mut scratch);
             hasher.signature_into(&scratch, signature);
+        }
+    })?;
+    Ok(out)
+}
+
+/// Starts loading the document after `row` into cache while `row` is worked on: documents are
+/// separate allocations, so each one's first lines would otherwise be a cache miss from memory.
+#[inline]
+fn prefetch_next(texts: &[&str], row: usize) {
+    if let Some(next) = texts.get(row + 1) {
+        prefetch_bytes(next.as_ptr(), next.len());
+    }
+}
+
+/// One-permutation-hashing signatures ([`minhash::OphHasher`]) of documents, shingled on the fly.
+pub fn oph_texts(texts: &[&str], num_perm: usize, seed: u64, k: usize, unit: Unit, threads: usize) -> Result<Vec<u32>> {
+    let hasher = minhash::OphHasher::new(num_perm, seed)?;
+    Shingler::new(k, unit)?;
+    let mut out = vec![0u32; texts.len() * num_perm];
+    for_row_blocks(&mut out, num_perm, threads, |first, rows| {
+        let mut shingler = Shingler::new(k, unit).expect("k was checked");
+        let mut scratch = Vec::new();
+        let mut occupied = Vec::new();
+        for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
+            prefetch_next(texts, first + row);
+            scratch.clear();
+            shingler.hashes_into(texts[first + row], &mut scratch);
+            hasher.signature_into(&scratch, signature, &mut occupied);
+        }
+    })?;
+    Ok(out)
+}
+
+/// One-permutation-hashing signatures of precomputed shingle sets.
+pub fn oph_sets(sets: SetsView<'_>, num_perm: usize, seed: u64, threads: usize) -> Result<Vec<u32>> {
+    let hasher = minhash::OphHasher::new(num_perm, seed)?;
+    let mut out = vec![0u32; sets.len() * num_perm];
+    for_row_blocks(&mut out, num_perm, threads, |first, rows| {
+        let mut occupied = Vec::new();
+        for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
+            hasher.signature_into(sets.get(first + row), signature, &mut occupied);
         }
     })?;
     Ok(out)
@@ -64,12 +106,13 @@ pub fn simhash_texts(texts: &[&str], bits: usize, tf: bool, k: usize, unit: Unit
     let mut out = vec![0u64; texts.len() * words];
     for_row_blocks(&mut out, words, threads, |first, rows| {
         let mut shingler = Shingler::new(k, unit).expect("k was checked");
+        let mut hasher = simhash::SimHasher::new();
         let mut scratch = Vec::new();
         for (row, fingerprint) in rows.chunks_exact_mut(words).enumerate() {
+            prefetch_next(texts, first + row);
             scratch.clear();
             shingler.hashes_into(texts[first + row], &mut scratch);
-            scratch.sort_unstable();
-            simhash::fingerprint_sorted_into(&scratch, tf, fingerprint);
+            hasher.fingerprint_into(&scratch, tf, fingerprint);
         }
     })?;
     Ok(out)
@@ -108,7 +151,16 @@ pub fn estimate_pairs(signatures: &[u32], num_perm: usize, pairs: &[(i64, i64)])
 /// Exact Jaccard of each pair of shingle sets.
 pub fn jaccard_pairs(sets: SetsView<'_>, pairs: &[(i64, i64)]) -> Result<Vec<f32>> {
     check_pairs(pairs, sets.len())?;
-    Ok(pairs.iter().map(|&(a, b)| jaccard(sets.get(a as usize), sets.get(b as usize)) as f32).collect())
+    Ok(pairs
+        .iter()
+        .enumerate()
+        .map(|(k, &(a, b))| {
+            if let Some(&(_, ahead)) = pairs.get(k + PREFETCH_AHEAD) {
+                prefetch(sets.get(ahead as usize));
+            }
+            jaccard_u64(sets.get(a as usize), sets.get(b as usize)) as f32
+        })
+        .collect())
 }
 
 /// Hamming distance of each pair of fingerprints `words` u64 wide.
@@ -148,21 +200,29 @@ pub fn lsh_duplicates(
             )));
         }
     }
-    let keys = lsh::band_keys(signatures, num_perm, bands, rows)?;
     let active = lsh::non_empty_rows(signatures, num_perm);
+    let candidates = lsh::candidate_pairs(signatures, num_perm, bands, rows, &active)?;
     let row = |i: u32| &signatures[i as usize * num_perm..(i as usize + 1) * num_perm];
-    let mut found: Vec<(u32, u32, f32)> = Vec::new();
-    lsh::for_each_candidate(&keys, bands, &active, |i, j| {
+    let mut pairs = Vec::new();
+    let mut similarities = Vec::new();
+    // Candidates are sorted by (i, j), so the output is too. Both rows are active (not the
+    // empty set's signature), where `minhash::estimate` is the share of equal slots.
+    for (k, &(i, j)) in candidates.iter().enumerate() {
         let similarity = match verify {
-            Verify::Estimate => minhash::estimate(row(i), row(j)) as f64,
-            Verify::Exact(sets) => jaccard(sets.get(i as usize), sets.get(j as usize)),
+            Verify::Estimate => minhash::equal_share(row(i), row(j)) as f64,
+            Verify::Exact(sets) => {
+                if let Some(&(_, ahead)) = candidates.get(k + PREFETCH_AHEAD) {
+                    prefetch(sets.get(ahead as usize));
+                }
+                jaccard_u64(sets.get(i as usize), sets.get(j as usize))
+            }
         };
         if similarity >= threshold {
-            found.push((i, j, similarity as f32));
+            pairs.push((i, j));
+            similarities.push(similarity as f32);
         }
-    });
-    found.sort_unstable_by_key(|&(i, j, _)| (i, j));
-    Ok(found.into_iter().map(|(i, j, s)| ((i, j), s)).unzip())
+    }
+    Ok((pairs, similarities))
 }
 
 /// Clusters of LSH candidates that reach `threshold`, without visiting every pair of a large
@@ -196,7 +256,7 @@ pub fn lsh_cluster_edges(
     let row = |i: u32| &signatures[i as usize * num_perm..(i as usize + 1) * num_perm];
     let similarity = |i: u32, j: u32| match verify {
         Verify::Estimate => minhash::estimate(row(i), row(j)) as f64,
-        Verify::Exact(sets) => jaccard(sets.get(i as usize), sets.get(j as usize)),
+        Verify::Exact(sets) => jaccard_u64(sets.get(i as usize), sets.get(j as usize)),
     };
     let mut sets = crate::cluster::UnionFind::new(n);
     let mut edges: Vec<(u32, u32, f32)> = Vec::new();
@@ -276,6 +336,16 @@ mod tests {
                 simhash_texts(&texts, 128, false, 3, Unit::Word, threads).unwrap(),
                 simhash_sets(view, 128, threads).unwrap()
             );
+        }
+    }
+
+    #[test]
+    fn oph_texts_and_sets_agree() {
+        let texts = ["a b c d e f g", "a b c d e f h", "", "x y"];
+        let sets = ShingleSets::build(&texts, 3, Unit::Word).unwrap();
+        let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
+        for threads in [1, 2] {
+            assert_eq!(oph_texts(&texts, 16, 5, 3, Unit::Word, threads).unwrap(), oph_sets(view, 16, 5, threads).unwrap());
         }
     }
 

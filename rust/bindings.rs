@@ -141,6 +141,22 @@ fn minhash_texts<'py>(py: Python<'py>, texts: &Bound<'py, PyAny>, num_perm: usiz
 }
 
 #[pyfunction]
+fn oph_texts<'py>(py: Python<'py>, texts: &Bound<'py, PyAny>, num_perm: usize, seed: u64, k: usize, unit: &str, threads: usize) -> PyResult<Bound<'py, PyArray2<u32>>> {
+    let unit = parse_unit(unit)?;
+    let holder = Texts::borrow(texts)?;
+    let strs = holder.strs()?;
+    let signatures = run(py, || batch::oph_texts(&strs, num_perm, seed, k, unit, threads))?;
+    matrix(py, signatures, num_perm)
+}
+
+#[pyfunction]
+fn oph_sets<'py>(py: Python<'py>, offsets: PyReadonlyArray1<'py, i64>, hashes: PyReadonlyArray1<'py, u64>, num_perm: usize, seed: u64, threads: usize) -> PyResult<Bound<'py, PyArray2<u32>>> {
+    let view = sets_view(&offsets, &hashes)?;
+    let signatures = run(py, || batch::oph_sets(view, num_perm, seed, threads))?;
+    matrix(py, signatures, num_perm)
+}
+
+#[pyfunction]
 fn minhash_sets<'py>(py: Python<'py>, offsets: PyReadonlyArray1<'py, i64>, hashes: PyReadonlyArray1<'py, u64>, num_perm: usize, seed: u64, threads: usize) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let view = sets_view(&offsets, &hashes)?;
     let signatures = run(py, || batch::minhash_sets(view, num_perm, seed, threads))?;
@@ -297,6 +313,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shingle_sets, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_sets, m)?)?;
+    m.add_function(wrap_pyfunction!(oph_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(oph_sets, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_sets, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_params, m)?)?;

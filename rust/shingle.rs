@@ -99,7 +99,10 @@ pub struct ShingleSets {
 impl ShingleSets {
     pub fn build(texts: &[&str], k: usize, unit: Unit) -> Result<Self> {
         let mut shingler = Shingler::new(k, unit)?;
-        let mut sets = ShingleSets { offsets: Vec::with_capacity(texts.len() + 1), hashes: Vec::new() };
+        // A first guess at the total (a word and its separator take about six bytes of prose) saves
+        // most re-allocations of a large vector as it grows; it grows past the guess as needed.
+        let guess: usize = texts.iter().map(|t| t.len() / 6).sum();
+        let mut sets = ShingleSets { offsets: Vec::with_capacity(texts.len() + 1), hashes: Vec::with_capacity(guess) };
         sets.offsets.push(0);
         let mut scratch = Vec::new();
         for text in texts {

@@ -27,6 +27,16 @@ def minhash_sets(
     seed: int,
     threads: int,
 ) -> npt.NDArray[np.uint32]: ...
+def oph_texts(
+    texts: Texts, num_perm: int, seed: int, k: int, unit: str, threads: int
+) -> npt.NDArray[np.uint32]: ...
+def oph_sets(
+    offsets: npt.NDArray[np.int64],
+    hashes: npt.NDArray[np.uint64],
+    num_perm: int,
+    seed: int,
+    threads: int,
+) -> npt.NDArray[np.uint32]: ...
 def simhash_texts(
     texts: Texts, bits: int, tf: bool, k: int, unit: str, threads: int
 ) -> npt.NDArray[np.uint64]: ...

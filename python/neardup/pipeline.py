@@ -139,6 +139,7 @@ def find_duplicates(
     threads: int = 1,
     pairs: Literal["all", "spanning"] = "all",
     strip_boilerplate: float | None = None,
+    algorithm: Literal["classic", "oph"] = "classic",
 ) -> DuplicateResult:
     """Finds near-duplicate documents and clusters them.
 
@@ -153,6 +154,9 @@ def find_duplicates(
     (SHA-256 still groups them). ``strip_boilerplate=max_df`` first drops every shingle found
     in more than that share of the documents (see :func:`neardup.strip_boilerplate`; the
     statistics land in ``params["boilerplate"]``).
+
+    ``algorithm="oph"`` makes MinHash signatures by one-permutation hashing (faster, as
+    accurate on documents longer than ``num_perm`` shingles; see :func:`neardup.minhash`).
 
     ``pairs="spanning"`` is for when only the clusters matter (deduplication): for MinHash and
     SHA-256 it reports just the pairs that joined clusters, so a bucket or group of m identical
@@ -210,16 +214,26 @@ def find_duplicates(
             raise ValueError("give both bands and rows, or neither")
         if bands is None or rows is None:
             bands, rows = stages.lsh_params(threshold, num_perm)
-        params.update(num_perm=num_perm, seed=seed, bands=bands, rows=rows, verify=verify)
+        params.update(
+            num_perm=num_perm, seed=seed, bands=bands, rows=rows, verify=verify, algorithm=algorithm
+        )
         if verify == "exact":
             sets = _sets()
-            signatures = stages.minhash(sets, num_perm=num_perm, seed=seed, threads=threads)
+            signatures = stages.minhash(
+                sets, num_perm=num_perm, seed=seed, threads=threads, algorithm=algorithm
+            )
             found, similarity = stages.lsh_duplicates(
                 signatures, bands, rows, threshold, sets, spanning=spanning
             )
         else:
             signatures = stages.minhash(
-                data, num_perm=num_perm, seed=seed, k=k, unit=unit, threads=threads
+                data,
+                num_perm=num_perm,
+                seed=seed,
+                k=k,
+                unit=unit,
+                threads=threads,
+                algorithm=algorithm,
             )
             found, similarity = stages.lsh_duplicates(
                 signatures, bands, rows, threshold, spanning=spanning

@@ -152,12 +152,19 @@ def minhash(
     k: int = 5,
     unit: Unit = "word",
     threads: int = 1,
+    algorithm: Literal["classic", "oph"] = "classic",
 ) -> np.ndarray:
     """MinHash signatures, uint32[n, num_perm], of texts or of :class:`ShingleSets`.
 
     Slot p is min over shingles s of ((a_p * (s mod 2**32) + b_p) mod 2**64) >> 32, with
     (a_p, b_p) drawn from SplitMix64(seed). An empty document's slots are all 0xFFFFFFFF.
     Signatures are bit-identical on every platform and release (see ``HASH_VERSION``).
+
+    ``algorithm="oph"``: one-permutation hashing with optimal densification, one hash per
+    shingle instead of ``num_perm`` (several times faster from shingle hashes; see
+    ``rust/minhash.rs``). Same shape, same use (LSH, :func:`estimate_jaccard`), as accurate
+    on documents with more shingles than ``num_perm``, but different bits: compare only
+    signatures made with the same algorithm.
 
     >>> sig = minhash(["a b c d e f", "a b c d e g"], num_perm=64, k=2)
     >>> sig.shape, sig.dtype.name
@@ -166,13 +173,17 @@ def minhash(
     num_perm = _check_positive("num_perm", num_perm)
     seed = _check_seed(seed)
     threads = _check_positive("threads", threads)
+    if algorithm not in ("classic", "oph"):
+        raise ValueError(f"algorithm must be 'classic' or 'oph', got {algorithm!r}")
+    from_sets = _core.minhash_sets if algorithm == "classic" else _core.oph_sets
+    from_texts = _core.minhash_texts if algorithm == "classic" else _core.oph_texts
     if isinstance(data, ShingleSets):
-        return _core.minhash_sets(data.offsets, data.hashes, num_perm, seed, threads)
+        return from_sets(data.offsets, data.hashes, num_perm, seed, threads)
     k = _check_positive("k", k)
     _check_unit(unit)
     return _batched(
         data,
-        lambda batch: _core.minhash_texts(batch, num_perm, seed, k, unit, threads),
+        lambda batch: from_texts(batch, num_perm, seed, k, unit, threads),
         num_perm,
         np.uint32,
     )
