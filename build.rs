@@ -11,7 +11,12 @@ fn main() {
         .output()
         .ok()
         .and_then(|out| String::from_utf8(out.stdout).ok())
-        .and_then(|version| version.split('.').nth(1).and_then(|m| m.parse::<u32>().ok()));
+        .and_then(|version| {
+            version
+                .split('.')
+                .nth(1)
+                .and_then(|m| m.parse::<u32>().ok())
+        });
     if minor.is_some_and(|m| m >= 89) {
         println!("cargo:rustc-cfg=neardup_avx512");
     }

@@ -11,7 +11,10 @@ fn main() {
     let texts: Vec<&str> = data.split('\0').collect();
     let mb = data.len() as f64 / 1e6;
     let report = |name: &str, secs: f64| println!("{name:<28}{secs:8.4} s {:8.1} MB/s", mb / secs);
-    let rounds: usize = std::env::var("ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
+    let rounds: usize = std::env::var("ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
     for _ in 0..rounds {
         let t = Instant::now();
         let mut words = Words::new();
@@ -20,7 +23,10 @@ fn main() {
             words.fill(text);
             count += words.len();
         }
-        report(&format!("normalize ({count} words)"), t.elapsed().as_secs_f64());
+        report(
+            &format!("normalize ({count} words)"),
+            t.elapsed().as_secs_f64(),
+        );
 
         let t = Instant::now();
         let mut shingler = Shingler::new(5, Unit::Word).unwrap();
@@ -33,7 +39,10 @@ fn main() {
 
         let t = Instant::now();
         let sets = _core::shingle::ShingleSets::build(&texts, 5, Unit::Word).unwrap();
-        report(&format!("shingle sets ({})", sets.hashes.len()), t.elapsed().as_secs_f64());
+        report(
+            &format!("shingle sets ({})", sets.hashes.len()),
+            t.elapsed().as_secs_f64(),
+        );
 
         let hasher = MinHasher::new(128, 0).unwrap();
         let mut sig = vec![0u32; 128];

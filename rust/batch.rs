@@ -44,7 +44,14 @@ fn prefetch_next(texts: &[&str], row: usize) {
 }
 
 /// One-permutation-hashing signatures ([`minhash::OphHasher`]) of documents, shingled on the fly.
-pub fn oph_texts(texts: &[&str], num_perm: usize, seed: u64, k: usize, unit: Unit, threads: usize) -> Result<Vec<u32>> {
+pub fn oph_texts(
+    texts: &[&str],
+    num_perm: usize,
+    seed: u64,
+    k: usize,
+    unit: Unit,
+    threads: usize,
+) -> Result<Vec<u32>> {
     let hasher = minhash::OphHasher::new(num_perm, seed)?;
     Shingler::new(k, unit)?;
     let mut out = vec![0u32; texts.len() * num_perm];
@@ -63,7 +70,12 @@ pub fn oph_texts(texts: &[&str], num_perm: usize, seed: u64, k: usize, unit: Uni
 }
 
 /// One-permutation-hashing signatures of precomputed shingle sets.
-pub fn oph_sets(sets: SetsView<'_>, num_perm: usize, seed: u64, threads: usize) -> Result<Vec<u32>> {
+pub fn oph_sets(
+    sets: SetsView<'_>,
+    num_perm: usize,
+    seed: u64,
+    threads: usize,
+) -> Result<Vec<u32>> {
     let hasher = minhash::OphHasher::new(num_perm, seed)?;
     let mut out = vec![0u32; sets.len() * num_perm];
     for_row_blocks(&mut out, num_perm, threads, |first, rows| {
@@ -88,7 +100,12 @@ pub fn word_counts(texts: &[&str]) -> Vec<i64> {
 }
 
 /// Signatures of precomputed shingle sets.
-pub fn minhash_sets(sets: SetsView<'_>, num_perm: usize, seed: u64, threads: usize) -> Result<Vec<u32>> {
+pub fn minhash_sets(
+    sets: SetsView<'_>,
+    num_perm: usize,
+    seed: u64,
+    threads: usize,
+) -> Result<Vec<u32>> {
     let hasher = MinHasher::new(num_perm, seed)?;
     let mut out = vec![0u32; sets.len() * num_perm];
     for_row_blocks(&mut out, num_perm, threads, |first, rows| {
@@ -100,7 +117,14 @@ pub fn minhash_sets(sets: SetsView<'_>, num_perm: usize, seed: u64, threads: usi
 }
 
 /// SimHash fingerprints (`texts.len() * bits / 64` words) of documents, shingled on the fly.
-pub fn simhash_texts(texts: &[&str], bits: usize, tf: bool, k: usize, unit: Unit, threads: usize) -> Result<Vec<u64>> {
+pub fn simhash_texts(
+    texts: &[&str],
+    bits: usize,
+    tf: bool,
+    k: usize,
+    unit: Unit,
+    threads: usize,
+) -> Result<Vec<u64>> {
     let words = simhash::words_for(bits)?;
     Shingler::new(k, unit)?;
     let mut out = vec![0u64; texts.len() * words];
@@ -134,18 +158,27 @@ pub fn simhash_sets(sets: SetsView<'_>, bits: usize, threads: usize) -> Result<V
 pub fn check_pairs(pairs: &[(i64, i64)], n: usize) -> Result<()> {
     for (row, &(a, b)) in pairs.iter().enumerate() {
         if a < 0 || b < 0 || a as usize >= n || b as usize >= n {
-            return Err(Error::new(format!("pairs[{row}] = ({a}, {b}) is out of range for {n} documents")));
+            return Err(Error::new(format!(
+                "pairs[{row}] = ({a}, {b}) is out of range for {n} documents"
+            )));
         }
     }
     Ok(())
 }
 
 /// MinHash estimate (share of equal slots) of each pair.
-pub fn estimate_pairs(signatures: &[u32], num_perm: usize, pairs: &[(i64, i64)]) -> Result<Vec<f32>> {
+pub fn estimate_pairs(
+    signatures: &[u32],
+    num_perm: usize,
+    pairs: &[(i64, i64)],
+) -> Result<Vec<f32>> {
     let n = signatures.len() / num_perm.max(1);
     check_pairs(pairs, n)?;
     let row = |i: i64| &signatures[i as usize * num_perm..(i as usize + 1) * num_perm];
-    Ok(pairs.iter().map(|&(a, b)| minhash::estimate(row(a), row(b))).collect())
+    Ok(pairs
+        .iter()
+        .map(|&(a, b)| minhash::estimate(row(a), row(b)))
+        .collect())
 }
 
 /// Exact Jaccard of each pair of shingle sets.
@@ -168,7 +201,10 @@ pub fn hamming_pairs(fingerprints: &[u64], words: usize, pairs: &[(i64, i64)]) -
     let n = fingerprints.len() / words.max(1);
     check_pairs(pairs, n)?;
     let row = |i: i64| &fingerprints[i as usize * words..(i as usize + 1) * words];
-    Ok(pairs.iter().map(|&(a, b)| simhash::hamming(row(a), row(b)) as i32).collect())
+    Ok(pairs
+        .iter()
+        .map(|&(a, b)| simhash::hamming(row(a), row(b)) as i32)
+        .collect())
 }
 
 /// How LSH candidates are verified.
@@ -264,7 +300,11 @@ pub fn lsh_cluster_edges(
     let mut leaders: Vec<u32> = Vec::new();
     for band in 0..bands {
         bucket.clear();
-        bucket.extend((0..n).filter(|&i| active[i]).map(|i| (keys[i * bands + band], i as u32)));
+        bucket.extend(
+            (0..n)
+                .filter(|&i| active[i])
+                .map(|i| (keys[i * bands + band], i as u32)),
+        );
         bucket.sort_unstable();
         for run in bucket.chunk_by(|a, b| a.0 == b.0) {
             if run.len() < 2 {
@@ -297,10 +337,18 @@ pub fn lsh_cluster_edges(
 
 /// Every pair i < j of fingerprints within `max_distance` bits, by brute force, with the
 /// distances. Rows listed as inactive (empty documents) take no part.
-pub fn hamming_within(fingerprints: &[u64], words: usize, max_distance: u32, active: &[bool]) -> Result<(Vec<(u32, u32)>, Vec<i32>)> {
+pub fn hamming_within(
+    fingerprints: &[u64],
+    words: usize,
+    max_distance: u32,
+    active: &[bool],
+) -> Result<(Vec<(u32, u32)>, Vec<i32>)> {
     let n = fingerprints.len() / words.max(1);
     if active.len() != n {
-        return Err(Error::new(format!("active has {} rows but fingerprints {n}", active.len())));
+        return Err(Error::new(format!(
+            "active has {} rows but fingerprints {n}",
+            active.len()
+        )));
     }
     let row = |i: usize| &fingerprints[i * words..(i + 1) * words];
     let mut pairs = Vec::new();
@@ -345,13 +393,21 @@ mod tests {
         let sets = ShingleSets::build(&texts, 3, Unit::Word).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         for threads in [1, 2] {
-            assert_eq!(oph_texts(&texts, 16, 5, 3, Unit::Word, threads).unwrap(), oph_sets(view, 16, 5, threads).unwrap());
+            assert_eq!(
+                oph_texts(&texts, 16, 5, 3, Unit::Word, threads).unwrap(),
+                oph_sets(view, 16, 5, threads).unwrap()
+            );
         }
     }
 
     #[test]
     fn lsh_duplicates_verifies_exactly() {
-        let texts = ["one two three four five six", "one two three four five seven", "zzz", ""];
+        let texts = [
+            "one two three four five six",
+            "one two three four five seven",
+            "zzz",
+            "",
+        ];
         let sets = ShingleSets::build(&texts, 2, Unit::Word).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         let sigs = minhash_sets(view, 64, 0, 1).unwrap();

@@ -5,7 +5,10 @@ use crate::batch::{self, Verify};
 use crate::error::Result;
 use crate::shingle::{SetsView, ShingleSets, Unit};
 use crate::{cluster, exact, hashing, lsh};
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
@@ -16,7 +19,9 @@ fn run<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T> + Send) -> PyRe
     match outcome {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(error)) => Err(PyValueError::new_err(error.0)),
-        Err(_) => Err(PyRuntimeError::new_err("neardup internal error (a bug, please report it)")),
+        Err(_) => Err(PyRuntimeError::new_err(
+            "neardup internal error (a bug, please report it)",
+        )),
     }
 }
 
@@ -36,7 +41,9 @@ impl<'py> Texts<'py> {
                     Ok(s) => items.push(s),
                     Err(e) => {
                         let type_name = e.into_inner().get_type().name()?.to_string();
-                        return Err(PyTypeError::new_err(format!("texts[{i}] is {type_name}, expected str")));
+                        return Err(PyTypeError::new_err(format!(
+                            "texts[{i}] is {type_name}, expected str"
+                        )));
                     }
                 }
             }
@@ -49,7 +56,9 @@ impl<'py> Texts<'py> {
                 return Ok(Texts::Buffer(data, offsets));
             }
         }
-        Err(PyTypeError::new_err("texts must be a list of str or a (uint8 data, int64 offsets) tuple"))
+        Err(PyTypeError::new_err(
+            "texts must be a list of str or a (uint8 data, int64 offsets) tuple",
+        ))
     }
 
     fn strs(&self) -> PyResult<Vec<&str>> {
@@ -59,7 +68,9 @@ impl<'py> Texts<'py> {
                 .enumerate()
                 .map(|(i, s)| {
                     s.to_str().map_err(|_| {
-                        PyValueError::new_err(format!("texts[{i}] is not valid Unicode (it holds a lone surrogate)"))
+                        PyValueError::new_err(format!(
+                            "texts[{i}] is not valid Unicode (it holds a lone surrogate)"
+                        ))
                     })
                 })
                 .collect(),
@@ -67,16 +78,21 @@ impl<'py> Texts<'py> {
                 let data = data.as_slice()?;
                 let offsets = offsets.as_slice()?;
                 if offsets.is_empty() || offsets[0] < 0 {
-                    return Err(PyValueError::new_err("text offsets must start at a non-negative position"));
+                    return Err(PyValueError::new_err(
+                        "text offsets must start at a non-negative position",
+                    ));
                 }
                 let mut out = Vec::with_capacity(offsets.len() - 1);
                 for (i, w) in offsets.windows(2).enumerate() {
                     if w[1] < w[0] || w[1] as usize > data.len() {
-                        return Err(PyValueError::new_err(format!("text offsets are inconsistent at texts[{i}]")));
+                        return Err(PyValueError::new_err(format!(
+                            "text offsets are inconsistent at texts[{i}]"
+                        )));
                     }
                     let bytes = &data[w[0] as usize..w[1] as usize];
-                    let text = std::str::from_utf8(bytes)
-                        .map_err(|e| PyValueError::new_err(format!("texts[{i}] is not valid UTF-8: {e}")))?;
+                    let text = std::str::from_utf8(bytes).map_err(|e| {
+                        PyValueError::new_err(format!("texts[{i}] is not valid UTF-8: {e}"))
+                    })?;
                     out.push(text);
                 }
                 Ok(out)
@@ -89,7 +105,10 @@ fn parse_unit(unit: &str) -> PyResult<Unit> {
     Unit::parse(unit).map_err(|e| PyValueError::new_err(e.0))
 }
 
-fn sets_view<'a>(offsets: &'a PyReadonlyArray1<i64>, hashes: &'a PyReadonlyArray1<u64>) -> PyResult<SetsView<'a>> {
+fn sets_view<'a>(
+    offsets: &'a PyReadonlyArray1<i64>,
+    hashes: &'a PyReadonlyArray1<u64>,
+) -> PyResult<SetsView<'a>> {
     SetsView::new(offsets.as_slice()?, hashes.as_slice()?).map_err(|e| PyValueError::new_err(e.0))
 }
 
@@ -97,16 +116,34 @@ fn pairs_vec(pairs: &PyReadonlyArray2<i64>) -> PyResult<Vec<(i64, i64)>> {
     if pairs.shape()[1] != 2 {
         return Err(PyValueError::new_err("pairs must have shape (m, 2)"));
     }
-    Ok(pairs.as_slice()?.chunks_exact(2).map(|p| (p[0], p[1])).collect())
+    Ok(pairs
+        .as_slice()?
+        .chunks_exact(2)
+        .map(|p| (p[0], p[1]))
+        .collect())
 }
 
-fn matrix<'py, T: numpy::Element>(py: Python<'py>, data: Vec<T>, columns: usize) -> PyResult<Bound<'py, PyArray2<T>>> {
-    let rows = if columns == 0 { 0 } else { data.len() / columns };
+fn matrix<'py, T: numpy::Element>(
+    py: Python<'py>,
+    data: Vec<T>,
+    columns: usize,
+) -> PyResult<Bound<'py, PyArray2<T>>> {
+    let rows = if columns == 0 {
+        0
+    } else {
+        data.len() / columns
+    };
     data.into_pyarray(py).reshape([rows, columns])
 }
 
-fn pair_matrix<'py>(py: Python<'py>, pairs: Vec<(u32, u32)>) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    let flat: Vec<i64> = pairs.into_iter().flat_map(|(i, j)| [i as i64, j as i64]).collect();
+fn pair_matrix<'py>(
+    py: Python<'py>,
+    pairs: Vec<(u32, u32)>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let flat: Vec<i64> = pairs
+        .into_iter()
+        .flat_map(|(i, j)| [i as i64, j as i64])
+        .collect();
     matrix(py, flat, 2)
 }
 
@@ -116,14 +153,22 @@ fn normalize(py: Python<'_>, text: &str) -> PyResult<String> {
 }
 
 #[pyfunction]
-fn word_counts<'py>(py: Python<'py>, texts: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+fn word_counts<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     Ok(run(py, || Ok(batch::word_counts(&strs)))?.into_pyarray(py))
 }
 
 #[pyfunction]
-fn shingle_sets<'py>(py: Python<'py>, texts: &Bound<'py, PyAny>, k: usize, unit: &str) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u64>>)> {
+fn shingle_sets<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    k: usize,
+    unit: &str,
+) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u64>>)> {
     let unit = parse_unit(unit)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
@@ -132,48 +177,98 @@ fn shingle_sets<'py>(py: Python<'py>, texts: &Bound<'py, PyAny>, k: usize, unit:
 }
 
 #[pyfunction]
-fn minhash_texts<'py>(py: Python<'py>, texts: &Bound<'py, PyAny>, num_perm: usize, seed: u64, k: usize, unit: &str, threads: usize) -> PyResult<Bound<'py, PyArray2<u32>>> {
+fn minhash_texts<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    num_perm: usize,
+    seed: u64,
+    k: usize,
+    unit: &str,
+    threads: usize,
+) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let unit = parse_unit(unit)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
-    let signatures = run(py, || batch::minhash_texts(&strs, num_perm, seed, k, unit, threads))?;
+    let signatures = run(py, || {
+        batch::minhash_texts(&strs, num_perm, seed, k, unit, threads)
+    })?;
     matrix(py, signatures, num_perm)
 }
 
 #[pyfunction]
-fn oph_texts<'py>(py: Python<'py>, texts: &Bound<'py, PyAny>, num_perm: usize, seed: u64, k: usize, unit: &str, threads: usize) -> PyResult<Bound<'py, PyArray2<u32>>> {
+fn oph_texts<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    num_perm: usize,
+    seed: u64,
+    k: usize,
+    unit: &str,
+    threads: usize,
+) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let unit = parse_unit(unit)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
-    let signatures = run(py, || batch::oph_texts(&strs, num_perm, seed, k, unit, threads))?;
+    let signatures = run(py, || {
+        batch::oph_texts(&strs, num_perm, seed, k, unit, threads)
+    })?;
     matrix(py, signatures, num_perm)
 }
 
 #[pyfunction]
-fn oph_sets<'py>(py: Python<'py>, offsets: PyReadonlyArray1<'py, i64>, hashes: PyReadonlyArray1<'py, u64>, num_perm: usize, seed: u64, threads: usize) -> PyResult<Bound<'py, PyArray2<u32>>> {
+fn oph_sets<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    hashes: PyReadonlyArray1<'py, u64>,
+    num_perm: usize,
+    seed: u64,
+    threads: usize,
+) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let view = sets_view(&offsets, &hashes)?;
     let signatures = run(py, || batch::oph_sets(view, num_perm, seed, threads))?;
     matrix(py, signatures, num_perm)
 }
 
 #[pyfunction]
-fn minhash_sets<'py>(py: Python<'py>, offsets: PyReadonlyArray1<'py, i64>, hashes: PyReadonlyArray1<'py, u64>, num_perm: usize, seed: u64, threads: usize) -> PyResult<Bound<'py, PyArray2<u32>>> {
+fn minhash_sets<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    hashes: PyReadonlyArray1<'py, u64>,
+    num_perm: usize,
+    seed: u64,
+    threads: usize,
+) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let view = sets_view(&offsets, &hashes)?;
     let signatures = run(py, || batch::minhash_sets(view, num_perm, seed, threads))?;
     matrix(py, signatures, num_perm)
 }
 
 #[pyfunction]
-fn simhash_texts<'py>(py: Python<'py>, texts: &Bound<'py, PyAny>, bits: usize, tf: bool, k: usize, unit: &str, threads: usize) -> PyResult<Bound<'py, PyArray2<u64>>> {
+fn simhash_texts<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    bits: usize,
+    tf: bool,
+    k: usize,
+    unit: &str,
+    threads: usize,
+) -> PyResult<Bound<'py, PyArray2<u64>>> {
     let unit = parse_unit(unit)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
-    let fingerprints = run(py, || batch::simhash_texts(&strs, bits, tf, k, unit, threads))?;
+    let fingerprints = run(py, || {
+        batch::simhash_texts(&strs, bits, tf, k, unit, threads)
+    })?;
     matrix(py, fingerprints, bits / 64)
 }
 
 #[pyfunction]
-fn simhash_sets<'py>(py: Python<'py>, offsets: PyReadonlyArray1<'py, i64>, hashes: PyReadonlyArray1<'py, u64>, bits: usize, threads: usize) -> PyResult<Bound<'py, PyArray2<u64>>> {
+fn simhash_sets<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    hashes: PyReadonlyArray1<'py, u64>,
+    bits: usize,
+    threads: usize,
+) -> PyResult<Bound<'py, PyArray2<u64>>> {
     let view = sets_view(&offsets, &hashes)?;
     let fingerprints = run(py, || batch::simhash_sets(view, bits, threads))?;
     matrix(py, fingerprints, bits / 64)
@@ -186,26 +281,42 @@ fn lsh_params(py: Python<'_>, threshold: f64, num_perm: usize) -> PyResult<(usiz
 
 #[pyfunction]
 fn lsh_s_star(py: Python<'_>, bands: usize, rows: usize) -> PyResult<f64> {
-    run(py, || lsh::check_banding(bands, rows, usize::MAX).map(|_| lsh::s_star(bands, rows)))
+    run(py, || {
+        lsh::check_banding(bands, rows, usize::MAX).map(|_| lsh::s_star(bands, rows))
+    })
 }
 
 #[pyfunction]
 fn lsh_half_point(py: Python<'_>, bands: usize, rows: usize) -> PyResult<f64> {
-    run(py, || lsh::check_banding(bands, rows, usize::MAX).map(|_| lsh::half_point(bands, rows)))
+    run(py, || {
+        lsh::check_banding(bands, rows, usize::MAX).map(|_| lsh::half_point(bands, rows))
+    })
 }
 
 #[pyfunction]
-fn lsh_probability<'py>(py: Python<'py>, similarity: PyReadonlyArray1<'py, f64>, bands: usize, rows: usize) -> PyResult<Bound<'py, PyArray1<f64>>> {
+fn lsh_probability<'py>(
+    py: Python<'py>,
+    similarity: PyReadonlyArray1<'py, f64>,
+    bands: usize,
+    rows: usize,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let s = similarity.as_slice()?;
     let p = run(py, || {
         lsh::check_banding(bands, rows, usize::MAX)?;
-        Ok(s.iter().map(|&x| lsh::collision_probability(x, bands, rows)).collect::<Vec<f64>>())
+        Ok(s.iter()
+            .map(|&x| lsh::collision_probability(x, bands, rows))
+            .collect::<Vec<f64>>())
     })?;
     Ok(p.into_pyarray(py))
 }
 
 #[pyfunction]
-fn band_hashes<'py>(py: Python<'py>, signatures: PyReadonlyArray2<'py, u32>, bands: usize, rows: usize) -> PyResult<Bound<'py, PyArray2<u64>>> {
+fn band_hashes<'py>(
+    py: Python<'py>,
+    signatures: PyReadonlyArray2<'py, u32>,
+    bands: usize,
+    rows: usize,
+) -> PyResult<Bound<'py, PyArray2<u64>>> {
     let num_perm = signatures.shape()[1];
     let slots = signatures.as_slice()?;
     let keys = run(py, || lsh::band_keys(slots, num_perm, bands, rows))?;
@@ -213,7 +324,12 @@ fn band_hashes<'py>(py: Python<'py>, signatures: PyReadonlyArray2<'py, u32>, ban
 }
 
 #[pyfunction]
-fn lsh_candidates<'py>(py: Python<'py>, signatures: PyReadonlyArray2<'py, u32>, bands: usize, rows: usize) -> PyResult<Bound<'py, PyArray2<i64>>> {
+fn lsh_candidates<'py>(
+    py: Python<'py>,
+    signatures: PyReadonlyArray2<'py, u32>,
+    bands: usize,
+    rows: usize,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let num_perm = signatures.shape()[1];
     let slots = signatures.as_slice()?;
     let pairs = run(py, || lsh::candidates(slots, num_perm, bands, rows))?;
@@ -251,7 +367,11 @@ fn lsh_duplicates<'py>(
 }
 
 #[pyfunction]
-fn estimate_jaccard<'py>(py: Python<'py>, signatures: PyReadonlyArray2<'py, u32>, pairs: PyReadonlyArray2<'py, i64>) -> PyResult<Bound<'py, PyArray1<f32>>> {
+fn estimate_jaccard<'py>(
+    py: Python<'py>,
+    signatures: PyReadonlyArray2<'py, u32>,
+    pairs: PyReadonlyArray2<'py, i64>,
+) -> PyResult<Bound<'py, PyArray1<f32>>> {
     let num_perm = signatures.shape()[1];
     let slots = signatures.as_slice()?;
     let pairs = pairs_vec(&pairs)?;
@@ -259,21 +379,35 @@ fn estimate_jaccard<'py>(py: Python<'py>, signatures: PyReadonlyArray2<'py, u32>
 }
 
 #[pyfunction]
-fn jaccard<'py>(py: Python<'py>, offsets: PyReadonlyArray1<'py, i64>, hashes: PyReadonlyArray1<'py, u64>, pairs: PyReadonlyArray2<'py, i64>) -> PyResult<Bound<'py, PyArray1<f32>>> {
+fn jaccard<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    hashes: PyReadonlyArray1<'py, u64>,
+    pairs: PyReadonlyArray2<'py, i64>,
+) -> PyResult<Bound<'py, PyArray1<f32>>> {
     let view = sets_view(&offsets, &hashes)?;
     let pairs = pairs_vec(&pairs)?;
     Ok(run(py, || batch::jaccard_pairs(view, &pairs))?.into_pyarray(py))
 }
 
 #[pyfunction]
-fn all_pairs_jaccard<'py>(py: Python<'py>, offsets: PyReadonlyArray1<'py, i64>, hashes: PyReadonlyArray1<'py, u64>, threshold: f64) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f32>>)> {
+fn all_pairs_jaccard<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    hashes: PyReadonlyArray1<'py, u64>,
+    threshold: f64,
+) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f32>>)> {
     let view = sets_view(&offsets, &hashes)?;
     let (pairs, similarity) = run(py, || crate::jaccard::all_pairs(view, threshold))?;
     Ok((pair_matrix(py, pairs)?, similarity.into_pyarray(py)))
 }
 
 #[pyfunction]
-fn hamming<'py>(py: Python<'py>, fingerprints: PyReadonlyArray2<'py, u64>, pairs: PyReadonlyArray2<'py, i64>) -> PyResult<Bound<'py, PyArray1<i32>>> {
+fn hamming<'py>(
+    py: Python<'py>,
+    fingerprints: PyReadonlyArray2<'py, u64>,
+    pairs: PyReadonlyArray2<'py, i64>,
+) -> PyResult<Bound<'py, PyArray1<i32>>> {
     let words = fingerprints.shape()[1];
     let data = fingerprints.as_slice()?;
     let pairs = pairs_vec(&pairs)?;
@@ -281,23 +415,38 @@ fn hamming<'py>(py: Python<'py>, fingerprints: PyReadonlyArray2<'py, u64>, pairs
 }
 
 #[pyfunction]
-fn hamming_within<'py>(py: Python<'py>, fingerprints: PyReadonlyArray2<'py, u64>, max_distance: u32, active: PyReadonlyArray1<'py, bool>) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<i32>>)> {
+fn hamming_within<'py>(
+    py: Python<'py>,
+    fingerprints: PyReadonlyArray2<'py, u64>,
+    max_distance: u32,
+    active: PyReadonlyArray1<'py, bool>,
+) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<i32>>)> {
     let words = fingerprints.shape()[1];
     let data = fingerprints.as_slice()?;
     let active = active.as_slice()?;
-    let (pairs, distances) = run(py, || batch::hamming_within(data, words, max_distance, active))?;
+    let (pairs, distances) = run(py, || {
+        batch::hamming_within(data, words, max_distance, active)
+    })?;
     Ok((pair_matrix(py, pairs)?, distances.into_pyarray(py)))
 }
 
 #[pyfunction]
-fn exact_duplicates<'py>(py: Python<'py>, texts: &Bound<'py, PyAny>, normalized: bool) -> PyResult<Bound<'py, PyArray1<i64>>> {
+fn exact_duplicates<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    normalized: bool,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     Ok(run(py, || Ok(exact::exact_duplicates(&strs, normalized)))?.into_pyarray(py))
 }
 
 #[pyfunction]
-fn clusters<'py>(py: Python<'py>, pairs: PyReadonlyArray2<'py, i64>, n: usize) -> PyResult<Bound<'py, PyArray1<i64>>> {
+fn clusters<'py>(
+    py: Python<'py>,
+    pairs: PyReadonlyArray2<'py, i64>,
+    n: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
     if n > u32::MAX as usize {
         return Err(PyValueError::new_err("n must be below 2**32"));
     }

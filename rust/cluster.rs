@@ -10,7 +10,9 @@ pub struct UnionFind {
 
 impl UnionFind {
     pub fn new(n: usize) -> Self {
-        UnionFind { parent: (0..n as u32).collect() }
+        UnionFind {
+            parent: (0..n as u32).collect(),
+        }
     }
 
     pub fn find(&mut self, mut x: u32) -> u32 {
@@ -36,7 +38,9 @@ impl UnionFind {
 
     /// Cluster label of every element: the lowest index of its set.
     pub fn labels(mut self) -> Vec<i64> {
-        (0..self.parent.len() as u32).map(|x| self.find(x) as i64).collect()
+        (0..self.parent.len() as u32)
+            .map(|x| self.find(x) as i64)
+            .collect()
     }
 }
 

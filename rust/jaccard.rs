@@ -191,7 +191,9 @@ impl RankedSets {
 }
 
 fn rank_by_rarity(sets: SetsView<'_>) -> RankedSets {
-    let mut distinct: Vec<u64> = (0..sets.len()).flat_map(|i| sets.get(i).iter().copied()).collect();
+    let mut distinct: Vec<u64> = (0..sets.len())
+        .flat_map(|i| sets.get(i).iter().copied())
+        .collect();
     distinct.sort_unstable();
     // Document frequency of each distinct shingle (sets hold each shingle once).
     let mut values = Vec::new();
@@ -231,7 +233,11 @@ fn rank_by_rarity(sets: SetsView<'_>) -> RankedSets {
         tokens.truncate(unique);
         offsets.push(tokens.len());
     }
-    RankedSets { offsets, tokens, vocabulary: values.len() }
+    RankedSets {
+        offsets,
+        tokens,
+        vocabulary: values.len(),
+    }
 }
 
 #[cfg(test)]
@@ -271,7 +277,15 @@ mod tests {
             v.dedup();
             v
         };
-        for (na, nb, modulo) in [(0, 5, 10), (3, 3, 5), (7, 9, 12), (100, 120, 150), (400, 30, 500), (500, 500, 100_000), (64, 64, 70)] {
+        for (na, nb, modulo) in [
+            (0, 5, 10),
+            (3, 3, 5),
+            (7, 9, 12),
+            (100, 120, 150),
+            (400, 30, 500),
+            (500, 500, 100_000),
+            (64, 64, 70),
+        ] {
             for _ in 0..20 {
                 let (a, b) = (draw(na, modulo), draw(nb, modulo));
                 assert_eq!(intersection_size_u64(&a, &b), intersection_size(&a, &b));

@@ -16,14 +16,18 @@ pub fn check_threshold(threshold: f64) -> Result<()> {
     if threshold > 0.0 && threshold <= 1.0 {
         Ok(())
     } else {
-        Err(Error::new(format!("threshold must be in (0, 1], got {threshold}")))
+        Err(Error::new(format!(
+            "threshold must be in (0, 1], got {threshold}"
+        )))
     }
 }
 
 /// Checks a banding against the signature width.
 pub fn check_banding(bands: usize, rows: usize, num_perm: usize) -> Result<()> {
     if bands < 1 || rows < 1 {
-        return Err(Error::new(format!("bands and rows must be at least 1, got b={bands}, r={rows}")));
+        return Err(Error::new(format!(
+            "bands and rows must be at least 1, got b={bands}, r={rows}"
+        )));
     }
     if bands.saturating_mul(rows) > num_perm {
         return Err(Error::new(format!(
@@ -54,7 +58,9 @@ pub fn collision_probability(s: f64, bands: usize, rows: usize) -> f64 {
 pub fn params(threshold: f64, num_perm: usize) -> Result<(usize, usize)> {
     check_threshold(threshold)?;
     if num_perm < 1 {
-        return Err(Error::new(format!("num_perm must be at least 1, got {num_perm}")));
+        return Err(Error::new(format!(
+            "num_perm must be at least 1, got {num_perm}"
+        )));
     }
     let best = (1..=num_perm)
         .map(|r| (num_perm / r, r))
@@ -74,7 +80,12 @@ fn band_key(signature: &[u32], band: usize, rows: usize, bytes: &mut [u8]) -> u6
 }
 
 /// Band keys of `n` signatures of `num_perm` slots each: `n * bands` keys, row-major.
-pub fn band_keys(signatures: &[u32], num_perm: usize, bands: usize, rows: usize) -> Result<Vec<u64>> {
+pub fn band_keys(
+    signatures: &[u32],
+    num_perm: usize,
+    bands: usize,
+    rows: usize,
+) -> Result<Vec<u64>> {
     check_banding(bands, rows, num_perm)?;
     let n = signatures.len() / num_perm;
     let mut keys = Vec::with_capacity(n * bands);
@@ -106,7 +117,10 @@ pub fn candidate_pairs(
     active: &[bool],
 ) -> Result<Vec<(u32, u32)>> {
     check_banding(bands, rows, num_perm)?;
-    let all: Vec<u32> = (0..active.len()).filter(|&i| active[i]).map(|i| i as u32).collect();
+    let all: Vec<u32> = (0..active.len())
+        .filter(|&i| active[i])
+        .map(|i| i as u32)
+        .collect();
     // Documents with identical signatures share every band: only the first of each such group
     // goes through banding, and its pairs are expanded to the group's at the end, so a group of
     // m copies costs O(m) before the output instead of one bucket of m in every band.
@@ -126,7 +140,13 @@ pub fn candidate_pairs(
     // A pair is coded i·2^id_bits + j: 2·id_bits significant bits, the fewest radix passes.
     let id_bits = (usize::BITS - active.len().leading_zeros()) as usize;
     let mut pending = PairBuffer::new(2 * id_bits, (m * 4).min(FLUSH_PAIRS));
-    let part_of = |key: u64| if part_bits == 0 { 0 } else { (key >> (64 - part_bits)) as usize };
+    let part_of = |key: u64| {
+        if part_bits == 0 {
+            0
+        } else {
+            (key >> (64 - part_bits)) as usize
+        }
+    };
     for band in 0..bands {
         for (key, &i) in keys.iter_mut().zip(&ids) {
             let row = &signatures[i as usize * num_perm..(i as usize + 1) * num_perm];
@@ -152,7 +172,14 @@ pub fn candidate_pairs(
             }
             let capacity = (2 * part.len()).next_power_of_two();
             if table.len() < capacity {
-                table.resize(capacity, Slot { key: 0, head: NONE, generation: 0 });
+                table.resize(
+                    capacity,
+                    Slot {
+                        key: 0,
+                        head: NONE,
+                        generation: 0,
+                    },
+                );
             }
             generation = generation.wrapping_add(1);
             if generation == 0 {
@@ -166,7 +193,11 @@ pub fn candidate_pairs(
                 loop {
                     let slot = &mut table[s];
                     if slot.generation != generation {
-                        *slot = Slot { key, head: pos, generation };
+                        *slot = Slot {
+                            key,
+                            head: pos,
+                            generation,
+                        };
                         next[pos as usize] = NONE;
                         break;
                     }
@@ -211,7 +242,11 @@ pub fn candidate_pairs(
     let mut start = 0;
     while start < copies.members.len() {
         let rep = copies.members[start].0;
-        let end = start + copies.members[start..].iter().take_while(|&&(r, _)| r == rep).count();
+        let end = start
+            + copies.members[start..]
+                .iter()
+                .take_while(|&&(r, _)| r == rep)
+                .count();
         let clique: Vec<u32> = group(rep).collect();
         for (k, &x) in clique.iter().enumerate() {
             for &y in &clique[k + 1..] {
@@ -248,7 +283,11 @@ impl IdenticalRows {
         let mut members = Vec::new();
         let mut start = 0;
         while start < keyed.len() {
-            let end = start + keyed[start..].iter().take_while(|e| e.0 == keyed[start].0).count();
+            let end = start
+                + keyed[start..]
+                    .iter()
+                    .take_while(|e| e.0 == keyed[start].0)
+                    .count();
             // Within a run of equal hashes (ids ascending), rows equal to the run's first are its
             // copies; anything else (a 64-bit hash collision) simply stays a representative.
             let first = keyed[start].1;
@@ -260,7 +299,10 @@ impl IdenticalRows {
             start = end;
         }
         if members.is_empty() {
-            return IdenticalRows { representatives: ids.to_vec(), members };
+            return IdenticalRows {
+                representatives: ids.to_vec(),
+                members,
+            };
         }
         members.sort_unstable();
         let mut copy = vec![false; ids.last().map_or(0, |&i| i as usize + 1)];
@@ -268,7 +310,10 @@ impl IdenticalRows {
             copy[i as usize] = true;
         }
         let representatives = ids.iter().copied().filter(|&i| !copy[i as usize]).collect();
-        IdenticalRows { representatives, members }
+        IdenticalRows {
+            representatives,
+            members,
+        }
     }
 }
 
@@ -393,12 +438,21 @@ fn radix_sort_with(values: &mut Vec<u64>, buffer: &mut Vec<u64>, significant: us
 /// Calls `visit(i, j)` once for every candidate pair i < j, in the first band where the pair
 /// collides (later collisions of the same pair are skipped by comparing earlier band keys, so no
 /// set of seen pairs is kept). Documents with `active[i] == false` take no part.
-pub fn for_each_candidate(keys: &[u64], bands: usize, active: &[bool], mut visit: impl FnMut(u32, u32)) {
+pub fn for_each_candidate(
+    keys: &[u64],
+    bands: usize,
+    active: &[bool],
+    mut visit: impl FnMut(u32, u32),
+) {
     let n = active.len();
     let mut bucket: Vec<(u64, u32)> = Vec::with_capacity(n);
     for band in 0..bands {
         bucket.clear();
-        bucket.extend((0..n).filter(|&i| active[i]).map(|i| (keys[i * bands + band], i as u32)));
+        bucket.extend(
+            (0..n)
+                .filter(|&i| active[i])
+                .map(|i| (keys[i * bands + band], i as u32)),
+        );
         bucket.sort_unstable();
         let mut start = 0;
         while start < bucket.len() {
@@ -408,8 +462,7 @@ pub fn for_each_candidate(keys: &[u64], bands: usize, active: &[bool], mut visit
                 let i = bucket[x].1 as usize;
                 for &(_, j) in &bucket[x + 1..end] {
                     let j = j as usize;
-                    let seen_before =
-                        (0..band).any(|t| keys[i * bands + t] == keys[j * bands + t]);
+                    let seen_before = (0..band).any(|t| keys[i * bands + t] == keys[j * bands + t]);
                     if !seen_before {
                         visit(i as u32, j as u32);
                     }
@@ -422,11 +475,19 @@ pub fn for_each_candidate(keys: &[u64], bands: usize, active: &[bool], mut visit
 
 /// Which rows of a signature matrix are not the empty set's signature.
 pub fn non_empty_rows(signatures: &[u32], num_perm: usize) -> Vec<bool> {
-    signatures.chunks_exact(num_perm).map(|s| !is_empty_signature(s)).collect()
+    signatures
+        .chunks_exact(num_perm)
+        .map(|s| !is_empty_signature(s))
+        .collect()
 }
 
 /// All candidate pairs (i < j), sorted.
-pub fn candidates(signatures: &[u32], num_perm: usize, bands: usize, rows: usize) -> Result<Vec<(u32, u32)>> {
+pub fn candidates(
+    signatures: &[u32],
+    num_perm: usize,
+    bands: usize,
+    rows: usize,
+) -> Result<Vec<(u32, u32)>> {
     check_banding(bands, rows, num_perm)?;
     let active = non_empty_rows(signatures, num_perm);
     candidate_pairs(signatures, num_perm, bands, rows, &active)
@@ -449,7 +510,10 @@ mod tests {
     #[test]
     fn collision_probability_at_the_landmarks() {
         let p = collision_probability(s_star(20, 5), 20, 5);
-        assert!((p - (1.0 - (1.0 - 1.0 / 20.0f64).powi(20))).abs() < 1e-12, "{p}");
+        assert!(
+            (p - (1.0 - (1.0 - 1.0 / 20.0f64).powi(20))).abs() < 1e-12,
+            "{p}"
+        );
         let half = collision_probability(half_point(42, 3), 42, 3);
         assert!((half - 0.5).abs() < 1e-12, "{half}");
     }
@@ -457,7 +521,24 @@ mod tests {
     #[test]
     fn candidates_pair_documents_sharing_a_band_once() {
         // Doc 0 and 2 agree on band 0 and band 1; doc 1 shares nothing; doc 3 is empty.
-        let sigs = [1, 2, 3, 4, 9, 9, 9, 9, 1, 2, 3, 4, u32::MAX, u32::MAX, u32::MAX, u32::MAX];
+        let sigs = [
+            1,
+            2,
+            3,
+            4,
+            9,
+            9,
+            9,
+            9,
+            1,
+            2,
+            3,
+            4,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+        ];
         assert_eq!(candidates(&sigs, 4, 2, 2).unwrap(), vec![(0, 2)]);
     }
 
@@ -465,7 +546,9 @@ mod tests {
     fn candidate_pairs_match_the_band_by_band_reference() {
         // Signatures with many shared bands: slots drawn from a tiny alphabet.
         let (n, num_perm) = (300, 12);
-        let sigs: Vec<u32> = (0..n * num_perm).map(|x| (crate::hashing::mix64(x as u64) % 3) as u32).collect();
+        let sigs: Vec<u32> = (0..n * num_perm)
+            .map(|x| (crate::hashing::mix64(x as u64) % 3) as u32)
+            .collect();
         let mut sigs = sigs;
         sigs[5 * num_perm..6 * num_perm].fill(u32::MAX); // one empty document
         for (bands, rows) in [(6, 2), (4, 3), (12, 1), (1, 12)] {
@@ -474,7 +557,11 @@ mod tests {
             let mut want = Vec::new();
             for_each_candidate(&keys, bands, &active, |i, j| want.push((i, j)));
             want.sort_unstable();
-            assert_eq!(candidates(&sigs, num_perm, bands, rows).unwrap(), want, "b={bands} r={rows}");
+            assert_eq!(
+                candidates(&sigs, num_perm, bands, rows).unwrap(),
+                want,
+                "b={bands} r={rows}"
+            );
         }
     }
 
@@ -503,13 +590,17 @@ mod tests {
         let mut sigs = Vec::new();
         for i in 0..400u64 {
             let base = match i % 10 {
-                0..=3 => 1000,            // a large group of copies
-                4 | 5 => 2000 + (i % 3),  // three smaller groups
-                6 => 3000 + i,            // singles
+                0..=3 => 1000,                            // a large group of copies
+                4 | 5 => 2000 + (i % 3),                  // three smaller groups
+                6 => 3000 + i,                            // singles
                 _ => (crate::hashing::mix64(i) % 4) + 10, // near copies sharing some bands
             };
             for p in 0..num_perm as u64 {
-                let slot = if i % 10 >= 7 && p == i % 6 { p as u32 } else { (base * 7 + p) as u32 };
+                let slot = if i % 10 >= 7 && p == i % 6 {
+                    p as u32
+                } else {
+                    (base * 7 + p) as u32
+                };
                 sigs.push(slot);
             }
         }
@@ -520,13 +611,19 @@ mod tests {
             let mut want = Vec::new();
             for_each_candidate(&keys, bands, &active, |i, j| want.push((i, j)));
             want.sort_unstable();
-            assert_eq!(candidates(&sigs, num_perm, bands, rows).unwrap(), want, "b={bands} r={rows}");
+            assert_eq!(
+                candidates(&sigs, num_perm, bands, rows).unwrap(),
+                want,
+                "b={bands} r={rows}"
+            );
         }
     }
 
     #[test]
     fn radix_sort_sorts() {
-        let mut v: Vec<u64> = (0..10_000u64).map(|i| crate::hashing::mix64(i) >> 20).collect();
+        let mut v: Vec<u64> = (0..10_000u64)
+            .map(|i| crate::hashing::mix64(i) >> 20)
+            .collect();
         let mut want = v.clone();
         want.sort_unstable();
         radix_sort(&mut v, 44);

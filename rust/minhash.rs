@@ -35,7 +35,9 @@ const BLOCK: usize = 32;
 impl MinHasher {
     pub fn new(num_perm: usize, seed: u64) -> Result<Self> {
         if num_perm < 1 {
-            return Err(Error::new(format!("num_perm must be at least 1, got {num_perm}")));
+            return Err(Error::new(format!(
+                "num_perm must be at least 1, got {num_perm}"
+            )));
         }
         let mut rng = SplitMix64::new(seed);
         let mut a = Vec::with_capacity(num_perm);
@@ -46,7 +48,14 @@ impl MinHasher {
         }
         let lo = |v: &[u64]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
         let hi = |v: &[u64]| v.iter().map(|&x| (x >> 32) as u32).collect::<Vec<u32>>();
-        Ok(MinHasher { a_lo: lo(&a), a_hi: hi(&a), b_lo: lo(&b), b_hi: hi(&b), a, b })
+        Ok(MinHasher {
+            a_lo: lo(&a),
+            a_hi: hi(&a),
+            b_lo: lo(&b),
+            b_hi: hi(&b),
+            a,
+            b,
+        })
     }
 
     pub fn num_perm(&self) -> usize {
@@ -125,7 +134,11 @@ impl MinHasher {
             }
         }
         for (p, slot) in out.iter_mut().enumerate().skip(full) {
-            *slot = shingles.iter().map(|&s| self.slot_hash(p, s)).min().unwrap_or(EMPTY_SLOT);
+            *slot = shingles
+                .iter()
+                .map(|&s| self.slot_hash(p, s))
+                .min()
+                .unwrap_or(EMPTY_SLOT);
         }
     }
 
@@ -151,7 +164,11 @@ impl MinHasher {
             );
         }
         for (p, slot) in out.iter_mut().enumerate().skip(full) {
-            *slot = shingles.iter().map(|&s| self.slot_hash(p, s)).min().unwrap_or(EMPTY_SLOT);
+            *slot = shingles
+                .iter()
+                .map(|&s| self.slot_hash(p, s))
+                .min()
+                .unwrap_or(EMPTY_SLOT);
         }
     }
 }
@@ -171,7 +188,9 @@ fn block_kernel(
         let x = s as u32;
         for l in 0..BLOCK {
             let t = a_lo[l] as u64 * x as u64 + b_lo[l] as u64;
-            let h = ((t >> 32) as u32).wrapping_add(a_hi[l].wrapping_mul(x)).wrapping_add(b_hi[l]);
+            let h = ((t >> 32) as u32)
+                .wrapping_add(a_hi[l].wrapping_mul(x))
+                .wrapping_add(b_hi[l]);
             acc[l] = acc[l].min(h);
         }
     }
@@ -206,10 +225,16 @@ pub const OPH_DOMAIN: u64 = 0x4F50_485F_4D49_4E48; // "OPH_MINH"
 impl OphHasher {
     pub fn new(num_perm: usize, seed: u64) -> Result<Self> {
         if num_perm < 1 {
-            return Err(Error::new(format!("num_perm must be at least 1, got {num_perm}")));
+            return Err(Error::new(format!(
+                "num_perm must be at least 1, got {num_perm}"
+            )));
         }
         let mut rng = SplitMix64::new(seed ^ OPH_DOMAIN);
-        Ok(OphHasher { num_perm, key: rng.next_u64(), probe_key: rng.next_u64() })
+        Ok(OphHasher {
+            num_perm,
+            key: rng.next_u64(),
+            probe_key: rng.next_u64(),
+        })
     }
 
     pub fn num_perm(&self) -> usize {
@@ -332,7 +357,9 @@ mod tests {
 
     #[test]
     fn kernel_matches_the_formula_for_every_width() {
-        let shingles: Vec<u64> = (0..300u64).map(|i| crate::hashing::mix64(i ^ 0x55)).collect();
+        let shingles: Vec<u64> = (0..300u64)
+            .map(|i| crate::hashing::mix64(i ^ 0x55))
+            .collect();
         for num_perm in [1, 7, 31, 32, 33, 64, 100, 128, 256] {
             for seed in [0, 1, 0xFFFF_FFFF_FFFF_FFFF] {
                 let m = MinHasher::new(num_perm, seed).unwrap();
@@ -340,7 +367,13 @@ mod tests {
                     let mut got = vec![0; num_perm];
                     m.signature_into(&shingles[..len], &mut got);
                     let want: Vec<u32> = (0..num_perm)
-                        .map(|p| shingles[..len].iter().map(|&s| m.slot_hash(p, s)).min().unwrap_or(EMPTY_SLOT))
+                        .map(|p| {
+                            shingles[..len]
+                                .iter()
+                                .map(|&s| m.slot_hash(p, s))
+                                .min()
+                                .unwrap_or(EMPTY_SLOT)
+                        })
                         .collect();
                     assert_eq!(got, want, "num_perm {num_perm} seed {seed} len {len}");
                 }
@@ -350,7 +383,9 @@ mod tests {
 
     #[test]
     fn both_kernels_match_the_formula() {
-        let shingles: Vec<u64> = (0..200u64).map(|i| crate::hashing::mix64(i ^ 0x99)).collect();
+        let shingles: Vec<u64> = (0..200u64)
+            .map(|i| crate::hashing::mix64(i ^ 0x99))
+            .collect();
         for num_perm in [1, 31, 32, 33, 128] {
             let m = MinHasher::new(num_perm, 5).unwrap();
             let (mut narrow, mut wide) = (vec![0; num_perm], vec![0; num_perm]);

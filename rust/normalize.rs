@@ -41,7 +41,10 @@ impl Words {
             let (is_word, width) = if byte < 0x80 {
                 (byte.is_ascii_alphanumeric(), 1)
             } else {
-                let c = source[i..].chars().next().expect("index is on a char boundary");
+                let c = source[i..]
+                    .chars()
+                    .next()
+                    .expect("index is on a char boundary");
                 (c.is_alphanumeric(), c.len_utf8())
             };
             if is_word {
@@ -54,7 +57,10 @@ impl Words {
                 if width == 1 {
                     self.text.push(byte.to_ascii_lowercase() as char);
                 } else {
-                    let c = source[i..].chars().next().expect("index is on a char boundary");
+                    let c = source[i..]
+                        .chars()
+                        .next()
+                        .expect("index is on a char boundary");
                     self.text.extend(c.to_lowercase());
                 }
             } else if let Some(start) = word_start.take() {
@@ -100,7 +106,8 @@ impl Words {
                 high |= v;
                 let (word, lowered) = classify8(v);
                 bits |= word << (8 * k);
-                self.lower[c * 64 + 8 * k..c * 64 + 8 * k + 8].copy_from_slice(&lowered.to_le_bytes());
+                self.lower[c * 64 + 8 * k..c * 64 + 8 * k + 8]
+                    .copy_from_slice(&lowered.to_le_bytes());
             }
             self.mask[c] = bits;
         }
@@ -119,7 +126,7 @@ impl Words {
                 word += 1;
                 if word >= chunks {
                     out.truncate(j.saturating_sub(1)); // drop the space after the last word
-                    // Every byte written is ASCII: a lowercase letter, a digit or a space.
+                                                       // Every byte written is ASCII: a lowercase letter, a digit or a space.
                     self.text = String::from_utf8(out).unwrap_or_default();
                     return true;
                 }
@@ -137,8 +144,9 @@ impl Words {
             let len = end - start;
             let mut copied = 0;
             while copied < len {
-                let from: &[u8; SLACK] =
-                    lower[start + copied..start + copied + SLACK].try_into().expect("SLACK bytes");
+                let from: &[u8; SLACK] = lower[start + copied..start + copied + SLACK]
+                    .try_into()
+                    .expect("SLACK bytes");
                 out[j + copied..j + copied + SLACK].copy_from_slice(from);
                 copied += SLACK;
             }
@@ -169,9 +177,10 @@ fn classify8(v: u64) -> (u64, u64) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let lowered = v | (0x20 * ONES);
-    // For bytes < 0x80 none of these sums carries into the next byte; a byte's high bit then
+    // For bytes < 0x80 none of these sums carries into the next byte (a byte ≥ 0x80 may carry,
+    // hence the wrapping add; such chunks are discarded); a byte's high bit then
     // says whether it is at least the bound.
-    let at_least = |x: u64, bound: u64| x + (0x80 - bound) * ONES;
+    let at_least = |x: u64, bound: u64| x.wrapping_add((0x80 - bound) * ONES);
     let letter = at_least(lowered, 0x61) & !at_least(lowered, 0x7B);
     let digit = at_least(v, 0x30) & !at_least(v, 0x3A);
     let word = ((letter | digit) & HIGH) >> 7;
@@ -193,7 +202,10 @@ mod tests {
 
     #[test]
     fn ascii_punctuation_and_case_split_words() {
-        assert_eq!(normalize("  Hello,  World!\n\nIt's 2024."), "hello world it s 2024");
+        assert_eq!(
+            normalize("  Hello,  World!\n\nIt's 2024."),
+            "hello world it s 2024"
+        );
     }
 
     #[test]
@@ -221,7 +233,10 @@ mod tests {
         let shift = 3; // "é " is 3 bytes
         let mut out = Words::new();
         out.text = w.text.get(shift..).unwrap_or("").to_string();
-        out.spans = w.spans[1..].iter().map(|&(s, e)| (s - shift, e - shift)).collect();
+        out.spans = w.spans[1..]
+            .iter()
+            .map(|&(s, e)| (s - shift, e - shift))
+            .collect();
         out
     }
 
@@ -255,7 +270,15 @@ mod tests {
                     .map(|_| {
                         state = crate::hashing::mix64(state);
                         let r = state % 100;
-                        if r < 8 { b' ' } else if r < 10 { b'.' } else if r < 12 { b'Q' } else { b"ab9Z"[(r % 4) as usize] }
+                        if r < 8 {
+                            b' '
+                        } else if r < 10 {
+                            b'.'
+                        } else if r < 12 {
+                            b'Q'
+                        } else {
+                            b"ab9Z"[(r % 4) as usize]
+                        }
                     } as char)
                     .collect();
                 fast.fill(&text);

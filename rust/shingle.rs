@@ -22,7 +22,9 @@ impl Unit {
         match name {
             "word" => Ok(Unit::Word),
             "char" => Ok(Unit::Char),
-            other => Err(Error::new(format!("unit must be 'word' or 'char', got {other:?}"))),
+            other => Err(Error::new(format!(
+                "unit must be 'word' or 'char', got {other:?}"
+            ))),
         }
     }
 }
@@ -41,7 +43,12 @@ impl Shingler {
         if k < 1 {
             return Err(Error::new(format!("k must be at least 1, got {k}")));
         }
-        Ok(Shingler { k, unit, words: Words::new(), char_starts: Vec::new() })
+        Ok(Shingler {
+            k,
+            unit,
+            words: Words::new(),
+            char_starts: Vec::new(),
+        })
     }
 
     /// Appends the hash of every shingle of `text` to `out`, in document order, repeats kept.
@@ -65,7 +72,8 @@ impl Shingler {
             }
             Unit::Char => {
                 self.char_starts.clear();
-                self.char_starts.extend(self.words.text.char_indices().map(|(i, _)| i));
+                self.char_starts
+                    .extend(self.words.text.char_indices().map(|(i, _)| i));
                 self.char_starts.push(normalized.len());
                 let chars = self.char_starts.len() - 1;
                 if chars < self.k {
@@ -73,7 +81,8 @@ impl Shingler {
                     return;
                 }
                 for start in 0..=chars - self.k {
-                    let bytes = &normalized[self.char_starts[start]..self.char_starts[start + self.k]];
+                    let bytes =
+                        &normalized[self.char_starts[start]..self.char_starts[start + self.k]];
                     out.push(shingle_hash(bytes));
                 }
             }
@@ -102,7 +111,10 @@ impl ShingleSets {
         // A first guess at the total (a word and its separator take about six bytes of prose) saves
         // most re-allocations of a large vector as it grows; it grows past the guess as needed.
         let guess: usize = texts.iter().map(|t| t.len() / 6).sum();
-        let mut sets = ShingleSets { offsets: Vec::with_capacity(texts.len() + 1), hashes: Vec::with_capacity(guess) };
+        let mut sets = ShingleSets {
+            offsets: Vec::with_capacity(texts.len() + 1),
+            hashes: Vec::with_capacity(guess),
+        };
         sets.offsets.push(0);
         let mut scratch = Vec::new();
         for text in texts {
@@ -176,7 +188,10 @@ mod tests {
 
     #[test]
     fn short_documents_are_one_shingle_and_empty_ones_none() {
-        assert_eq!(hashes("Two words", 5, Unit::Word), vec![shingle_hash(b"two words")]);
+        assert_eq!(
+            hashes("Two words", 5, Unit::Word),
+            vec![shingle_hash(b"two words")]
+        );
         assert!(hashes(" !? ", 5, Unit::Word).is_empty());
         assert_eq!(hashes("ab", 3, Unit::Char), vec![shingle_hash(b"ab")]);
     }
@@ -184,8 +199,10 @@ mod tests {
     #[test]
     fn char_shingles_count_characters_not_bytes() {
         let got = hashes("Été x", 3, Unit::Char);
-        let want: Vec<u64> =
-            ["été", "té ", "é x"].iter().map(|s| shingle_hash(s.as_bytes())).collect();
+        let want: Vec<u64> = ["été", "té ", "é x"]
+            .iter()
+            .map(|s| shingle_hash(s.as_bytes()))
+            .collect();
         assert_eq!(got, want);
     }
 

@@ -31,7 +31,10 @@ fn vote(votes: &mut [i64; 64], value: u64, weight: i64) {
 
 #[inline]
 fn to_bits(votes: &[i64; 64]) -> u64 {
-    votes.iter().enumerate().fold(0u64, |acc, (t, &v)| acc | (((v > 0) as u64) << t))
+    votes
+        .iter()
+        .enumerate()
+        .fold(0u64, |acc, (t, &v)| acc | (((v > 0) as u64) << t))
 }
 
 /// Fingerprint of `(shingle, weight)` pairs (each shingle once) into `out` (1 or 2 words).
@@ -101,7 +104,9 @@ impl SimHasher {
     pub fn fingerprint_into(&mut self, shingles: &[u64], tf: bool, out: &mut [u64]) {
         #[cfg(all(target_arch = "x86_64", neardup_avx512))]
         {
-            if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") {
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+            {
                 // SAFETY: the CPU has AVX-512F and BW (checked just above), all that
                 // `fingerprint_avx512` requires; its body is the safe generic code.
                 unsafe { self.fingerprint_avx512(shingles, tf, out) };
@@ -145,7 +150,11 @@ impl SimHasher {
             loop {
                 let entry = &mut table[slot];
                 if entry.stamp != stamp {
-                    *entry = Entry { key: s, stamp, count: 1 };
+                    *entry = Entry {
+                        key: s,
+                        stamp,
+                        count: 1,
+                    };
                     if !tf {
                         first.add(s);
                         if two {
@@ -206,7 +215,13 @@ struct BitCounts<const BYTES: bool> {
 impl<const BYTES: bool> BitCounts<BYTES> {
     #[inline(always)]
     fn new() -> Self {
-        BitCounts { lanes: [0; 8], bytes: [0; 64], wide: [0; 64], pending: 0, total: 0 }
+        BitCounts {
+            lanes: [0; 8],
+            bytes: [0; 64],
+            wide: [0; 64],
+            pending: 0,
+            total: 0,
+        }
     }
 
     #[inline(always)]
@@ -256,7 +271,9 @@ impl<const BYTES: bool> BitCounts<BYTES> {
     fn majority(&mut self) -> u64 {
         self.flush();
         let total = self.total as u64;
-        self.wide.iter().enumerate().fold(0u64, |acc, (t, &ones)| acc | (((2 * ones as u64 > total) as u64) << t))
+        self.wide.iter().enumerate().fold(0u64, |acc, (t, &ones)| {
+            acc | (((2 * ones as u64 > total) as u64) << t)
+        })
     }
 }
 
@@ -270,10 +287,15 @@ impl<const BYTES: bool> BitCounts<BYTES> {
 #[inline]
 #[allow(clippy::incompatible_msrv)] // compiled only by Rust >= 1.89 (build.rs sets the cfg)
 unsafe fn add_bits_avx512(lanes: &mut [u8; 64], value: u64) {
-    use std::arch::x86_64::{__m512i, _mm512_loadu_si512, _mm512_movm_epi8, _mm512_storeu_si512, _mm512_sub_epi8};
+    use std::arch::x86_64::{
+        __m512i, _mm512_loadu_si512, _mm512_movm_epi8, _mm512_storeu_si512, _mm512_sub_epi8,
+    };
     let p = lanes.as_mut_ptr() as *mut __m512i;
     // The unaligned load and store cover exactly the 64 bytes of `lanes`.
-    let sum = _mm512_sub_epi8(_mm512_loadu_si512(p as *const __m512i), _mm512_movm_epi8(value));
+    let sum = _mm512_sub_epi8(
+        _mm512_loadu_si512(p as *const __m512i),
+        _mm512_movm_epi8(value),
+    );
     _mm512_storeu_si512(p, sum);
 }
 
@@ -345,7 +367,8 @@ mod tests {
     fn fast_paths_match_the_vote() {
         let mut hasher = SimHasher::new();
         for len in [0usize, 1, 2, 3, 254, 255, 256, 600, 2000] {
-            let mut shingles: Vec<u64> = (0..len as u64).map(|i| mix64(i * 7 + len as u64)).collect();
+            let mut shingles: Vec<u64> =
+                (0..len as u64).map(|i| mix64(i * 7 + len as u64)).collect();
             // Repeats, so that tf and set semantics differ.
             let repeats: Vec<u64> = shingles.iter().step_by(3).copied().collect();
             shingles.extend(repeats);
