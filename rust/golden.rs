@@ -2,7 +2,7 @@
 //! platform that can run `cargo test` (x86_64, aarch64 under qemu or natively) proves it gives
 //! the stored bits. The Python suite checks the same file through the bindings.
 
-use crate::batch::{minhash_texts, simhash_texts};
+use crate::batch::{minhash_texts, oph_texts, simhash_texts};
 use crate::hashing::HASH_VERSION;
 use crate::lsh::band_keys;
 use crate::shingle::{ShingleSets, Unit};
@@ -61,6 +61,23 @@ fn every_golden_vector_matches() {
                 hex_le(&sig, |v: u32| v.to_le_bytes().to_vec()),
                 want.as_str().unwrap(),
                 "minhash {key}, k={k}"
+            );
+        }
+        for (key, want) in case["minhash_oph"].as_object().unwrap() {
+            let (num_perm, seed) = key.split_once('/').unwrap();
+            let sig = oph_texts(
+                &texts,
+                num_perm.parse().unwrap(),
+                seed.parse().unwrap(),
+                k,
+                unit,
+                1,
+            )
+            .unwrap();
+            assert_eq!(
+                hex_le(&sig, |v: u32| v.to_le_bytes().to_vec()),
+                want.as_str().unwrap(),
+                "oph {key}, k={k}"
             );
         }
         for (key, want) in case["simhash"].as_object().unwrap() {

@@ -42,6 +42,17 @@ def test_minhash_signatures(case):
 
 
 @pytest.mark.parametrize("case", CASES, ids=_id)
+def test_one_permutation_signatures(case):
+    for key, hex_bytes in case["minhash_oph"].items():
+        num_perm, seed = map(int, key.split("/"))
+        sig = neardup.minhash(
+            TEXTS, num_perm=num_perm, seed=seed, k=case["k"], unit=case["unit"], algorithm="oph"
+        )
+        want = np.frombuffer(bytes.fromhex(hex_bytes), dtype="<u4").reshape(len(TEXTS), num_perm)
+        np.testing.assert_array_equal(sig, want, err_msg=key)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
 def test_simhash_fingerprints(case):
     for key, hex_bytes in case["simhash"].items():
         bits, weights = key.split("/")

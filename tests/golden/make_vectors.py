@@ -33,6 +33,12 @@ def vectors() -> dict:
         for num_perm, seed in [(16, 0), (16, 42), (128, 7)]:
             sig = neardup.minhash(TEXTS, num_perm=num_perm, seed=seed, k=k, unit=unit)
             case["minhash"][f"{num_perm}/{seed}"] = sig.astype("<u4").tobytes().hex()
+        case["minhash_oph"] = {}
+        for num_perm, seed in [(16, 0), (128, 7)]:
+            sig = neardup.minhash(
+                TEXTS, num_perm=num_perm, seed=seed, k=k, unit=unit, algorithm="oph"
+            )
+            case["minhash_oph"][f"{num_perm}/{seed}"] = sig.astype("<u4").tobytes().hex()
         for bits in (64, 128):
             for weights in (None, "tf"):
                 fp = neardup.simhash(TEXTS, bits=bits, weights=weights, k=k, unit=unit)
