@@ -4,12 +4,13 @@
 use crate::error::{Error, Result};
 use crate::jaccard::{jaccard_u64, prefetch, prefetch_bytes, PREFETCH_AHEAD};
 use crate::lsh;
-use crate::minhash::{self, MinHasher};
+use crate::minhash::{self, Algorithm, Signer};
 use crate::parallel::for_row_blocks;
 use crate::shingle::{SetsView, Shingler, Unit};
 use crate::simhash;
 
-/// Signatures (row-major, `texts.len() * num_perm`) of documents, shingled on the fly.
+/// Signatures (row-major, `texts.len() * num_perm`) of documents, shingled on the fly, with
+/// classic MinHash or one-permutation hashing.
 pub fn minhash_texts(
     texts: &[&str],
     num_perm: usize,
@@ -17,18 +18,20 @@ pub fn minhash_texts(
     k: usize,
     unit: Unit,
     threads: usize,
+    algorithm: Algorithm,
 ) -> Result<Vec<u32>> {
-    let hasher = MinHasher::new(num_perm, seed)?;
+    let signer = Signer::new(algorithm, num_perm, seed)?;
     Shingler::new(k, unit)?;
     let mut out = vec![0u32; texts.len() * num_perm];
     for_row_blocks(&mut out, num_perm, threads, |first, rows| {
         let mut shingler = Shingler::new(k, unit).expect("k was checked");
         let mut scratch = Vec::new();
+        let mut bins = Vec::new();
         for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
             prefetch_next(texts, first + row);
             scratch.clear();
             shingler.hashes_into(texts[first + row], &mut scratch);
-            hasher.signature_into(&scratch, signature);
+            signer.sign(&scratch, signature, &mut bins);
         }
     })?;
     Ok(out)
@@ -41,50 +44,6 @@ fn prefetch_next(texts: &[&str], row: usize) {
     if let Some(next) = texts.get(row + 1) {
         prefetch_bytes(next.as_ptr(), next.len());
     }
-}
-
-/// One-permutation-hashing signatures ([`minhash::OphHasher`]) of documents, shingled on the fly.
-pub fn oph_texts(
-    texts: &[&str],
-    num_perm: usize,
-    seed: u64,
-    k: usize,
-    unit: Unit,
-    threads: usize,
-) -> Result<Vec<u32>> {
-    let hasher = minhash::OphHasher::new(num_perm, seed)?;
-    Shingler::new(k, unit)?;
-    let mut out = vec![0u32; texts.len() * num_perm];
-    for_row_blocks(&mut out, num_perm, threads, |first, rows| {
-        let mut shingler = Shingler::new(k, unit).expect("k was checked");
-        let mut scratch = Vec::new();
-        let mut occupied = Vec::new();
-        for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
-            prefetch_next(texts, first + row);
-            scratch.clear();
-            shingler.hashes_into(texts[first + row], &mut scratch);
-            hasher.signature_into(&scratch, signature, &mut occupied);
-        }
-    })?;
-    Ok(out)
-}
-
-/// One-permutation-hashing signatures of precomputed shingle sets.
-pub fn oph_sets(
-    sets: SetsView<'_>,
-    num_perm: usize,
-    seed: u64,
-    threads: usize,
-) -> Result<Vec<u32>> {
-    let hasher = minhash::OphHasher::new(num_perm, seed)?;
-    let mut out = vec![0u32; sets.len() * num_perm];
-    for_row_blocks(&mut out, num_perm, threads, |first, rows| {
-        let mut occupied = Vec::new();
-        for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
-            hasher.signature_into(sets.get(first + row), signature, &mut occupied);
-        }
-    })?;
-    Ok(out)
 }
 
 /// Number of normalised words of each document (0 means it can never be a near-duplicate).
@@ -105,12 +64,14 @@ pub fn minhash_sets(
     num_perm: usize,
     seed: u64,
     threads: usize,
+    algorithm: Algorithm,
 ) -> Result<Vec<u32>> {
-    let hasher = MinHasher::new(num_perm, seed)?;
+    let signer = Signer::new(algorithm, num_perm, seed)?;
     let mut out = vec![0u32; sets.len() * num_perm];
     for_row_blocks(&mut out, num_perm, threads, |first, rows| {
+        let mut bins = Vec::new();
         for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
-            hasher.signature_into(sets.get(first + row), signature);
+            signer.sign(sets.get(first + row), signature, &mut bins);
         }
     })?;
     Ok(out)
@@ -216,6 +177,25 @@ pub enum Verify<'a> {
     Exact(SetsView<'a>),
 }
 
+/// Checks the threshold and that exact verification has a set for every signature; returns
+/// the number of documents.
+fn check_verification(
+    signatures: &[u32],
+    num_perm: usize,
+    threshold: f64,
+    verify: Verify<'_>,
+) -> Result<usize> {
+    lsh::check_threshold(threshold)?;
+    let n = signatures.len() / num_perm.max(1);
+    match verify {
+        Verify::Exact(sets) if sets.len() != n => Err(Error::new(format!(
+            "shingle sets hold {} documents but signatures {n}",
+            sets.len()
+        ))),
+        _ => Ok(n),
+    }
+}
+
 /// LSH candidates verified against `threshold`: the pairs i < j (sorted) that reach it and their
 /// similarity. Documents whose signature is the empty set's take no part.
 pub fn lsh_duplicates(
@@ -226,16 +206,7 @@ pub fn lsh_duplicates(
     threshold: f64,
     verify: Verify<'_>,
 ) -> Result<(Vec<(u32, u32)>, Vec<f32>)> {
-    lsh::check_threshold(threshold)?;
-    let n = signatures.len() / num_perm.max(1);
-    if let Verify::Exact(sets) = verify {
-        if sets.len() != n {
-            return Err(Error::new(format!(
-                "shingle sets hold {} documents but signatures {n}",
-                sets.len()
-            )));
-        }
-    }
+    check_verification(signatures, num_perm, threshold, verify)?;
     let active = lsh::non_empty_rows(signatures, num_perm);
     let candidates = lsh::candidate_pairs(signatures, num_perm, bands, rows, &active)?;
     let row = |i: u32| &signatures[i as usize * num_perm..(i as usize + 1) * num_perm];
@@ -277,16 +248,7 @@ pub fn lsh_cluster_edges(
     threshold: f64,
     verify: Verify<'_>,
 ) -> Result<(Vec<(u32, u32)>, Vec<f32>)> {
-    lsh::check_threshold(threshold)?;
-    let n = signatures.len() / num_perm.max(1);
-    if let Verify::Exact(sets) = verify {
-        if sets.len() != n {
-            return Err(Error::new(format!(
-                "shingle sets hold {} documents but signatures {n}",
-                sets.len()
-            )));
-        }
-    }
+    let n = check_verification(signatures, num_perm, threshold, verify)?;
     let keys = lsh::band_keys(signatures, num_perm, bands, rows)?;
     let active = lsh::non_empty_rows(signatures, num_perm);
     let row = |i: u32| &signatures[i as usize * num_perm..(i as usize + 1) * num_perm];
@@ -377,8 +339,8 @@ mod tests {
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         for threads in [1, 2] {
             assert_eq!(
-                minhash_texts(&texts, 16, 5, 3, Unit::Word, threads).unwrap(),
-                minhash_sets(view, 16, 5, threads).unwrap()
+                minhash_texts(&texts, 16, 5, 3, Unit::Word, threads, Algorithm::Classic).unwrap(),
+                minhash_sets(view, 16, 5, threads, Algorithm::Classic).unwrap()
             );
             assert_eq!(
                 simhash_texts(&texts, 128, false, 3, Unit::Word, threads).unwrap(),
@@ -394,8 +356,8 @@ mod tests {
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         for threads in [1, 2] {
             assert_eq!(
-                oph_texts(&texts, 16, 5, 3, Unit::Word, threads).unwrap(),
-                oph_sets(view, 16, 5, threads).unwrap()
+                minhash_texts(&texts, 16, 5, 3, Unit::Word, threads, Algorithm::Oph).unwrap(),
+                minhash_sets(view, 16, 5, threads, Algorithm::Oph).unwrap()
             );
         }
     }
@@ -410,7 +372,7 @@ mod tests {
         ];
         let sets = ShingleSets::build(&texts, 2, Unit::Word).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
-        let sigs = minhash_sets(view, 64, 0, 1).unwrap();
+        let sigs = minhash_sets(view, 64, 0, 1, Algorithm::Classic).unwrap();
         let (pairs, sims) = lsh_duplicates(&sigs, 64, 32, 2, 0.5, Verify::Exact(view)).unwrap();
         assert_eq!(pairs, vec![(0, 1)]);
         assert_eq!(sims, vec![4.0 / 6.0]);
@@ -422,7 +384,7 @@ mod tests {
         texts.push("something else entirely, nothing shared with the rest");
         let sets = ShingleSets::build(&texts, 3, Unit::Word).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
-        let sigs = minhash_sets(view, 16, 0, 1).unwrap();
+        let sigs = minhash_sets(view, 16, 0, 1, Algorithm::Classic).unwrap();
         let (edges, sims) = lsh_cluster_edges(&sigs, 16, 4, 4, 0.5, Verify::Exact(view)).unwrap();
         // One edge per joined document: a spanning tree of the 2,000 copies, nothing more.
         assert_eq!(edges.len(), 1999);

@@ -3,6 +3,7 @@
 
 use crate::batch::{self, Verify};
 use crate::error::Result;
+use crate::minhash::Algorithm;
 use crate::shingle::{SetsView, ShingleSets, Unit};
 use crate::{cluster, exact, hashing, lsh};
 use numpy::{
@@ -105,6 +106,10 @@ fn parse_unit(unit: &str) -> PyResult<Unit> {
     Unit::parse(unit).map_err(|e| PyValueError::new_err(e.0))
 }
 
+fn parse_algorithm(algorithm: &str) -> PyResult<Algorithm> {
+    Algorithm::parse(algorithm).map_err(|e| PyValueError::new_err(e.0))
+}
+
 fn sets_view<'a>(
     offsets: &'a PyReadonlyArray1<i64>,
     hashes: &'a PyReadonlyArray1<u64>,
@@ -185,46 +190,15 @@ fn minhash_texts<'py>(
     k: usize,
     unit: &str,
     threads: usize,
+    algorithm: &str,
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let unit = parse_unit(unit)?;
+    let algorithm = parse_algorithm(algorithm)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     let signatures = run(py, || {
-        batch::minhash_texts(&strs, num_perm, seed, k, unit, threads)
+        batch::minhash_texts(&strs, num_perm, seed, k, unit, threads, algorithm)
     })?;
-    matrix(py, signatures, num_perm)
-}
-
-#[pyfunction]
-fn oph_texts<'py>(
-    py: Python<'py>,
-    texts: &Bound<'py, PyAny>,
-    num_perm: usize,
-    seed: u64,
-    k: usize,
-    unit: &str,
-    threads: usize,
-) -> PyResult<Bound<'py, PyArray2<u32>>> {
-    let unit = parse_unit(unit)?;
-    let holder = Texts::borrow(texts)?;
-    let strs = holder.strs()?;
-    let signatures = run(py, || {
-        batch::oph_texts(&strs, num_perm, seed, k, unit, threads)
-    })?;
-    matrix(py, signatures, num_perm)
-}
-
-#[pyfunction]
-fn oph_sets<'py>(
-    py: Python<'py>,
-    offsets: PyReadonlyArray1<'py, i64>,
-    hashes: PyReadonlyArray1<'py, u64>,
-    num_perm: usize,
-    seed: u64,
-    threads: usize,
-) -> PyResult<Bound<'py, PyArray2<u32>>> {
-    let view = sets_view(&offsets, &hashes)?;
-    let signatures = run(py, || batch::oph_sets(view, num_perm, seed, threads))?;
     matrix(py, signatures, num_perm)
 }
 
@@ -236,9 +210,13 @@ fn minhash_sets<'py>(
     num_perm: usize,
     seed: u64,
     threads: usize,
+    algorithm: &str,
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
+    let algorithm = parse_algorithm(algorithm)?;
     let view = sets_view(&offsets, &hashes)?;
-    let signatures = run(py, || batch::minhash_sets(view, num_perm, seed, threads))?;
+    let signatures = run(py, || {
+        batch::minhash_sets(view, num_perm, seed, threads, algorithm)
+    })?;
     matrix(py, signatures, num_perm)
 }
 
@@ -462,8 +440,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shingle_sets, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_sets, m)?)?;
-    m.add_function(wrap_pyfunction!(oph_texts, m)?)?;
-    m.add_function(wrap_pyfunction!(oph_sets, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_sets, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_params, m)?)?;

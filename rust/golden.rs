@@ -2,9 +2,10 @@
 //! platform that can run `cargo test` (x86_64, aarch64 under qemu or natively) proves it gives
 //! the stored bits. The Python suite checks the same file through the bindings.
 
-use crate::batch::{minhash_texts, oph_texts, simhash_texts};
+use crate::batch::{minhash_texts, simhash_texts};
 use crate::hashing::HASH_VERSION;
 use crate::lsh::band_keys;
+use crate::minhash::Algorithm;
 use crate::shingle::{ShingleSets, Unit};
 use serde_json::Value;
 
@@ -46,39 +47,20 @@ fn every_golden_vector_matches() {
                 .collect();
             assert_eq!(got, want, "shingles of text {i}, k={k}");
         }
-        for (key, want) in case["minhash"].as_object().unwrap() {
-            let (num_perm, seed) = key.split_once('/').unwrap();
-            let sig = minhash_texts(
-                &texts,
-                num_perm.parse().unwrap(),
-                seed.parse().unwrap(),
-                k,
-                unit,
-                1,
-            )
-            .unwrap();
-            assert_eq!(
-                hex_le(&sig, |v: u32| v.to_le_bytes().to_vec()),
-                want.as_str().unwrap(),
-                "minhash {key}, k={k}"
-            );
-        }
-        for (key, want) in case["minhash_oph"].as_object().unwrap() {
-            let (num_perm, seed) = key.split_once('/').unwrap();
-            let sig = oph_texts(
-                &texts,
-                num_perm.parse().unwrap(),
-                seed.parse().unwrap(),
-                k,
-                unit,
-                1,
-            )
-            .unwrap();
-            assert_eq!(
-                hex_le(&sig, |v: u32| v.to_le_bytes().to_vec()),
-                want.as_str().unwrap(),
-                "oph {key}, k={k}"
-            );
+        for (field, algorithm) in [
+            ("minhash", Algorithm::Classic),
+            ("minhash_oph", Algorithm::Oph),
+        ] {
+            for (key, want) in case[field].as_object().unwrap() {
+                let (num_perm, seed) = key.split_once('/').unwrap();
+                let (num_perm, seed) = (num_perm.parse().unwrap(), seed.parse().unwrap());
+                let sig = minhash_texts(&texts, num_perm, seed, k, unit, 1, algorithm).unwrap();
+                assert_eq!(
+                    hex_le(&sig, |v: u32| v.to_le_bytes().to_vec()),
+                    want.as_str().unwrap(),
+                    "{field} {key}, k={k}"
+                );
+            }
         }
         for (key, want) in case["simhash"].as_object().unwrap() {
             let (bits, weights) = key.split_once('/').unwrap();
@@ -90,7 +72,7 @@ fn every_golden_vector_matches() {
                 "simhash {key}, k={k}"
             );
         }
-        let sig = minhash_texts(&texts, 128, 7, k, unit, 1).unwrap();
+        let sig = minhash_texts(&texts, 128, 7, k, unit, 1, Algorithm::Classic).unwrap();
         let keys = band_keys(&sig, 128, 42, 3).unwrap();
         assert_eq!(
             hex_le(&keys, |v: u64| v.to_le_bytes().to_vec()),

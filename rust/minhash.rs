@@ -279,6 +279,52 @@ impl OphHasher {
     }
 }
 
+/// Which scheme fills the signature slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Algorithm {
+    /// P independent hash functions ([`MinHasher`]); the default.
+    Classic,
+    /// One-permutation hashing with optimal densification ([`OphHasher`]).
+    Oph,
+}
+
+impl Algorithm {
+    pub fn parse(name: &str) -> Result<Algorithm> {
+        match name {
+            "classic" => Ok(Algorithm::Classic),
+            "oph" => Ok(Algorithm::Oph),
+            other => Err(Error::new(format!(
+                "algorithm must be 'classic' or 'oph', got {other:?}"
+            ))),
+        }
+    }
+}
+
+/// The hash functions of one (algorithm, num_perm, seed) choice.
+#[derive(Debug, Clone)]
+pub enum Signer {
+    Classic(MinHasher),
+    Oph(OphHasher),
+}
+
+impl Signer {
+    pub fn new(algorithm: Algorithm, num_perm: usize, seed: u64) -> Result<Signer> {
+        Ok(match algorithm {
+            Algorithm::Classic => Signer::Classic(MinHasher::new(num_perm, seed)?),
+            Algorithm::Oph => Signer::Oph(OphHasher::new(num_perm, seed)?),
+        })
+    }
+
+    /// Writes the signature of `shingles` (repeats allowed) into `out`; `bins` is scratch.
+    #[inline]
+    pub fn sign(&self, shingles: &[u64], out: &mut [u32], bins: &mut Vec<bool>) {
+        match self {
+            Signer::Classic(hasher) => hasher.signature_into(shingles, out),
+            Signer::Oph(hasher) => hasher.signature_into(shingles, out, bins),
+        }
+    }
+}
+
 /// True when a signature is the empty set's (every slot `EMPTY_SLOT`).
 #[inline]
 pub fn is_empty_signature(signature: &[u32]) -> bool {

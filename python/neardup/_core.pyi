@@ -18,7 +18,7 @@ def shingle_sets(
     texts: Texts, k: int, unit: str
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64]]: ...
 def minhash_texts(
-    texts: Texts, num_perm: int, seed: int, k: int, unit: str, threads: int
+    texts: Texts, num_perm: int, seed: int, k: int, unit: str, threads: int, algorithm: str
 ) -> npt.NDArray[np.uint32]: ...
 def minhash_sets(
     offsets: npt.NDArray[np.int64],
@@ -26,16 +26,7 @@ def minhash_sets(
     num_perm: int,
     seed: int,
     threads: int,
-) -> npt.NDArray[np.uint32]: ...
-def oph_texts(
-    texts: Texts, num_perm: int, seed: int, k: int, unit: str, threads: int
-) -> npt.NDArray[np.uint32]: ...
-def oph_sets(
-    offsets: npt.NDArray[np.int64],
-    hashes: npt.NDArray[np.uint64],
-    num_perm: int,
-    seed: int,
-    threads: int,
+    algorithm: str,
 ) -> npt.NDArray[np.uint32]: ...
 def simhash_texts(
     texts: Texts, bits: int, tf: bool, k: int, unit: str, threads: int

@@ -175,15 +175,13 @@ def minhash(
     threads = _check_positive("threads", threads)
     if algorithm not in ("classic", "oph"):
         raise ValueError(f"algorithm must be 'classic' or 'oph', got {algorithm!r}")
-    from_sets = _core.minhash_sets if algorithm == "classic" else _core.oph_sets
-    from_texts = _core.minhash_texts if algorithm == "classic" else _core.oph_texts
     if isinstance(data, ShingleSets):
-        return from_sets(data.offsets, data.hashes, num_perm, seed, threads)
+        return _core.minhash_sets(data.offsets, data.hashes, num_perm, seed, threads, algorithm)
     k = _check_positive("k", k)
     _check_unit(unit)
     return _batched(
         data,
-        lambda batch: from_texts(batch, num_perm, seed, k, unit, threads),
+        lambda batch: _core.minhash_texts(batch, num_perm, seed, k, unit, threads, algorithm),
         num_perm,
         np.uint32,
     )
