@@ -126,7 +126,7 @@ pub fn jaccard<T: Ord + Copy>(a: &[T], b: &[T]) -> f64 {
 /// first; a pair with Jaccard ≥ t must share one of the first |x| - ⌈t·|x|⌉ + 1 shingles of
 /// each set, so only those are indexed and probed, and shingles common to every document
 /// (boilerplate) never generate candidates. Candidates are verified by an exact merge.
-pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<(Vec<(u32, u32)>, Vec<f32>)> {
+pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<crate::batch::ScoredPairs> {
     check_threshold(threshold)?;
     let ranked = rank_by_rarity(sets);
     let n = sets.len();

@@ -435,6 +435,24 @@ fn radix_sort_with(values: &mut Vec<u64>, buffer: &mut Vec<u64>, significant: us
     }
 }
 
+/// Fills `bucket` with (key of `band`, document) for every active document, sorted: equal keys
+/// (one LSH bucket) are then consecutive, documents ascending within each.
+pub fn sorted_band(
+    keys: &[u64],
+    bands: usize,
+    band: usize,
+    active: &[bool],
+    bucket: &mut Vec<(u64, u32)>,
+) {
+    bucket.clear();
+    bucket.extend(
+        (0..active.len())
+            .filter(|&i| active[i])
+            .map(|i| (keys[i * bands + band], i as u32)),
+    );
+    bucket.sort_unstable();
+}
+
 /// Calls `visit(i, j)` once for every candidate pair i < j, in the first band where the pair
 /// collides (later collisions of the same pair are skipped by comparing earlier band keys, so no
 /// set of seen pairs is kept). Documents with `active[i] == false` take no part.
@@ -447,13 +465,7 @@ pub fn for_each_candidate(
     let n = active.len();
     let mut bucket: Vec<(u64, u32)> = Vec::with_capacity(n);
     for band in 0..bands {
-        bucket.clear();
-        bucket.extend(
-            (0..n)
-                .filter(|&i| active[i])
-                .map(|i| (keys[i * bands + band], i as u32)),
-        );
-        bucket.sort_unstable();
+        sorted_band(keys, bands, band, active, &mut bucket);
         let mut start = 0;
         while start < bucket.len() {
             let key = bucket[start].0;
@@ -542,6 +554,26 @@ mod tests {
         assert_eq!(candidates(&sigs, 4, 2, 2).unwrap(), vec![(0, 2)]);
     }
 
+    /// `candidates` (bucketed, collapsed, radix-sorted) equals the plain band-by-band visit.
+    fn assert_candidates_match_reference(
+        sigs: &[u32],
+        num_perm: usize,
+        bandings: &[(usize, usize)],
+    ) {
+        for &(bands, rows) in bandings {
+            let keys = band_keys(sigs, num_perm, bands, rows).unwrap();
+            let active = non_empty_rows(sigs, num_perm);
+            let mut want = Vec::new();
+            for_each_candidate(&keys, bands, &active, |i, j| want.push((i, j)));
+            want.sort_unstable();
+            assert_eq!(
+                candidates(sigs, num_perm, bands, rows).unwrap(),
+                want,
+                "b={bands} r={rows}"
+            );
+        }
+    }
+
     #[test]
     fn candidate_pairs_match_the_band_by_band_reference() {
         // Signatures with many shared bands: slots drawn from a tiny alphabet.
@@ -551,18 +583,7 @@ mod tests {
             .collect();
         let mut sigs = sigs;
         sigs[5 * num_perm..6 * num_perm].fill(u32::MAX); // one empty document
-        for (bands, rows) in [(6, 2), (4, 3), (12, 1), (1, 12)] {
-            let keys = band_keys(&sigs, num_perm, bands, rows).unwrap();
-            let active = non_empty_rows(&sigs, num_perm);
-            let mut want = Vec::new();
-            for_each_candidate(&keys, bands, &active, |i, j| want.push((i, j)));
-            want.sort_unstable();
-            assert_eq!(
-                candidates(&sigs, num_perm, bands, rows).unwrap(),
-                want,
-                "b={bands} r={rows}"
-            );
-        }
+        assert_candidates_match_reference(&sigs, num_perm, &[(6, 2), (4, 3), (12, 1), (1, 12)]);
     }
 
     #[test]
@@ -605,18 +626,7 @@ mod tests {
             }
         }
         sigs[13 * num_perm..14 * num_perm].fill(u32::MAX); // an empty document among the copies
-        for (bands, rows) in [(3, 2), (6, 1), (1, 6)] {
-            let keys = band_keys(&sigs, num_perm, bands, rows).unwrap();
-            let active = non_empty_rows(&sigs, num_perm);
-            let mut want = Vec::new();
-            for_each_candidate(&keys, bands, &active, |i, j| want.push((i, j)));
-            want.sort_unstable();
-            assert_eq!(
-                candidates(&sigs, num_perm, bands, rows).unwrap(),
-                want,
-                "b={bands} r={rows}"
-            );
-        }
+        assert_candidates_match_reference(&sigs, num_perm, &[(3, 2), (6, 1), (1, 6)]);
     }
 
     #[test]

@@ -385,8 +385,8 @@ mod tests {
     #[test]
     fn estimate_is_close_to_jaccard_on_average() {
         // |A ∩ B| = 300, |A ∪ B| = 500: J = 0.6.
-        let a: Vec<u64> = (0..400).map(|i| crate::hashing::mix64(i)).collect();
-        let b: Vec<u64> = (100..500).map(|i| crate::hashing::mix64(i)).collect();
+        let a: Vec<u64> = (0..400).map(crate::hashing::mix64).collect();
+        let b: Vec<u64> = (100..500).map(crate::hashing::mix64).collect();
         let trials = 200;
         let mut total = 0.0;
         for seed in 0..trials {
