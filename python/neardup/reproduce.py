@@ -85,9 +85,9 @@ ARTICLE: dict[str, Any] = {
 }
 
 
-
 #: The article's time for exact Jaccard over all 49,995,000 pairs of 10,000 documents.
 ARTICLE_NAIVE_JACCARD_SECONDS = 104
+
 
 @dataclass
 class ReproConfig:
