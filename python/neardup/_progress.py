@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 __all__ = ["progress_reporter", "want_progress"]
 
@@ -49,6 +50,8 @@ def progress_reporter(enabled: bool) -> Iterator[Callable[[str, int], None]]:
 
         def tick_tqdm(stage: str, n: int) -> None:
             if stage not in bars:
+                for bar in bars.values():  # stages run one after another: the last one is done
+                    bar.close()
                 bars[stage] = tqdm(desc=stage, unit=" docs", file=sys.stderr)
             bars[stage].update(n)
 
@@ -65,12 +68,22 @@ def progress_reporter(enabled: bool) -> Iterator[Callable[[str, int], None]]:
         TimeElapsedColumn(),
         transient=False,
     )
-    tasks: dict[str, int] = {}
+    tasks: dict[str, Any] = {}
+
+    def finish_all() -> None:
+        # A task is finished once its total is known: the spinner and the clock stop.
+        for task in prog.tasks:
+            if task.total is None:
+                prog.update(task.id, total=task.completed)
 
     def tick(stage: str, n: int) -> None:
         if stage not in tasks:
+            finish_all()  # stages run one after another: the earlier ones are done
             tasks[stage] = prog.add_task(stage, total=None)
         prog.advance(tasks[stage], n)
 
     with prog:
-        yield tick
+        try:
+            yield tick
+        finally:
+            finish_all()
