@@ -31,36 +31,97 @@ pub fn intersection_size<T: Ord + Copy>(a: &[T], b: &[T]) -> usize {
 pub fn intersection_size_u64(a: &[u64], b: &[u64]) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: AVX2 is present (checked just above), the only requirement of the
-            // function; its body is the safe generic code.
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("popcnt")
+        {
+            // SAFETY: AVX2 and POPCNT are present (checked just above), the only requirements
+            // of the function; its body is the safe generic code.
             return unsafe { intersection_size_u64_avx2(a, b) };
         }
     }
     intersection_size_u64_generic(a, b)
 }
 
+/// [`intersection_size_u64_generic`] written with AVX2 intrinsics: each block of `y` is two
+/// registers of four lanes, rotated three times within the register, and each half of `x` is
+/// compared with all eight of these; the compares of an `x` lane are OR-ed (it equals at most
+/// one `y` element), and the lanes that found their element are counted with one POPCNT.
+/// The generic code compiled for AVX2 packs every compare to bytes instead, twice as slowly.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 unsafe fn intersection_size_u64_avx2(a: &[u64], b: &[u64]) -> usize {
-    intersection_size_u64_generic(a, b)
+    use std::arch::x86_64::{
+        __m256i, _mm256_castsi256_pd, _mm256_cmpeq_epi64, _mm256_loadu_si256,
+        _mm256_movemask_pd, _mm256_or_si256, _mm256_permute4x64_epi64,
+    };
+    const W: usize = 8;
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i + W <= a.len() && j + W <= b.len() {
+        // SAFETY: i + 8 <= a.len() and j + 8 <= b.len() (the loop condition), so the four
+        // unaligned 32-byte loads read a[i..i + 8] and b[j..j + 8], inside the slices.
+        let (x0, x1, y0, y1) = unsafe {
+            let (pa, pb) = (a.as_ptr().add(i), b.as_ptr().add(j));
+            (
+                _mm256_loadu_si256(pa as *const __m256i),
+                _mm256_loadu_si256(pa.add(4) as *const __m256i),
+                _mm256_loadu_si256(pb as *const __m256i),
+                _mm256_loadu_si256(pb.add(4) as *const __m256i),
+            )
+        };
+        let (xl, yl) = (a[i + W - 1], b[j + W - 1]);
+        let mut m0 = _mm256_cmpeq_epi64(x0, y0);
+        let mut m1 = _mm256_cmpeq_epi64(x1, y0);
+        for (k, y) in [y0, y1].into_iter().enumerate() {
+            let r1 = _mm256_permute4x64_epi64::<0x39>(y);
+            let r2 = _mm256_permute4x64_epi64::<0x4e>(y);
+            let r3 = _mm256_permute4x64_epi64::<0x93>(y);
+            if k == 1 {
+                m0 = _mm256_or_si256(m0, _mm256_cmpeq_epi64(x0, y));
+                m1 = _mm256_or_si256(m1, _mm256_cmpeq_epi64(x1, y));
+            }
+            m0 = _mm256_or_si256(
+                m0,
+                _mm256_or_si256(
+                    _mm256_cmpeq_epi64(x0, r1),
+                    _mm256_or_si256(_mm256_cmpeq_epi64(x0, r2), _mm256_cmpeq_epi64(x0, r3)),
+                ),
+            );
+            m1 = _mm256_or_si256(
+                m1,
+                _mm256_or_si256(
+                    _mm256_cmpeq_epi64(x1, r1),
+                    _mm256_or_si256(_mm256_cmpeq_epi64(x1, r2), _mm256_cmpeq_epi64(x1, r3)),
+                ),
+            );
+        }
+        let lanes = _mm256_movemask_pd(_mm256_castsi256_pd(m0))
+            | (_mm256_movemask_pd(_mm256_castsi256_pd(m1)) << 4);
+        common += (lanes as u32).count_ones() as usize;
+        i += W * (xl <= yl) as usize;
+        j += W * (yl <= xl) as usize;
+    }
+    common + intersection_size(&a[i..], &b[j..])
 }
 
 #[inline(always)]
 fn intersection_size_u64_generic(a: &[u64], b: &[u64]) -> usize {
-    const W: usize = 4;
+    const W: usize = 8;
     let (mut i, mut j, mut common) = (0, 0, 0usize);
     while i + W <= a.len() && j + W <= b.len() {
         let x: &[u64; W] = a[i..i + W].try_into().expect("W elements");
         let y: &[u64; W] = b[j..j + W].try_into().expect("W elements");
-        // All against all: y rotated by r, compared lane by lane.
-        let mut hits = 0u32;
-        for r in 0..W {
-            for l in 0..W {
-                hits += (x[l] == y[(l + r) % W]) as u32;
+        // All against all, in groups of four lanes (one AVX2 register): each group of `x`
+        // against each group of `y` rotated by r. An element of `x` equals at most one of `y`
+        // (the sets hold no repeats), so it is common when any of its compares is true.
+        let mut found = [0u64; W];
+        for g in 0..W / 4 {
+            for r in 0..4 {
+                for l in 0..W {
+                    found[l] |= (x[l] == y[4 * g + (l % 4 + r) % 4]) as u64;
+                }
             }
         }
-        common += hits as usize;
+        common += found.iter().sum::<u64>() as usize;
         let (xl, yl) = (x[W - 1], y[W - 1]);
         i += W * (xl <= yl) as usize;
         j += W * (yl <= xl) as usize;
