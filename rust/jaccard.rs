@@ -20,13 +20,12 @@ pub fn intersection_size<T: Ord + Copy>(a: &[T], b: &[T]) -> usize {
     common
 }
 
-/// [`intersection_size`] for 64-bit shingle hashes, four at a time: the next four of each set
-/// are compared all against all (16 lane compares the compiler vectorises), and the block with
-/// the smaller last element moves on (both when the last elements are equal). Blocks whose
-/// ranges overlap always meet, and each pair of blocks meets at most once, so every common
-/// element is counted exactly once; the few elements after the last whole block are merged
-/// one by one. On x86_64 the loop is also compiled with AVX2 (64-bit lane compares) and chosen
-/// at run time.
+/// [`intersection_size`] for 64-bit shingle hashes, eight at a time: the next eight of each
+/// set are compared all against all (64 lane compares), and the block with the smaller last
+/// element moves on (both when the last elements are equal). Blocks whose ranges overlap always
+/// meet, and each pair of blocks meets at most once, so every common element is counted exactly
+/// once; the few elements after the last whole block are merged one by one. On x86_64 with
+/// AVX2 an intrinsics version of the loop is chosen at run time.
 #[inline]
 pub fn intersection_size_u64(a: &[u64], b: &[u64]) -> usize {
     #[cfg(target_arch = "x86_64")]
@@ -51,8 +50,8 @@ pub fn intersection_size_u64(a: &[u64], b: &[u64]) -> usize {
 #[target_feature(enable = "avx2,popcnt")]
 unsafe fn intersection_size_u64_avx2(a: &[u64], b: &[u64]) -> usize {
     use std::arch::x86_64::{
-        __m256i, _mm256_castsi256_pd, _mm256_cmpeq_epi64, _mm256_loadu_si256,
-        _mm256_movemask_pd, _mm256_or_si256, _mm256_permute4x64_epi64,
+        __m256i, _mm256_castsi256_pd, _mm256_cmpeq_epi64, _mm256_loadu_si256, _mm256_movemask_pd,
+        _mm256_or_si256, _mm256_permute4x64_epi64,
     };
     const W: usize = 8;
     let (mut i, mut j, mut common) = (0, 0, 0usize);
@@ -356,7 +355,50 @@ mod tests {
         }
         let a: Vec<u64> = (0..100).collect();
         assert_eq!(intersection_size_u64(&a, &a), 100);
+        assert_eq!(intersection_size_u64_generic(&a, &a), 100);
         assert_eq!(intersection_size_u64(&a[..50], &a[40..]), 10);
+    }
+
+    #[test]
+    fn eight_wide_intersection_matches_the_merge_for_many_sizes() {
+        let mut rng = crate::hashing::SplitMix64::new(11);
+        // Uniform hashes (as shingles are) and dense small values (many common elements),
+        // sizes around the block width, empty, single, and very unequal.
+        let sizes = [
+            0usize, 1, 2, 7, 8, 9, 15, 16, 17, 31, 64, 100, 333, 1000, 3000,
+        ];
+        for &na in &sizes {
+            for &nb in &sizes {
+                for modulo in [u64::MAX, 4 * (na + nb) as u64 + 1, (na.max(nb) + 3) as u64] {
+                    let mut draw = |n: usize| {
+                        let mut v: Vec<u64> = (0..n).map(|_| rng.next_u64() % modulo).collect();
+                        v.sort_unstable();
+                        v.dedup();
+                        v
+                    };
+                    let (a, b) = (draw(na), draw(nb));
+                    let expected = intersection_size(&a, &b);
+                    assert_eq!(
+                        intersection_size_u64(&a, &b),
+                        expected,
+                        "{na} {nb} {modulo}"
+                    );
+                    assert_eq!(
+                        intersection_size_u64(&b, &a),
+                        expected,
+                        "{na} {nb} {modulo}"
+                    );
+                    assert_eq!(intersection_size_u64_generic(&a, &b), expected);
+                    assert_eq!(intersection_size_u64_generic(&b, &a), expected);
+                    assert_eq!(jaccard_u64(&a, &b), jaccard(&a, &b));
+                }
+            }
+        }
+        // Extremes of the value range, where the comparisons of block ends matter.
+        let a = [0u64, 1, 2, 3, 4, 5, 6, 7, u64::MAX - 1, u64::MAX];
+        let b = [0u64, 2, 4, 6, 8, 10, 12, 14, 16, u64::MAX];
+        assert_eq!(intersection_size_u64(&a, &b), 5);
+        assert_eq!(intersection_size_u64_generic(&b, &a), 5);
     }
 
     #[test]
