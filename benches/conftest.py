@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import os
 import re
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import neardup
+from neardup import synth
+
 # Peers that use rayon must run on one thread (the issue compares single-core speed).
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
-
-sys.path.insert(0, str(Path(__file__).parent))
-import _corpus
 
 K = 5
 NUM_PERM = 128
@@ -58,21 +58,35 @@ def bench_n(request) -> int:
     return request.config.getoption("--bench-n")
 
 
+@dataclass
+class BenchCorpus:
+    """The benchmark corpus: texts and their group labels (equal label = labelled duplicates)."""
+
+    texts: list[str]
+    group: np.ndarray
+
+    @property
+    def nbytes(self) -> int:
+        return sum(len(t.encode()) for t in self.texts)
+
+    def score(self, pairs) -> tuple[float, float]:
+        """(recall, precision) of ``pairs`` against the labels (``neardup.evaluate``)."""
+        found = np.asarray(list(pairs), dtype=np.int64).reshape(-1, 2)
+        result = neardup.evaluate(found, self.group)
+        return result.recall, result.precision
+
+
 @pytest.fixture(scope="session")
-def corpus(bench_n) -> _corpus.Corpus:
-    """The article's synthetic corpus from ``neardup.synth`` (``_corpus`` if it is missing).
+def corpus(bench_n) -> BenchCorpus:
+    """The article's synthetic corpus from ``neardup.synth``, ``bench_n`` documents.
 
     synth places each group's eight documents next to each other; they are shuffled here with
     a fixed permutation, as an ingest would see them, so that verification touches rows far
     apart in memory instead of neighbours.
     """
-    try:
-        from neardup import synth
-    except ImportError:
-        return _corpus.load(bench_n)
     generated = synth.generate(*synth.preset(bench_n))
     order = np.random.default_rng(0).permutation(len(generated.texts))
-    return _corpus.Corpus([generated.texts[i] for i in order], generated.group[order])
+    return BenchCorpus([generated.texts[i] for i in order], generated.group[order])
 
 
 @pytest.fixture(scope="session")
