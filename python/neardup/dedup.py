@@ -391,7 +391,6 @@ def _run(**kw: Any) -> DedupSummary:
         shingles,
         simhash,
         simhash_max_hamming,
-        word_counts,
     )
     from neardup import clusters as union_find
 
@@ -436,7 +435,8 @@ def _run(**kw: Any) -> DedupSummary:
             n = len(b)
             ss = shingles(b.texts, k=k, unit=unit)
             digest_l.append(_set_digests(ss))  # of the full sets: exact duplicates
-            empty_l.append(np.asarray(word_counts(b.texts)) == 0)
+            # No shingles before stripping means no words: the set sizes tell, no second pass.
+            empty_l.append(np.asarray(ss.sizes()) == 0)
             if drop.size:
                 ss_new, removed = remove_shingles(ss, drop)
                 size_l.append(np.asarray(ss.sizes(), dtype=np.int64))
