@@ -159,20 +159,19 @@ pub const PREFETCH_AHEAD: usize = 4;
 /// |A ∩ B| / |A ∪ B| of two sorted sets of 64-bit hashes; 0 when both are empty.
 #[inline]
 pub fn jaccard_u64(a: &[u64], b: &[u64]) -> f64 {
-    let common = intersection_size_u64(a, b);
-    let union = a.len() + b.len() - common;
-    if union == 0 {
-        0.0
-    } else {
-        common as f64 / union as f64
-    }
+    ratio(intersection_size_u64(a, b), a.len(), b.len())
 }
 
 /// |A ∩ B| / |A ∪ B| of two sorted sets; 0 when both are empty.
 #[inline]
 pub fn jaccard<T: Ord + Copy>(a: &[T], b: &[T]) -> f64 {
-    let common = intersection_size(a, b);
-    let union = a.len() + b.len() - common;
+    ratio(intersection_size(a, b), a.len(), b.len())
+}
+
+/// Jaccard from the intersection size and the two set sizes; 0 for an empty union.
+#[inline]
+fn ratio(common: usize, size_a: usize, size_b: usize) -> f64 {
+    let union = size_a + size_b - common;
     if union == 0 {
         0.0
     } else {

@@ -453,38 +453,6 @@ pub fn sorted_band(
     bucket.sort_unstable();
 }
 
-/// Calls `visit(i, j)` once for every candidate pair i < j, in the first band where the pair
-/// collides (later collisions of the same pair are skipped by comparing earlier band keys, so no
-/// set of seen pairs is kept). Documents with `active[i] == false` take no part.
-pub fn for_each_candidate(
-    keys: &[u64],
-    bands: usize,
-    active: &[bool],
-    mut visit: impl FnMut(u32, u32),
-) {
-    let n = active.len();
-    let mut bucket: Vec<(u64, u32)> = Vec::with_capacity(n);
-    for band in 0..bands {
-        sorted_band(keys, bands, band, active, &mut bucket);
-        let mut start = 0;
-        while start < bucket.len() {
-            let key = bucket[start].0;
-            let end = start + bucket[start..].iter().take_while(|e| e.0 == key).count();
-            for x in start..end {
-                let i = bucket[x].1 as usize;
-                for &(_, j) in &bucket[x + 1..end] {
-                    let j = j as usize;
-                    let seen_before = (0..band).any(|t| keys[i * bands + t] == keys[j * bands + t]);
-                    if !seen_before {
-                        visit(i as u32, j as u32);
-                    }
-                }
-            }
-            start = end;
-        }
-    }
-}
-
 /// Which rows of a signature matrix are not the empty set's signature.
 pub fn non_empty_rows(signatures: &[u32], num_perm: usize) -> Vec<bool> {
     signatures
@@ -508,6 +476,39 @@ pub fn candidates(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plain reference `candidates` is checked against: calls `visit(i, j)` once for every candidate pair i < j, in the first band where the pair
+    /// collides (later collisions of the same pair are skipped by comparing earlier band keys, so no
+    /// set of seen pairs is kept). Documents with `active[i] == false` take no part.
+    fn for_each_candidate(
+        keys: &[u64],
+        bands: usize,
+        active: &[bool],
+        mut visit: impl FnMut(u32, u32),
+    ) {
+        let n = active.len();
+        let mut bucket: Vec<(u64, u32)> = Vec::with_capacity(n);
+        for band in 0..bands {
+            sorted_band(keys, bands, band, active, &mut bucket);
+            let mut start = 0;
+            while start < bucket.len() {
+                let key = bucket[start].0;
+                let end = start + bucket[start..].iter().take_while(|e| e.0 == key).count();
+                for x in start..end {
+                    let i = bucket[x].1 as usize;
+                    for &(_, j) in &bucket[x + 1..end] {
+                        let j = j as usize;
+                        let seen_before =
+                            (0..band).any(|t| keys[i * bands + t] == keys[j * bands + t]);
+                        if !seen_before {
+                            visit(i as u32, j as u32);
+                        }
+                    }
+                }
+                start = end;
+            }
+        }
+    }
 
     #[test]
     fn article_banding_at_threshold_0_3() {
