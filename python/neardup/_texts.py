@@ -38,17 +38,18 @@ def _from_arrow(array: Any) -> tuple[np.ndarray, np.ndarray]:
 
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
-    if pa.types.is_string_view(array.type) if hasattr(pa.types, "is_string_view") else False:
+    is_view = getattr(pa.types, "is_string_view", None)  # pyarrow >= 16
+    if is_view is not None and is_view(array.type):
         array = array.cast(pa.large_string())
-    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
-        if pa.types.is_binary(array.type) or pa.types.is_large_binary(array.type):
-            pass  # bytes are checked as UTF-8 by the core, index by index
-        else:
-            raise TypeError(f"texts must be an Arrow string array, got type {array.type}")
+    # Binary columns are accepted too: the core checks each document as UTF-8.
+    t = pa.types
+    narrow = t.is_string(array.type) or t.is_binary(array.type)
+    wide = t.is_large_string(array.type) or t.is_large_binary(array.type)
+    if not (narrow or wide):
+        raise TypeError(f"texts must be an Arrow string array, got type {array.type}")
     if array.null_count:
         first_null = int(np.flatnonzero(array.is_null().to_numpy(zero_copy_only=False))[0])
         raise TypeError(f"texts[{first_null}] is null, expected str")
-    wide = pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)
     _, offsets_buffer, data_buffer = array.buffers()
     offset_type = np.int64 if wide else np.int32
     offsets = np.frombuffer(offsets_buffer, dtype=offset_type)[
