@@ -168,16 +168,20 @@ fn word_counts<'py>(
 }
 
 #[pyfunction]
+#[pyo3(signature = (texts, k, unit, selected=None))]
+#[allow(clippy::type_complexity)]
 fn shingle_sets<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
     k: usize,
     unit: &str,
+    selected: Option<PyReadonlyArray1<'py, bool>>,
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u64>>)> {
     let unit = parse_unit(unit)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
-    let sets = run(py, || ShingleSets::build(&strs, k, unit))?;
+    let selected = selected.as_ref().map(|s| s.as_slice()).transpose()?;
+    let sets = run(py, || ShingleSets::build_selected(&strs, k, unit, selected))?;
     Ok((sets.offsets.into_pyarray(py), sets.hashes.into_pyarray(py)))
 }
 
@@ -315,6 +319,18 @@ fn lsh_candidates<'py>(
 }
 
 #[pyfunction]
+fn lsh_rows_in_candidates<'py>(
+    py: Python<'py>,
+    signatures: PyReadonlyArray2<'py, u32>,
+    bands: usize,
+    rows: usize,
+) -> PyResult<Bound<'py, PyArray1<bool>>> {
+    let num_perm = signatures.shape()[1];
+    let slots = signatures.as_slice()?;
+    Ok(run(py, || lsh::rows_in_candidates(slots, num_perm, bands, rows))?.into_pyarray(py))
+}
+
+#[pyfunction]
 #[pyo3(signature = (signatures, bands, rows, threshold, offsets=None, hashes=None, spanning=false))]
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn lsh_duplicates<'py>(
@@ -366,6 +382,23 @@ fn jaccard<'py>(
     let view = sets_view(&offsets, &hashes)?;
     let pairs = pairs_vec(&pairs)?;
     Ok(run(py, || batch::jaccard_pairs(view, &pairs))?.into_pyarray(py))
+}
+
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn jaccard_at_least<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    hashes: PyReadonlyArray1<'py, u64>,
+    pairs: PyReadonlyArray2<'py, i64>,
+    threshold: f64,
+) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f32>>)> {
+    let view = sets_view(&offsets, &hashes)?;
+    let pairs = pairs_vec(&pairs)?;
+    let (kept, similarity) = run(py, || {
+        batch::jaccard_pairs_at_least(view, &pairs, threshold)
+    })?;
+    Ok((pair_matrix(py, kept)?, similarity.into_pyarray(py)))
 }
 
 #[pyfunction]
@@ -448,9 +481,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lsh_probability, m)?)?;
     m.add_function(wrap_pyfunction!(band_hashes, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_rows_in_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_duplicates, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(jaccard, m)?)?;
+    m.add_function(wrap_pyfunction!(jaccard_at_least, m)?)?;
     m.add_function(wrap_pyfunction!(all_pairs_jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(hamming, m)?)?;
     m.add_function(wrap_pyfunction!(hamming_within, m)?)?;

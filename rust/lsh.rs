@@ -453,6 +453,33 @@ pub fn sorted_band(
     bucket.sort_unstable();
 }
 
+/// Which rows share a bucket with another active row in some band: the rows that appear in
+/// some candidate pair, found without listing the pairs (a bucket of m rows costs m, not
+/// m(m - 1)/2).
+pub fn rows_in_candidates(
+    signatures: &[u32],
+    num_perm: usize,
+    bands: usize,
+    rows: usize,
+) -> Result<Vec<bool>> {
+    let keys = band_keys(signatures, num_perm, bands, rows)?;
+    let active = non_empty_rows(signatures, num_perm);
+    let mut found = vec![false; active.len()];
+    let mut bucket = Vec::with_capacity(active.len());
+    for band in 0..bands {
+        sorted_band(&keys, bands, band, &active, &mut bucket);
+        for run in bucket
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter(|run| run.len() > 1)
+        {
+            for &(_, row) in run {
+                found[row as usize] = true;
+            }
+        }
+    }
+    Ok(found)
+}
+
 /// Which rows of a signature matrix are not the empty set's signature.
 pub fn non_empty_rows(signatures: &[u32], num_perm: usize) -> Vec<bool> {
     signatures
@@ -555,7 +582,8 @@ mod tests {
         assert_eq!(candidates(&sigs, 4, 2, 2).unwrap(), vec![(0, 2)]);
     }
 
-    /// `candidates` (bucketed, collapsed, radix-sorted) equals the plain band-by-band visit.
+    /// `candidates` (bucketed, collapsed, radix-sorted) equals the plain band-by-band visit, and
+    /// `rows_in_candidates` lists the rows of its pairs.
     fn assert_candidates_match_reference(
         sigs: &[u32],
         num_perm: usize,
@@ -567,9 +595,19 @@ mod tests {
             let mut want = Vec::new();
             for_each_candidate(&keys, bands, &active, |i, j| want.push((i, j)));
             want.sort_unstable();
+            let mut in_pairs = vec![false; active.len()];
+            for &(i, j) in &want {
+                in_pairs[i as usize] = true;
+                in_pairs[j as usize] = true;
+            }
             assert_eq!(
                 candidates(sigs, num_perm, bands, rows).unwrap(),
                 want,
+                "b={bands} r={rows}"
+            );
+            assert_eq!(
+                rows_in_candidates(sigs, num_perm, bands, rows).unwrap(),
+                in_pairs,
                 "b={bands} r={rows}"
             );
         }

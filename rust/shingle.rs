@@ -107,23 +107,70 @@ pub struct ShingleSets {
 
 impl ShingleSets {
     pub fn build(texts: &[&str], k: usize, unit: Unit) -> Result<Self> {
+        Self::build_selected(texts, k, unit, None)
+    }
+
+    /// The sets of the documents with `selected[i]`, and empty sets for the others (all when
+    /// `selected` is `None`): exact verification needs the sets of candidates only.
+    pub fn build_selected(
+        texts: &[&str],
+        k: usize,
+        unit: Unit,
+        selected: Option<&[bool]>,
+    ) -> Result<Self> {
+        if let Some(selected) = selected {
+            if selected.len() != texts.len() {
+                return Err(Error::new(format!(
+                    "the selection has {} entries for {} documents",
+                    selected.len(),
+                    texts.len()
+                )));
+            }
+        }
+        let is_selected = |i: usize| selected.map_or(true, |s| s[i]);
         let mut shingler = Shingler::new(k, unit)?;
         // A first guess at the total (a word and its separator take about six bytes of prose) saves
         // most re-allocations of a large vector as it grows; it grows past the guess as needed.
-        let guess: usize = texts.iter().map(|t| t.len() / 6).sum();
+        let guess: usize = texts
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| is_selected(i))
+            .map(|(_, t)| t.len() / 6)
+            .sum();
         let mut sets = ShingleSets {
             offsets: Vec::with_capacity(texts.len() + 1),
             hashes: Vec::with_capacity(guess),
         };
         sets.offsets.push(0);
-        let mut scratch = Vec::new();
-        for text in texts {
-            shingler.set_into(text, &mut scratch);
-            sets.hashes.extend_from_slice(&scratch);
+        for (i, text) in texts.iter().enumerate() {
+            if is_selected(i) {
+                // Hashed, sorted and de-duplicated in place at the end of the array.
+                let start = sets.hashes.len();
+                shingler.hashes_into(text, &mut sets.hashes);
+                let set = &mut sets.hashes[start..];
+                set.sort_unstable();
+                let unique = dedup_sorted(set);
+                sets.hashes.truncate(start + unique);
+            }
             sets.offsets.push(sets.hashes.len() as i64);
         }
         Ok(sets)
     }
+}
+
+/// Moves the distinct values of the sorted `values` to its front; returns how many there are.
+fn dedup_sorted(values: &mut [u64]) -> usize {
+    if values.is_empty() {
+        return 0;
+    }
+    let mut unique = 1;
+    for i in 1..values.len() {
+        if values[i] != values[unique - 1] {
+            values[unique] = values[i];
+            unique += 1;
+        }
+    }
+    unique
 }
 
 /// A borrowed view of shingle sets, validated once so that every stage can index it freely.
@@ -211,6 +258,17 @@ mod tests {
         let sets = ShingleSets::build(&["a b a b a b", "", "x"], 2, Unit::Word).unwrap();
         assert_eq!(sets.offsets, vec![0, 2, 2, 3]);
         assert!(sets.hashes[0] < sets.hashes[1]);
+    }
+
+    #[test]
+    fn unselected_documents_get_empty_sets() {
+        let texts = ["a b c", "d e f", "g h i"];
+        let all = ShingleSets::build(&texts, 2, Unit::Word).unwrap();
+        let some = ShingleSets::build_selected(&texts, 2, Unit::Word, Some(&[false, true, false]))
+            .unwrap();
+        assert_eq!(some.offsets, vec![0, 0, 2, 2]);
+        assert_eq!(some.hashes, all.hashes[2..4]);
+        assert!(ShingleSets::build_selected(&texts, 2, Unit::Word, Some(&[true])).is_err());
     }
 
     #[test]

@@ -65,6 +65,45 @@ def test_exact_verification_reports_exact_jaccard():
     np.testing.assert_array_equal(result.similarity, brute.similarity)
 
 
+@pytest.mark.parametrize("method", ["minhash", "simhash"])
+@pytest.mark.parametrize("pairs", ["all", "spanning"])
+def test_exact_verification_shingles_only_candidates_and_loses_nothing(method, pairs):
+    # Exact verification builds the shingle sets of candidate documents only; the result must
+    # equal verifying every candidate against the sets of all documents.
+    texts, _ = make_corpus(seed=3, originals=60, unrelated=200)
+    texts = [*texts, "", "short"]
+    result = neardup.find_duplicates(texts, threshold=0.4, method=method, pairs=pairs)
+    sets = neardup.shingles(texts)
+    np.testing.assert_array_equal(result.similarity, neardup.jaccard(sets, result.pairs))
+    assert (result.similarity >= 0.4).all()
+    if method == "minhash" and pairs == "all":
+        candidates = neardup.lsh_candidates(
+            neardup.minhash(texts), result.params["bands"], result.params["rows"]
+        )
+        similarity = neardup.jaccard(sets, candidates)
+        np.testing.assert_array_equal(result.pairs, candidates[similarity >= 0.4])
+
+
+def test_verify_jaccard_keeps_the_given_order_and_checks_its_arguments():
+    sets = neardup.shingles(["a b c", "a b d", "a b c"], k=1)
+    pairs, similarity = neardup.verify_jaccard(sets, [[2, 0], [1, 0], [0, 2]], 0.5)
+    assert pairs.tolist() == [[2, 0], [1, 0], [0, 2]]
+    assert similarity.tolist() == [1.0, 0.5, 1.0]
+    with pytest.raises(ValueError, match="threshold"):
+        neardup.verify_jaccard(sets, [[0, 1]], 0.0)
+    with pytest.raises(ValueError, match="out of range"):
+        neardup.verify_jaccard(sets, [[0, 3]], 0.5)
+    with pytest.raises(TypeError, match="ShingleSets"):
+        neardup.verify_jaccard([[1, 2]], [[0, 1]], 0.5)
+
+
+def test_shingles_only_takes_a_boolean_mask_of_every_document():
+    with pytest.raises(TypeError, match="boolean mask"):
+        neardup.shingles(["a b", "c d"], only=[0, 1])
+    with pytest.raises(ValueError, match="2 documents"):
+        neardup.shingles(["a b", "c d"], only=[True])
+
+
 def test_sha256_methods():
     texts = ["Same text.", "same   TEXT", "Same text.", "other"]
     assert neardup.find_duplicates(texts, method="sha256").pairs.tolist() == [[0, 2]]

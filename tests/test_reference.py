@@ -75,7 +75,10 @@ def test_banding_matches_reference(rows_of_slots, banding):
     keys = neardup.band_hashes(signatures, bands, rows)
     assert keys.tolist() == [ref.band_keys(s, bands, rows) for s in signatures.tolist()]
     got = neardup.lsh_candidates(signatures, bands, rows)
-    assert [tuple(p) for p in got.tolist()] == ref.candidates(signatures.tolist(), bands, rows)
+    want = ref.candidates(signatures.tolist(), bands, rows)
+    assert [tuple(p) for p in got.tolist()] == want
+    in_pairs = [any(i in pair for pair in want) for i in range(len(signatures))]
+    assert neardup.lsh_candidate_rows(signatures, bands, rows).tolist() == in_pairs
 
 
 @given(
@@ -109,6 +112,29 @@ def test_exact_jaccard_matches_python_sets(docs, k, threshold):
         if ref.jaccard(reference_sets[i], reference_sets[j]) >= threshold
     ]
     assert [tuple(p) for p in pairs.tolist()] == want
+    for (i, j), s in zip(want, similarity.tolist(), strict=True):
+        assert s == np.float32(ref.jaccard(reference_sets[i], reference_sets[j]))
+
+
+@given(
+    text_lists,
+    st.integers(1, 3),
+    st.floats(0.05, 1.0),
+    st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)), max_size=40),
+)
+@settings(max_examples=60)
+def test_exact_verification_matches_python_sets(docs, k, threshold, pairs):
+    pairs = [(i, j) for i, j in pairs if i < len(docs) and j < len(docs)]
+    reference_sets = [ref.shingle_set(d, k) for d in docs]
+    want = [p for p in pairs if ref.jaccard(*(reference_sets[i] for i in p)) >= threshold]
+    # Only the documents in pairs are shingled; the others get empty sets.
+    only = np.zeros(len(docs), dtype=bool)
+    only[[i for p in pairs for i in p]] = True
+    sets = neardup.shingles(docs, k=k, only=only)
+    sizes = [len(s) if o else 0 for s, o in zip(reference_sets, only, strict=True)]
+    assert sets.sizes().tolist() == sizes
+    kept, similarity = neardup.verify_jaccard(sets, np.array(pairs).reshape(-1, 2), threshold)
+    assert [tuple(p) for p in kept.tolist()] == want
     for (i, j), s in zip(want, similarity.tolist(), strict=True):
         assert s == np.float32(ref.jaccard(reference_sets[i], reference_sets[j]))
 

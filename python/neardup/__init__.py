@@ -31,6 +31,7 @@ from neardup.stages import (
     hamming,
     hamming_within,
     jaccard,
+    lsh_candidate_rows,
     lsh_candidates,
     lsh_duplicates,
     lsh_half_point,
@@ -41,6 +42,7 @@ from neardup.stages import (
     normalize,
     shingles,
     simhash,
+    verify_jaccard,
     word_counts,
 )
 
@@ -69,6 +71,7 @@ __all__ = [
     "hamming",
     "hamming_within",
     "jaccard",
+    "lsh_candidate_rows",
     "lsh_candidates",
     "lsh_duplicates",
     "lsh_half_point",
@@ -83,5 +86,6 @@ __all__ = [
     "simhash_max_hamming",
     "strip_boilerplate",
     "synth",
+    "verify_jaccard",
     "word_counts",
 ]

@@ -15,7 +15,7 @@ HASH_VERSION: int
 def normalize(text: str) -> str: ...
 def word_counts(texts: Texts) -> npt.NDArray[np.int64]: ...
 def shingle_sets(
-    texts: Texts, k: int, unit: str
+    texts: Texts, k: int, unit: str, selected: npt.NDArray[np.bool_] | None = None
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64]]: ...
 def minhash_texts(
     texts: Texts, num_perm: int, seed: int, k: int, unit: str, threads: int, algorithm: str
@@ -44,6 +44,9 @@ def band_hashes(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int
 ) -> npt.NDArray[np.uint64]: ...
 def lsh_candidates(signatures: npt.NDArray[np.uint32], bands: int, rows: int) -> Pairs: ...
+def lsh_rows_in_candidates(
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int
+) -> npt.NDArray[np.bool_]: ...
 def lsh_duplicates(
     signatures: npt.NDArray[np.uint32],
     bands: int,
@@ -59,6 +62,12 @@ def estimate_jaccard(
 def jaccard(
     offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], pairs: Pairs
 ) -> npt.NDArray[np.float32]: ...
+def jaccard_at_least(
+    offsets: npt.NDArray[np.int64],
+    hashes: npt.NDArray[np.uint64],
+    pairs: Pairs,
+    threshold: float,
+) -> tuple[Pairs, npt.NDArray[np.float32]]: ...
 def all_pairs_jaccard(
     offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], threshold: float
 ) -> tuple[Pairs, npt.NDArray[np.float32]]: ...

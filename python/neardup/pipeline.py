@@ -123,6 +123,21 @@ def pairs_within_groups(labels: np.ndarray) -> np.ndarray:
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 
+def _candidate_sets(
+    stripped: stages.ShingleSets | None,
+    texts: Any,
+    needed: np.ndarray,
+    k: int,
+    unit: stages.Unit,
+) -> stages.ShingleSets:
+    """The shingle sets exact verification reads: the stripped sets when boilerplate was
+    stripped (already made), else those of the ``needed`` documents only (the candidates; in a
+    real corpus a small share), which saves their time and memory for the others."""
+    if stripped is not None:
+        return stripped
+    return stages.shingles(texts, k=k, unit=unit, only=needed)
+
+
 def find_duplicates(
     texts: Any,
     threshold: float = 0.3,
@@ -217,27 +232,27 @@ def find_duplicates(
         params.update(
             num_perm=num_perm, seed=seed, bands=bands, rows=rows, verify=verify, algorithm=algorithm
         )
-        if verify == "exact":
-            sets = _sets()
-            signatures = stages.minhash(
-                sets, num_perm=num_perm, seed=seed, threads=threads, algorithm=algorithm
-            )
-            found, similarity = stages.lsh_duplicates(
-                signatures, bands, rows, threshold, sets, spanning=spanning
-            )
-        else:
-            signatures = stages.minhash(
-                data,
-                num_perm=num_perm,
-                seed=seed,
-                k=k,
-                unit=unit,
-                threads=threads,
-                algorithm=algorithm,
-            )
+        signatures = stages.minhash(
+            data, num_perm=num_perm, seed=seed, k=k, unit=unit, threads=threads, algorithm=algorithm
+        )
+        if verify != "exact":
             found, similarity = stages.lsh_duplicates(
                 signatures, bands, rows, threshold, spanning=spanning
             )
+        elif spanning:
+            sets = _candidate_sets(
+                stripped, core_texts, stages.lsh_candidate_rows(signatures, bands, rows), k, unit
+            )
+            found, similarity = stages.lsh_duplicates(
+                signatures, bands, rows, threshold, sets, spanning=True
+            )
+        else:
+            candidates = stages.lsh_candidates(signatures, bands, rows)
+            del signatures
+            needed = np.zeros(n, dtype=bool)
+            needed[candidates.ravel()] = True
+            sets = _candidate_sets(stripped, core_texts, needed, k, unit)
+            found, similarity = stages.verify_jaccard(sets, candidates, threshold)
     else:  # simhash
         if simhash_bits not in (64, 128):
             raise ValueError(f"simhash_bits must be 64 or 128, got {simhash_bits}")
@@ -245,19 +260,17 @@ def find_duplicates(
             simhash_max_hamming(threshold, simhash_bits) if max_hamming is None else max_hamming
         )
         params.update(bits=simhash_bits, max_hamming=radius, verify=verify)
+        fingerprints = stages.simhash(data, bits=simhash_bits, k=k, unit=unit, threads=threads)
+        active = (
+            stripped.sizes() > 0 if stripped is not None else stages.word_counts(core_texts) > 0
+        )
+        found, distance = stages.hamming_within(fingerprints, radius, active)
         if verify == "exact":
-            sets = _sets()
-            fingerprints = stages.simhash(sets, bits=simhash_bits, threads=threads)
-            found, _ = stages.hamming_within(fingerprints, radius, sets.sizes() > 0)
-            similarity = stages.jaccard(sets, found)
-            passed = similarity >= threshold
-            found, similarity = found[passed], similarity[passed]
+            needed = np.zeros(n, dtype=bool)
+            needed[found.ravel()] = True
+            sets = _candidate_sets(stripped, core_texts, needed, k, unit)
+            found, similarity = stages.verify_jaccard(sets, found, threshold)
         else:
-            fingerprints = stages.simhash(data, bits=simhash_bits, k=k, unit=unit, threads=threads)
-            active = (
-                stripped.sizes() > 0 if stripped is not None else stages.word_counts(core_texts) > 0
-            )
-            found, distance = stages.hamming_within(fingerprints, radius, active)
             similarity = (1.0 - distance / simhash_bits).astype(np.float32)
 
     params["pairs"] = pairs

@@ -115,18 +115,32 @@ def _check_unit(unit: str) -> str:
     return unit
 
 
-def shingles(texts: Any, k: int = 5, unit: Unit = "word") -> ShingleSets:
+def shingles(texts: Any, k: int = 5, unit: Unit = "word", only: Any = None) -> ShingleSets:
     """Shingle sets of documents: word k-shingles (default) or character k-grams.
 
     A document with fewer than ``k`` units but at least one word is a single shingle; an empty
-    document has an empty set.
+    document has an empty set. ``only`` (a boolean mask, one entry per document) shingles just
+    the documents where it is true and gives the others empty sets, keeping every document's
+    index: exact verification needs only the sets of LSH candidates
+    (:func:`lsh_candidate_rows`).
 
     >>> s = shingles(["The quick brown fox", "the QUICK brown dog"], k=3)
     >>> len(s[0]), len(s[1]), int(len(np.intersect1d(s[0], s[1])))
     (2, 2, 1)
+    >>> shingles(["The quick brown fox", "the QUICK brown dog"], k=3, only=[False, True]).sizes()
+    array([0, 2])
     """
     k = _check_positive("k", k)
-    offsets, hashes = _core.shingle_sets(as_core_texts(texts), k, _check_unit(unit))
+    selected = None
+    if only is not None:
+        selected = np.asarray(only)
+        if selected.dtype != np.bool_ or selected.ndim != 1:
+            raise TypeError(
+                f"only must be a 1-d boolean mask, got dtype {selected.dtype} and "
+                f"shape {selected.shape}"
+            )
+        selected = np.ascontiguousarray(selected)
+    offsets, hashes = _core.shingle_sets(as_core_texts(texts), k, _check_unit(unit), selected)
     return ShingleSets(offsets, hashes, k=k, unit=unit)
 
 
@@ -357,6 +371,20 @@ def lsh_candidates(signatures: Any, bands: int, rows: int) -> np.ndarray:
     return _core.lsh_candidates(sig, *_banding(sig, bands, rows))
 
 
+def lsh_candidate_rows(signatures: Any, bands: int, rows: int) -> np.ndarray:
+    """bool[n]: the documents that appear in some LSH candidate pair (:func:`lsh_candidates`).
+
+    Found bucket by bucket without listing pairs, so a bucket of m documents costs m, not
+    m(m - 1)/2; the documents to shingle for exact verification (``shingles(..., only=)``).
+
+    >>> sig = minhash(["a b c d e f", "a b c d e f", "x y z"], num_perm=16, k=2)
+    >>> lsh_candidate_rows(sig, bands=8, rows=2).tolist()
+    [True, True, False]
+    """
+    sig = _signatures(signatures)
+    return _core.lsh_rows_in_candidates(sig, *_banding(sig, bands, rows))
+
+
 def lsh_duplicates(
     signatures: Any,
     bands: int,
@@ -413,6 +441,24 @@ def jaccard(shinglesets: ShingleSets, pairs: Any) -> np.ndarray:
     if not isinstance(shinglesets, ShingleSets):
         raise TypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
     return _core.jaccard(shinglesets.offsets, shinglesets.hashes, _pairs(pairs))
+
+
+def verify_jaccard(
+    shinglesets: ShingleSets, pairs: Any, threshold: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs whose exact Jaccard reaches ``threshold``, in the order given, with it:
+    (int64[m, 2], float32[m]). The exact verification of LSH candidates, compared in double
+    precision (a pair is never kept or dropped by the rounding of its float32 similarity).
+
+    >>> sets = shingles(["a b c", "a b d", "x y z"], k=1)
+    >>> pairs, sim = verify_jaccard(sets, [[0, 1], [0, 2]], 0.5)
+    >>> pairs.tolist(), sim.tolist()
+    ([[0, 1]], [0.5])
+    """
+    if not isinstance(shinglesets, ShingleSets):
+        raise TypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
+    threshold = check_threshold(threshold)
+    return _core.jaccard_at_least(shinglesets.offsets, shinglesets.hashes, _pairs(pairs), threshold)
 
 
 def all_pairs_jaccard(shinglesets: ShingleSets, threshold: float) -> tuple[np.ndarray, np.ndarray]:
