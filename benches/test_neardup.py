@@ -37,10 +37,7 @@ def _lsh_verify(sigs):
 
 
 def _lsh_verify_exact(sigs, sets):
-    pairs = nd.lsh_candidates(sigs, BANDS, ROWS)
-    sim = nd.jaccard(sets, pairs)
-    keep = sim >= THRESHOLD
-    return pairs[keep], sim[keep]
+    return nd.verify_jaccard(sets, nd.lsh_candidates(sigs, BANDS, ROWS), THRESHOLD)
 
 
 def _find(texts, verify="estimate", threads=1, algorithm="classic"):

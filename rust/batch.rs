@@ -145,19 +145,24 @@ pub fn estimate_pairs(
 
 /// Exact Jaccard of each pair of shingle sets.
 pub fn jaccard_pairs(sets: SetsView<'_>, pairs: &[(i64, i64)]) -> Result<Vec<f32>> {
-    check_pairs(pairs, sets.len())?;
-    if sets.len() > u32::MAX as usize {
-        return Ok(pairs
-            .iter()
-            .map(|&(a, b)| jaccard_u64(sets.get(a as usize), sets.get(b as usize)) as f32)
-            .collect());
-    }
-    let pairs: Vec<(u32, u32)> = pairs.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
+    let pairs = checked_u32_pairs(pairs, sets.len())?;
     let mut similarities = vec![0f32; pairs.len()];
     for_each_exact_similarity(sets, &pairs, |k, similarity| {
         similarities[k] = similarity as f32
     });
     Ok(similarities)
+}
+
+/// `pairs` checked against `n` documents, as the u32 indices of the rest of the crate.
+fn checked_u32_pairs(pairs: &[(i64, i64)], n: usize) -> Result<Vec<(u32, u32)>> {
+    if n > u32::MAX as usize {
+        return Err(Error::new(format!(
+            "at most {} documents, got {n}",
+            u32::MAX
+        )));
+    }
+    check_pairs(pairs, n)?;
+    Ok(pairs.iter().map(|&(a, b)| (a as u32, b as u32)).collect())
 }
 
 /// Calls `visit(k, jaccard)` with the exact Jaccard of every pair `pairs[k]` (indices <
@@ -192,15 +197,7 @@ pub fn jaccard_pairs_at_least(
     threshold: f64,
 ) -> Result<ScoredPairs> {
     lsh::check_threshold(threshold)?;
-    check_pairs(pairs, sets.len())?;
-    if sets.len() > u32::MAX as usize {
-        return Err(Error::new(format!(
-            "at most {} documents, got {}",
-            u32::MAX,
-            sets.len()
-        )));
-    }
-    let pairs: Vec<(u32, u32)> = pairs.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
+    let pairs = checked_u32_pairs(pairs, sets.len())?;
     Ok(exact_pairs_at_least(sets, &pairs, threshold))
 }
 
@@ -438,6 +435,36 @@ mod tests {
         let labels = crate::cluster::clusters(&pairs, texts.len()).unwrap();
         assert!(labels[..2000].iter().all(|&l| l == 0));
         assert_eq!(labels[2000], 2000);
+    }
+
+    #[test]
+    fn exact_verification_answers_in_the_given_order() {
+        // Three groups of near copies, pairs listed in an order that interleaves the groups:
+        // verification visits them component by component, the answers stay in place.
+        let texts: Vec<String> = (0..9)
+            .map(|i| {
+                let group = i % 3;
+                let words: Vec<String> = (0..30).map(|w| format!("g{group}w{w}")).collect();
+                format!("{} extra{i}", words.join(" "))
+            })
+            .collect();
+        let texts: Vec<&str> = texts.iter().map(|t| t.as_str()).collect();
+        let sets = ShingleSets::build(&texts, 2, Unit::Word).unwrap();
+        let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
+        let pairs: Vec<(i64, i64)> = vec![(0, 3), (1, 4), (8, 5), (0, 6), (2, 0), (7, 1), (4, 4)];
+        let got = jaccard_pairs(view, &pairs).unwrap();
+        let want: Vec<f32> = pairs
+            .iter()
+            .map(|&(a, b)| {
+                crate::jaccard::jaccard(view.get(a as usize), view.get(b as usize)) as f32
+            })
+            .collect();
+        assert_eq!(got, want);
+        assert!(want[0] > 0.8 && want[4] == 0.0 && want[6] == 1.0);
+        let (kept, similarity) = jaccard_pairs_at_least(view, &pairs, 0.5).unwrap();
+        assert_eq!(kept, vec![(0, 3), (1, 4), (8, 5), (0, 6), (7, 1), (4, 4)]);
+        assert_eq!(similarity.len(), kept.len());
+        assert!(jaccard_pairs_at_least(view, &pairs, 0.0).is_err());
     }
 
     #[test]

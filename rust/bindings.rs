@@ -128,6 +128,11 @@ fn pairs_vec(pairs: &PyReadonlyArray2<i64>) -> PyResult<Vec<(i64, i64)>> {
         .collect())
 }
 
+/// The row width (num_perm) and the contiguous slots of a signature matrix.
+fn signature_rows<'a>(signatures: &'a PyReadonlyArray2<'_, u32>) -> PyResult<(usize, &'a [u32])> {
+    Ok((signatures.shape()[1], signatures.as_slice()?))
+}
+
 fn matrix<'py, T: numpy::Element>(
     py: Python<'py>,
     data: Vec<T>,
@@ -299,8 +304,7 @@ fn band_hashes<'py>(
     bands: usize,
     rows: usize,
 ) -> PyResult<Bound<'py, PyArray2<u64>>> {
-    let num_perm = signatures.shape()[1];
-    let slots = signatures.as_slice()?;
+    let (num_perm, slots) = signature_rows(&signatures)?;
     let keys = run(py, || lsh::band_keys(slots, num_perm, bands, rows))?;
     matrix(py, keys, bands)
 }
@@ -312,8 +316,7 @@ fn lsh_candidates<'py>(
     bands: usize,
     rows: usize,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    let num_perm = signatures.shape()[1];
-    let slots = signatures.as_slice()?;
+    let (num_perm, slots) = signature_rows(&signatures)?;
     let pairs = run(py, || lsh::candidates(slots, num_perm, bands, rows))?;
     pair_matrix(py, pairs)
 }
@@ -325,8 +328,7 @@ fn lsh_rows_in_candidates<'py>(
     bands: usize,
     rows: usize,
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
-    let num_perm = signatures.shape()[1];
-    let slots = signatures.as_slice()?;
+    let (num_perm, slots) = signature_rows(&signatures)?;
     Ok(run(py, || lsh::rows_in_candidates(slots, num_perm, bands, rows))?.into_pyarray(py))
 }
 
@@ -343,8 +345,7 @@ fn lsh_duplicates<'py>(
     hashes: Option<PyReadonlyArray1<'py, u64>>,
     spanning: bool,
 ) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f32>>)> {
-    let num_perm = signatures.shape()[1];
-    let slots = signatures.as_slice()?;
+    let (num_perm, slots) = signature_rows(&signatures)?;
     let verify = match (&offsets, &hashes) {
         (Some(o), Some(h)) => Verify::Exact(sets_view(o, h)?),
         (None, None) => Verify::Estimate,
@@ -366,8 +367,7 @@ fn estimate_jaccard<'py>(
     signatures: PyReadonlyArray2<'py, u32>,
     pairs: PyReadonlyArray2<'py, i64>,
 ) -> PyResult<Bound<'py, PyArray1<f32>>> {
-    let num_perm = signatures.shape()[1];
-    let slots = signatures.as_slice()?;
+    let (num_perm, slots) = signature_rows(&signatures)?;
     let pairs = pairs_vec(&pairs)?;
     Ok(run(py, || batch::estimate_pairs(slots, num_perm, &pairs))?.into_pyarray(py))
 }

@@ -203,7 +203,7 @@ unsafe fn classify_avx2(bytes: &[u8], mask: &mut [u64], lower: &mut [u8]) -> boo
     let whole = bytes.len() / 64;
     assert!(mask.len() >= whole && lower.len() >= whole * 64);
     let mut high = 0i32;
-    for c in 0..whole {
+    for (c, chunk_mask) in mask[..whole].iter_mut().enumerate() {
         let mut bits = 0u64;
         for half in 0..2 {
             let at = c * 64 + half * 32;
@@ -223,9 +223,10 @@ unsafe fn classify_avx2(bytes: &[u8], mask: &mut [u64], lower: &mut [u8]) -> boo
             );
             bits |= (_mm256_movemask_epi8(word) as u32 as u64) << (32 * half);
             high |= _mm256_movemask_epi8(v);
+            // SAFETY: as for the load, `lower[at..at + 32]` is inside `lower`.
             unsafe { _mm256_storeu_si256(lower.as_mut_ptr().add(at) as *mut __m256i, lowered) };
         }
-        mask[c] = bits;
+        *chunk_mask = bits;
     }
     let rest = classify_swar(
         &bytes[whole * 64..],
@@ -289,6 +290,39 @@ mod tests {
         assert_eq!(normalize("हिंदी भाषा"), "हिंदी भाषा");
         // Dotted capital I lowercases to two chars, both kept in the word.
         assert_eq!(normalize("İstanbul"), "i\u{307}stanbul");
+    }
+
+    #[test]
+    fn every_classifier_agrees_with_the_swar_one() {
+        // All byte values and lengths around the 32- and 64-byte blocks, ASCII or not.
+        for len in [0usize, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200] {
+            for seed in 0..20u64 {
+                let ascii_only = seed % 2 == 0;
+                let bytes: Vec<u8> = (0..len as u64)
+                    .map(|i| {
+                        let b = crate::hashing::mix64(seed * 1000 + i) as u8;
+                        if ascii_only {
+                            b & 0x7F
+                        } else {
+                            b
+                        }
+                    })
+                    .collect();
+                let chunks = len.div_ceil(64);
+                let (mut mask_a, mut lower_a) = (vec![0u64; chunks + 1], vec![0u8; chunks * 64]);
+                let (mut mask_b, mut lower_b) = (vec![0u64; chunks + 1], vec![0u8; chunks * 64]);
+                let ascii = classify(&bytes, &mut mask_a, &mut lower_a);
+                assert_eq!(ascii, bytes.is_ascii());
+                assert_eq!(ascii, classify_swar(&bytes, &mut mask_b, &mut lower_b));
+                if ascii {
+                    assert_eq!(
+                        (mask_a, lower_a),
+                        (mask_b, lower_b),
+                        "len {len} seed {seed}"
+                    );
+                }
+            }
+        }
     }
 
     /// The general (char-decoding) path, for comparison with the ASCII fast path.
