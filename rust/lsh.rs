@@ -317,8 +317,10 @@ impl IdenticalRows {
     }
 }
 
-/// Pair codes buffered before sorting; see [`candidate_pairs`].
-const FLUSH_PAIRS: usize = 1 << 20;
+/// Pair codes buffered before sorting; see [`candidate_pairs`]. 2^18 (2 MiB, and as much
+/// again to radix-sort it) rather than 2^20: the same LSH time at 100,000 documents, 16 MiB
+/// less peak memory.
+const FLUSH_PAIRS: usize = 1 << 18;
 
 struct PairBuffer {
     pending: Vec<u64>,
