@@ -160,8 +160,9 @@ def find_duplicates(
 
     ``method``: ``"auto"`` brute-forces exact Jaccard up to 5,000 documents and uses MinHash +
     LSH above; ``"exact-jaccard"``; ``"minhash"`` (LSH banding from :func:`lsh_params` unless
-    ``bands``/``rows`` are given; candidates verified by exact Jaccard of the shingle sets, or
-    with ``verify="estimate"`` by the share of equal slots); ``"simhash"`` (pairs within
+    ``bands``/``rows`` are given; candidates verified by exact Jaccard of the shingle sets, made
+    for the candidates' documents only, or with ``verify="estimate"`` by the share of equal
+    slots); ``"simhash"`` (pairs within
     ``max_hamming`` bits, by default the radius matching ``threshold``, brute force over all
     pairs; verified by exact Jaccard, or with ``verify="estimate"`` kept as they are with
     similarity 1 - distance/bits); ``"sha256"`` / ``"sha256-normalized"`` (identical bytes /
