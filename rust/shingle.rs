@@ -89,12 +89,15 @@ impl Shingler {
         }
     }
 
-    /// The sorted, de-duplicated shingle set of `text`, written into `out` (cleared first).
-    pub fn set_into(&mut self, text: &str, out: &mut Vec<u64>) {
-        out.clear();
+    /// Appends the sorted, de-duplicated shingle set of `text` to `out`: hashed, sorted and
+    /// de-duplicated in place at the end of `out`, so no scratch copy.
+    pub fn append_set(&mut self, text: &str, out: &mut Vec<u64>) {
+        let start = out.len();
         self.hashes_into(text, out);
-        out.sort_unstable();
-        out.dedup();
+        let set = &mut out[start..];
+        set.sort_unstable();
+        let unique = dedup_sorted(set);
+        out.truncate(start + unique);
     }
 }
 
@@ -144,13 +147,7 @@ impl ShingleSets {
         sets.offsets.push(0);
         for (i, text) in texts.iter().enumerate() {
             if is_selected(i) {
-                // Hashed, sorted and de-duplicated in place at the end of the array.
-                let start = sets.hashes.len();
-                shingler.hashes_into(text, &mut sets.hashes);
-                let set = &mut sets.hashes[start..];
-                set.sort_unstable();
-                let unique = dedup_sorted(set);
-                sets.hashes.truncate(start + unique);
+                shingler.append_set(text, &mut sets.hashes);
             }
             sets.offsets.push(sets.hashes.len() as i64);
         }
