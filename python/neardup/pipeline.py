@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -126,16 +127,23 @@ def pairs_within_groups(labels: np.ndarray) -> np.ndarray:
 def _candidate_sets(
     stripped: stages.ShingleSets | None,
     texts: Any,
-    needed: np.ndarray,
+    needed: Callable[[], np.ndarray],
     k: int,
     unit: stages.Unit,
 ) -> stages.ShingleSets:
     """The shingle sets exact verification reads: the stripped sets when boilerplate was
-    stripped (already made), else those of the ``needed`` documents only (the candidates; in a
-    real corpus a small share), which saves their time and memory for the others."""
+    stripped (already made), else those of the documents ``needed()`` marks (the candidates;
+    in a real corpus a small share), which saves their time and memory for the others."""
     if stripped is not None:
         return stripped
-    return stages.shingles(texts, k=k, unit=unit, only=needed)
+    return stages.shingles(texts, k=k, unit=unit, only=needed())
+
+
+def _rows_in(pairs: np.ndarray, n: int) -> np.ndarray:
+    """bool[n]: the documents that appear in ``pairs``."""
+    rows = np.zeros(n, dtype=bool)
+    rows[pairs.ravel()] = True
+    return rows
 
 
 def find_duplicates(
@@ -242,7 +250,11 @@ def find_duplicates(
             )
         elif spanning:
             sets = _candidate_sets(
-                stripped, core_texts, stages.lsh_candidate_rows(signatures, bands, rows), k, unit
+                stripped,
+                core_texts,
+                lambda: stages.lsh_candidate_rows(signatures, bands, rows),
+                k,
+                unit,
             )
             found, similarity = stages.lsh_duplicates(
                 signatures, bands, rows, threshold, sets, spanning=True
@@ -250,9 +262,7 @@ def find_duplicates(
         else:
             candidates = stages.lsh_candidates(signatures, bands, rows)
             del signatures
-            needed = np.zeros(n, dtype=bool)
-            needed[candidates.ravel()] = True
-            sets = _candidate_sets(stripped, core_texts, needed, k, unit)
+            sets = _candidate_sets(stripped, core_texts, lambda: _rows_in(candidates, n), k, unit)
             found, similarity = stages.verify_jaccard(sets, candidates, threshold)
     else:  # simhash
         if simhash_bits not in (64, 128):
@@ -267,9 +277,7 @@ def find_duplicates(
         )
         found, distance = stages.hamming_within(fingerprints, radius, active)
         if verify == "exact":
-            needed = np.zeros(n, dtype=bool)
-            needed[found.ravel()] = True
-            sets = _candidate_sets(stripped, core_texts, needed, k, unit)
+            sets = _candidate_sets(stripped, core_texts, lambda: _rows_in(found, n), k, unit)
             found, similarity = stages.verify_jaccard(sets, found, threshold)
         else:
             similarity = (1.0 - distance / simhash_bits).astype(np.float32)
