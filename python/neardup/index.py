@@ -32,6 +32,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from neardup.errors import IndexMismatchError
+
 __all__ = ["INDEX_FORMAT", "Index", "IndexMismatchError", "Match"]
 
 #: Version of the on-disk layout of this module.
@@ -45,11 +47,6 @@ _BAND_MIX = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY_SLOT = np.uint32(0xFFFFFFFF)
 
 
-class IndexMismatchError(ValueError):
-    """The index on disk was built with other parameters or other hash/normalisation bits.
-
-    >>> raise IndexMismatchError("num_perm: index has 128, got 64")    # doctest: +SKIP
-    """
 
 
 class Match(NamedTuple):

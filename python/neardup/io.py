@@ -28,6 +28,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from neardup.errors import InputError
+
 __all__ = [
     "Batch",
     "InputError",
@@ -45,12 +47,6 @@ TEXT_SUFFIXES = (".txt", ".md")
 DEFAULT_BATCH = 8192
 
 
-class InputError(ValueError):
-    """A problem with the user's input, phrased as one line naming the file and row.
-
-    >>> str(InputError("data.jsonl:3: no field 'text'"))
-    "data.jsonl:3: no field 'text'"
-    """
 
 
 @dataclass

@@ -13,6 +13,7 @@ import numpy as np
 
 from neardup import _core
 from neardup._texts import as_core_texts, iter_batches, reindexed
+from neardup.errors import InvalidArgumentError
 
 Unit = Literal["word", "char"]
 
@@ -239,7 +240,7 @@ def simhash(
 
 
 def check_threshold(threshold: float) -> float:
-    """Returns ``threshold`` as a float if it lies in (0, 1], else raises ValueError.
+    """Returns ``threshold`` as a float if it lies in (0, 1], else raises InvalidArgumentError.
 
     >>> check_threshold(0.3)
     0.3
@@ -249,7 +250,7 @@ def check_threshold(threshold: float) -> float:
     except (TypeError, ValueError):
         raise TypeError(f"threshold must be a number, got {type(threshold).__name__}") from None
     if not 0.0 < value <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+        raise InvalidArgumentError(f"threshold must be in (0, 1], got {threshold}")
     return value
 
 
