@@ -47,8 +47,6 @@ _BAND_MIX = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY_SLOT = np.uint32(0xFFFFFFFF)
 
 
-
-
 class Match(NamedTuple):
     """An indexed document that near-duplicates a new or queried one.
 

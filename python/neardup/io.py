@@ -47,8 +47,6 @@ TEXT_SUFFIXES = (".txt", ".md")
 DEFAULT_BATCH = 8192
 
 
-
-
 @dataclass
 class Batch:
     """A batch of documents: the text column, the ids and the global position of the first row.
