@@ -370,13 +370,6 @@ def dedup_files(
             s.close()
 
 
-def _batches(sources: list[ndio.Source], batch_size: int) -> Any:
-    pos = 0
-    for s in sources:
-        yield from s.batches(batch_size, start=pos)
-        pos += s.n_rows or 0
-
-
 def _run(**kw: Any) -> DedupSummary:
     from neardup import (
         all_pairs_jaccard,
@@ -408,10 +401,10 @@ def _run(**kw: Any) -> DedupSummary:
     if max_df is not None:
         fc = FrequencyCounter(max_df)
         with timer.stage("boilerplate"):
-            for b in _batches(sources, batch_size):
+            for b in ndio.iter_batches(sources, batch_size):
                 fc.add_candidates(shingles(b.texts, k=k, unit=unit))
                 tick("boilerplate 1/2", len(b))
-            for b in _batches(sources, batch_size):
+            for b in ndio.iter_batches(sources, batch_size):
                 fc.count(shingles(b.texts, k=k, unit=unit))
                 tick("boilerplate 2/2", len(b))
             drop = fc.frequent()
@@ -431,7 +424,7 @@ def _run(**kw: Any) -> DedupSummary:
     )
     sig_file = tempfile.TemporaryFile(prefix="neardup-sig-")
     with timer.stage("read+sign"):
-        for b in _batches(sources, batch_size):
+        for b in ndio.iter_batches(sources, batch_size):
             n = len(b)
             ss = shingles(b.texts, k=k, unit=unit)
             digest_l.append(_set_digests(ss))  # of the full sets: exact duplicates
@@ -554,7 +547,7 @@ def _run(**kw: Any) -> DedupSummary:
                 want = np.zeros(n, dtype=bool)
                 want[sel_pos[involved]] = True
                 st = _ShingleStore(k, unit)
-                for b in _batches(sources, batch_size):
+                for b in ndio.iter_batches(sources, batch_size):
                     m = want[b.start : b.start + len(b)]
                     if m.any():
                         ss = shingles(b.texts, k=k, unit=unit)

@@ -36,6 +36,7 @@ __all__ = [
     "Source",
     "atomic_path",
     "detect_format",
+    "iter_batches",
     "open_source",
     "open_sources",
     "read_texts",
@@ -556,6 +557,22 @@ def open_sources(
     return sources
 
 
+def iter_batches(sources: Sequence[Source], batch_size: int = DEFAULT_BATCH) -> Iterator[Batch]:
+    """The batches of several sources in turn, each ``start`` the global position of its row.
+
+    This is the one loop that numbers documents across inputs: every command and executor
+    reads through it, so positions (and so ``keep="first"``) agree everywhere.
+
+    >>> for b in iter_batches(open_sources(["a.jsonl", "b.jsonl"])):  # doctest: +SKIP
+    ...     print(b.start, len(b))
+    """
+    pos = 0
+    for s in sources:
+        for b in s.batches(batch_size, start=pos):
+            yield b
+        pos += s.n_rows or 0
+
+
 def read_texts(
     paths: Sequence[str | os.PathLike[str]] | str,
     text_field: str = "text",
@@ -569,13 +586,14 @@ def read_texts(
         paths = [paths]
     ids: list[Any] = []
     texts: list[Any] = []
-    pos = 0
-    for s in open_sources(paths, text_field, id_field):
-        with s:
-            for b in s.batches(start=pos):
-                ids.extend(b.ids)
-                texts.extend(b.texts.to_pylist() if hasattr(b.texts, "to_pylist") else b.texts)
-                pos += len(b)
+    sources = open_sources(paths, text_field, id_field)
+    try:
+        for b in iter_batches(sources):
+            ids.extend(b.ids)
+            texts.extend(b.texts.to_pylist() if hasattr(b.texts, "to_pylist") else b.texts)
+    finally:
+        for s in sources:
+            s.close()
     return ids, texts
 
 
