@@ -568,8 +568,7 @@ def iter_batches(sources: Sequence[Source], batch_size: int = DEFAULT_BATCH) -> 
     """
     pos = 0
     for s in sources:
-        for b in s.batches(batch_size, start=pos):
-            yield b
+        yield from s.batches(batch_size, start=pos)
         pos += s.n_rows or 0
 
 
