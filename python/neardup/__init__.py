@@ -8,6 +8,8 @@ arrays in and out. Start with :func:`find_duplicates`; every stage is also a fun
 [[0, 1]]
 """
 
+from typing import TYPE_CHECKING
+
 from neardup import synth
 from neardup._core import HASH_VERSION
 from neardup.boilerplate import StripStats, strip_boilerplate
@@ -46,7 +48,22 @@ from neardup.stages import (
     word_counts,
 )
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    __version__: str
+
+
+def __getattr__(name: str) -> str:
+    # `__version__` comes from the installed package metadata (maturin writes Cargo.toml's
+    # version there), read on first use: importlib.metadata costs milliseconds at import.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("neardup")
+        except PackageNotFoundError:  # a source tree on sys.path, never installed
+            return "0+unknown"
+    raise AttributeError(f"module 'neardup' has no attribute {name!r}")
+
 
 __all__ = [
     "AUTO_EXACT_LIMIT",

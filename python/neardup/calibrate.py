@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup.stages import lsh_params
+from neardup.stages import Unit, lsh_params
 
 __all__ = ["QUANTILES", "Calibration", "calibrate"]
 
@@ -223,7 +223,7 @@ def calibrate(
     percentile: float = 99.0,
     num_perm: int = 128,
     k: int = 5,
-    unit: str = "word",
+    unit: Unit = "word",
     seed: int = 0,
     pairs: Any = None,
     margin: float = 0.05,

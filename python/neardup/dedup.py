@@ -28,6 +28,7 @@ import numpy as np
 from neardup import io as ndio
 from neardup.boilerplate import FrequencyCounter, remove_shingles, summarize
 from neardup.pipeline import AUTO_EXACT_LIMIT
+from neardup.stages import Unit
 
 __all__ = ["AUTO_EXACT_LIMIT", "DedupSummary", "dedup_files"]
 
@@ -252,7 +253,7 @@ def _read_rows(f: Any, keep: np.ndarray, width: int, dtype: Any) -> np.ndarray:
 class _ShingleStore:
     """Accumulates shingle sets of selected documents (for exact Jaccard)."""
 
-    def __init__(self, k: int, unit: str) -> None:
+    def __init__(self, k: int, unit: Unit) -> None:
         self.k, self.unit = k, unit
         self.keep: np.ndarray | None = None  # optional mask over the added documents
         self.sizes: list[np.ndarray] = []
@@ -296,7 +297,7 @@ def dedup_files(
     method: str = "auto",
     num_perm: int = 128,
     k: int = 5,
-    unit: str = "word",
+    unit: Unit = "word",
     bands: int | None = None,
     rows: int | None = None,
     seed: int = 0,

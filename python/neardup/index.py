@@ -28,11 +28,14 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
 from neardup.errors import IndexMismatchError
+
+if TYPE_CHECKING:
+    from neardup.stages import Unit
 
 __all__ = ["INDEX_FORMAT", "Index", "IndexMismatchError", "Match"]
 
@@ -201,7 +204,7 @@ class Index:
         seed: int | None = None,
         bands: int | None = None,
         rows: int | None = None,
-        unit: str | None = None,
+        unit: Unit | None = None,
         create: bool = True,
         cache: bool = True,
     ) -> None:
@@ -244,7 +247,7 @@ class Index:
         self.seed: int = int(p["seed"])
         self.bands: int = int(p["bands"])
         self.rows: int = int(p["rows"])
-        self.unit: str = str(p["unit"])
+        self.unit = cast("Unit", str(p["unit"]))  # the signing stages check it
         with np.errstate(over="ignore"):
             self._mix = np.arange(self.bands, dtype=np.uint64) * _BAND_MIX
         self._cache = bool(cache)
@@ -256,7 +259,7 @@ class Index:
         )
 
     # -- parameters --------------------------------------------------------------------------
-    def _probe(self, num_perm: int, seed: int, k: int, unit: str) -> dict[str, str]:
+    def _probe(self, num_perm: int, seed: int, k: int, unit: Unit) -> dict[str, str]:
         from neardup import minhash, normalize
 
         sig = np.asarray(minhash([_PROBE_TEXT], num_perm=num_perm, seed=seed, k=k, unit=unit))
@@ -289,7 +292,7 @@ class Index:
             "seed": int(given["seed"] if given["seed"] is not None else 0),
             "bands": int(b),
             "rows": int(r),
-            "unit": str(given["unit"] or "word"),
+            "unit": given["unit"] or "word",
         }
         params.update(self._probe(params["num_perm"], params["seed"], params["k"], params["unit"]))
         db = self._db
@@ -331,7 +334,7 @@ class Index:
                     f"{self.path}: {key} mismatch: the index was built with {key}={p[key]!r}, "
                     f"got {value!r} (open it without {key}= or rebuild the index)"
                 )
-        probe = self._probe(int(p["num_perm"]), int(p["seed"]), int(p["k"]), str(p["unit"]))
+        probe = self._probe(int(p["num_perm"]), int(p["seed"]), int(p["k"]), p["unit"])
         if probe["normalization"] != p["normalization"]:
             raise IndexMismatchError(
                 f"{self.path}: normalisation differs from the one the index was built with "

@@ -21,7 +21,7 @@ import shutil
 import sys
 import tempfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -224,7 +224,7 @@ class Source:
             )
         return obj
 
-    def _row_text(self, where: str, value: Any, present: bool, fields: Sequence[str]) -> str:
+    def _row_text(self, where: str, value: Any, present: bool, fields: Iterable[str]) -> str:
         if not present:
             shown = ", ".join(list(fields)[:8]) or "none"
             raise InputError(f"{where}: no field {self.text_field!r} (fields: {shown})")
@@ -682,14 +682,14 @@ def write_kept(
     with atomic_path(out_s) as tmp:
         if fmt == "jsonl":
             if out_s.lower().endswith(".gz"):
-                with gzip.open(tmp, "wb", compresslevel=6) as f:
-                    written = _each(f)
+                with gzip.open(tmp, "wb", compresslevel=6) as gz:
+                    written = _each(gz)
             else:
-                with open(tmp, "wb") as f:
-                    written = _each(f)
+                with open(tmp, "wb") as raw:
+                    written = _each(raw)
         elif fmt == "csv":
-            with open(tmp, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
-                writer = csv.writer(f, lineterminator="\n")
+            with open(tmp, "w", encoding="utf-8", errors="surrogateescape", newline="") as text:
+                writer = csv.writer(text, lineterminator="\n")
                 writer.writerow(sources[0].schema)
                 written = _each(writer)
         elif fmt == "parquet":

@@ -30,6 +30,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -365,7 +366,7 @@ def _jaccard_section(
         jn = neardup.jaccard(sh, p)
         how = f"a random sample of {_n(jn.size)} non-duplicate pairs (quick mode)"
     orig_var = np.isin(kinds, synth.EDITS)
-    stats = {
+    stats: dict[str, Any] = {
         "nondup_mean": float(jn.mean()),
         "nondup_max": float(jn.max()),
         "nondup_p99": float(np.percentile(jn, 99)),
@@ -399,7 +400,7 @@ def _exact_hash_section(rep: _Report, c: synth.Corpus) -> dict[str, Evaluation]:
     out = {}
     rows = []
     for name, norm, art in (("sha256 raw", False, 0.0012), ("sha256 normalised", True, 0.0381)):
-        t, labels = _timed(lambda norm=norm: neardup.exact_duplicates(c.texts, normalized=norm))
+        t, labels = _timed(partial(neardup.exact_duplicates, c.texts, normalized=norm))
         ev = evaluate(_label_pairs(labels), c)
         out[name] = ev
         rows.append([name, _ms(t), _f(ev.precision), _f(ev.recall), _n(ev.flagged), _f(art)])
@@ -719,22 +720,22 @@ def _cost_section(rep: _Report, cfg: ReproConfig) -> dict[int, Any]:
         c = synth.generate(*synth.preset(size), seed=cfg.seed)
         reps = cfg.cost_repeats if size <= cfg.mid_docs else 1
         warm = size <= cfg.mid_docs
-        t_sh, sh = _timed(lambda c=c: neardup.shingles(c.texts), reps, warm)
+        t_sh, sh = _timed(partial(neardup.shingles, c.texts), reps, warm)
         r: dict[str, float] = {"shingling": t_sh}
         sig128 = None
         for p in PERMS:
-            t, sig = _timed(lambda p=p, sh=sh: neardup.minhash(sh, num_perm=p), reps, warm)
+            t, sig = _timed(partial(neardup.minhash, sh, num_perm=p), reps, warm)
             r[f"MinHash P={p} (from shingles)"] = t
             if p == 128:
                 sig128 = sig
         for bits in (64, 128):
-            t, _ = _timed(lambda b=bits, sh=sh: neardup.simhash(sh, bits=b), reps, warm)
+            t, _ = _timed(partial(neardup.simhash, sh, bits=bits), reps, warm)
             r[f"SimHash {bits} (from shingles)"] = t
-        t, _ = _timed(lambda c=c: neardup.minhash(c.texts, num_perm=128), reps, warm)
+        t, _ = _timed(partial(neardup.minhash, c.texts, num_perm=128), reps, warm)
         r["MinHash P=128 from texts (end to end)"] = t
-        t, _ = _timed(lambda c=c: neardup.simhash(c.texts, bits=64), reps, warm)
+        t, _ = _timed(partial(neardup.simhash, c.texts, bits=64), reps, warm)
         r["SimHash 64 from texts (end to end)"] = t
-        t, _ = _timed(lambda c=c: neardup.simhash(c.texts, bits=64, weights="tf"), reps, warm)
+        t, _ = _timed(partial(neardup.simhash, c.texts, bits=64, weights="tf"), reps, warm)
         r["SimHash 64 TF from texts (end to end)"] = t
         res[size] = r
         keep[size] = {"corpus": c, "sh": sh, "sig": sig128}
@@ -839,8 +840,8 @@ def _lsh_section(
     for bands, r_ in BANDINGS:
         counts = [int(neardup.lsh_candidates(sg, bands, r_).shape[0]) for sg in [sig, *other_sigs]]
         plain_counts = [int(neardup.lsh_candidates(sg, bands, r_).shape[0]) for sg in plain_sigs]
-        t_c, cand = _timed(lambda b_=bands, r2=r_: neardup.lsh_candidates(sig, b_, r2))
-        t_v, est = _timed(lambda cand=cand: neardup.estimate_jaccard(sig, cand))
+        t_c, cand = _timed(partial(neardup.lsh_candidates, sig, bands, r_))
+        t_v, est = _timed(partial(neardup.estimate_jaccard, sig, cand))
         ev = evaluate(cand[est >= THRESHOLD], c)
         s_star = neardup.lsh_threshold(bands, r_)
         cand_recall = evaluate(cand, c).recall
@@ -1211,7 +1212,7 @@ def _plots(out: Path, rep: _Report, jac: dict[str, Any], evs: dict[str, Evaluati
         return
     # 1. S-curves over the Jaccard histograms
     fig, ax = plt.subplots(figsize=(10, 4.5))
-    bins = np.linspace(0, 1, 101)
+    bins = np.linspace(0, 1, 101).tolist()
     ax.hist(
         jac["nondup_j"],
         bins=bins,
