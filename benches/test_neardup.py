@@ -29,15 +29,13 @@ def candidates(sigs):
     return nd.lsh_candidates(sigs, BANDS, ROWS)
 
 
-def _lsh_verify(sigs):
+def _lsh_verify(sigs, sets, verify):
     pairs = nd.lsh_candidates(sigs, BANDS, ROWS)
+    if verify == "exact":
+        return nd.verify_jaccard(sets, pairs, THRESHOLD)
     sim = nd.estimate_jaccard(sigs, pairs)
     keep = sim >= THRESHOLD
     return pairs[keep], sim[keep]
-
-
-def _lsh_verify_exact(sigs, sets):
-    return nd.verify_jaccard(sets, nd.lsh_candidates(sigs, BANDS, ROWS), THRESHOLD)
 
 
 def _find(texts, verify="estimate", threads=1, algorithm="classic"):
@@ -55,111 +53,64 @@ def _find(texts, verify="estimate", threads=1, algorithm="classic"):
     )
 
 
-# ---- stages with peers --------------------------------------------------------------------
+# ---- stages with peers: one test per stage, parametrised over neardup's variants -----------
+
+# library label -> keyword arguments of the variant (the label is the row in the ratio table)
+SIGNATURE_VARIANTS = {
+    "neardup": {},
+    "neardup oph": {"algorithm": "oph"},
+    "neardup threads=2": {"threads": 2},
+}
+LSH_VERIFY_VARIANTS = {"neardup": "estimate", "neardup verify=exact": "exact"}
+END_TO_END_VARIANTS = {
+    "neardup": {},
+    "neardup verify=exact": {"verify": "exact"},
+    "neardup oph": {"algorithm": "oph"},
+    "neardup threads=2": {"threads": 2},
+}
 
 
-def test_signatures(benchmark, texts, mbytes, rounds, bench_n):
+@pytest.mark.parametrize("library", SIGNATURE_VARIANTS)
+def test_signatures(benchmark, texts, mbytes, rounds, bench_n, library):
+    options = SIGNATURE_VARIANTS[library]
     run(
         benchmark,
-        lambda: nd.minhash(texts, num_perm=NUM_PERM, k=K),
+        lambda: nd.minhash(texts, num_perm=NUM_PERM, k=K, **options),
         stage="signatures",
-        library="neardup",
+        library=library,
         rounds=rounds,
         mbytes=mbytes,
         n=bench_n,
     )
 
 
-def test_signatures_oph(benchmark, texts, mbytes, rounds, bench_n):
-    run(
-        benchmark,
-        lambda: nd.minhash(texts, num_perm=NUM_PERM, k=K, algorithm="oph"),
-        stage="signatures",
-        library="neardup oph",
-        rounds=rounds,
-        mbytes=mbytes,
-        n=bench_n,
-    )
-
-
-def test_signatures_threads2(benchmark, texts, mbytes, rounds, bench_n):
-    run(
-        benchmark,
-        lambda: nd.minhash(texts, num_perm=NUM_PERM, k=K, threads=2),
-        stage="signatures",
-        library="neardup threads=2",
-        rounds=rounds,
-        mbytes=mbytes,
-        n=bench_n,
-    )
-
-
-def test_lsh_verify(benchmark, sigs, corpus, rounds, bench_n):
+@pytest.mark.parametrize("library", LSH_VERIFY_VARIANTS)
+def test_lsh_verify(benchmark, sigs, sets, corpus, rounds, bench_n, library):
     pairs, _ = run(
         benchmark,
-        lambda: _lsh_verify(sigs),
+        lambda: _lsh_verify(sigs, sets, LSH_VERIFY_VARIANTS[library]),
         stage="lsh+verify",
-        library="neardup",
+        library=library,
         rounds=rounds,
         n=bench_n,
     )
     rec, prec = corpus.score(pairs.tolist())
-    record_note("lsh+verify", "neardup", f"recall {rec:.4f} precision {prec:.4f}")
+    record_note("lsh+verify", library, f"recall {rec:.4f} precision {prec:.4f}")
 
 
-def test_lsh_verify_exact(benchmark, sigs, sets, corpus, rounds, bench_n):
-    pairs, _ = run(
-        benchmark,
-        lambda: _lsh_verify_exact(sigs, sets),
-        stage="lsh+verify",
-        library="neardup verify=exact",
-        rounds=rounds,
-        n=bench_n,
-    )
-    rec, prec = corpus.score(pairs.tolist())
-    record_note("lsh+verify", "neardup verify=exact", f"recall {rec:.4f} precision {prec:.4f}")
-
-
-@pytest.mark.parametrize("verify", ["estimate", "exact"])
-def test_end_to_end(benchmark, texts, corpus, mbytes, rounds, bench_n, verify):
-    lib = "neardup" if verify == "estimate" else f"neardup verify={verify}"
+@pytest.mark.parametrize("library", END_TO_END_VARIANTS)
+def test_end_to_end(benchmark, texts, corpus, mbytes, rounds, bench_n, library):
     res = run(
         benchmark,
-        lambda: _find(texts, verify),
+        lambda: _find(texts, **END_TO_END_VARIANTS[library]),
         stage="end_to_end",
-        library=lib,
+        library=library,
         rounds=rounds,
         mbytes=mbytes,
         n=bench_n,
     )
     rec, prec = corpus.score(res.pairs.tolist())
-    record_note("end_to_end", lib, f"recall {rec:.4f} precision {prec:.4f}")
-
-
-def test_end_to_end_oph(benchmark, texts, corpus, mbytes, rounds, bench_n):
-    res = run(
-        benchmark,
-        lambda: _find(texts, algorithm="oph"),
-        stage="end_to_end",
-        library="neardup oph",
-        rounds=rounds,
-        mbytes=mbytes,
-        n=bench_n,
-    )
-    rec, prec = corpus.score(res.pairs.tolist())
-    record_note("end_to_end", "neardup oph", f"recall {rec:.4f} precision {prec:.4f}")
-
-
-def test_end_to_end_threads2(benchmark, texts, mbytes, rounds, bench_n):
-    run(
-        benchmark,
-        lambda: _find(texts, threads=2),
-        stage="end_to_end",
-        library="neardup threads=2",
-        rounds=rounds,
-        mbytes=mbytes,
-        n=bench_n,
-    )
+    record_note("end_to_end", library, f"recall {rec:.4f} precision {prec:.4f}")
 
 
 # ---- our other stages ---------------------------------------------------------------------

@@ -11,6 +11,10 @@ Stages, named as in issue 4's table:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
 import pytest
 from conftest import (
     BANDS,
@@ -53,54 +57,8 @@ def _ds_lsh(sigs):
     return pairs
 
 
-@pytest.fixture(scope="module")
-def ds_sigs(texts):
-    pytest.importorskip("datasketch")
-    return _ds_signatures(texts)
-
-
-def test_datasketch_signatures(benchmark, texts, mbytes, rounds, bench_n):
-    pytest.importorskip("datasketch")
-    run(
-        benchmark,
-        lambda: _ds_signatures(texts),
-        stage="signatures",
-        library="datasketch",
-        rounds=rounds,
-        mbytes=mbytes,
-        slow=True,
-        n=bench_n,
-    )
-
-
-def test_datasketch_lsh(benchmark, ds_sigs, corpus, rounds, bench_n):
-    pairs = run(
-        benchmark,
-        lambda: _ds_lsh(ds_sigs),
-        stage="lsh+verify",
-        library="datasketch",
-        rounds=rounds,
-        slow=True,
-        n=bench_n,
-    )
-    rec, prec = corpus.score(pairs)
-    record_note("lsh+verify", "datasketch", f"recall {rec:.4f} precision {prec:.4f}")
-
-
-def test_datasketch_end_to_end(benchmark, texts, corpus, mbytes, rounds, bench_n):
-    pytest.importorskip("datasketch")
-    pairs = run(
-        benchmark,
-        lambda: _ds_lsh(_ds_signatures(texts)),
-        stage="end_to_end",
-        library="datasketch",
-        rounds=1,
-        mbytes=mbytes,
-        slow=True,
-        n=bench_n,
-    )
-    rec, prec = corpus.score(pairs)
-    record_note("end_to_end", "datasketch", f"recall {rec:.4f} precision {prec:.4f}")
+def _ds_end_to_end(texts):
+    return _ds_lsh(_ds_signatures(texts))
 
 
 # ---- rensa --------------------------------------------------------------------------------
@@ -144,68 +102,8 @@ def _rensa_lsh(sigs):
     return pairs
 
 
-@pytest.fixture(scope="module")
-def rensa_sigs(texts):
-    pytest.importorskip("rensa")
-    return _rensa_signatures(texts, RENSA_LSH_PERM)
-
-
-def test_rensa_signatures(benchmark, texts, mbytes, rounds, bench_n):
-    pytest.importorskip("rensa")
-    run(
-        benchmark,
-        lambda: _rensa_signatures(texts),
-        stage="signatures",
-        library="rensa",
-        rounds=rounds,
-        mbytes=mbytes,
-        slow=True,
-        n=bench_n,
-    )
-
-
-def test_rensa_matrix_signatures(benchmark, texts, mbytes, rounds, bench_n):
-    pytest.importorskip("rensa")
-    run(
-        benchmark,
-        lambda: _rensa_matrix(texts),
-        stage="signatures",
-        library="rensa (bulk matrix)",
-        rounds=rounds,
-        mbytes=mbytes,
-        slow=True,
-        n=bench_n,
-    )
-
-
-def test_rensa_lsh(benchmark, rensa_sigs, corpus, rounds, bench_n):
-    pairs = run(
-        benchmark,
-        lambda: _rensa_lsh(rensa_sigs),
-        stage="lsh+verify",
-        library="rensa",
-        rounds=rounds,
-        slow=True,
-        n=bench_n,
-    )
-    rec, prec = corpus.score(pairs)
-    record_note("lsh+verify", "rensa", f"recall {rec:.4f} precision {prec:.4f} (P=126)")
-
-
-def test_rensa_end_to_end(benchmark, texts, corpus, mbytes, rounds, bench_n):
-    pytest.importorskip("rensa")
-    pairs = run(
-        benchmark,
-        lambda: _rensa_lsh(_rensa_signatures(texts, RENSA_LSH_PERM)),
-        stage="end_to_end",
-        library="rensa",
-        rounds=1,
-        mbytes=mbytes,
-        slow=True,
-        n=bench_n,
-    )
-    rec, prec = corpus.score(pairs)
-    record_note("end_to_end", "rensa", f"recall {rec:.4f} precision {prec:.4f} (P=126)")
+def _rensa_end_to_end(texts):
+    return _rensa_lsh(_rensa_signatures(texts, RENSA_LSH_PERM))
 
 
 # ---- gaoya (shingles in Rust; 42 x 3 = 126 hashes, the nearest it takes to 128) -------------
@@ -226,20 +124,66 @@ def _gaoya_index():
     )
 
 
+def _gaoya_signatures(texts):
+    return _gaoya_index().minhash_index.bulk_hash_docs(texts)
+
+
 def _gaoya_end_to_end(texts):
     index = _gaoya_index()
     index.par_bulk_insert_docs(list(range(len(texts))), texts)
     return pairs_from_neighbours(index.par_bulk_query(texts))
 
 
-def test_gaoya_signatures(benchmark, texts, mbytes, rounds, bench_n):
-    pytest.importorskip("gaoya")
-    index = _gaoya_index()
+# ---- the peers, and one benchmark per stage parametrised over them ------------------------
+
+
+@dataclass(frozen=True)
+class Peer:
+    """A peer library's entry points for the three stages (None: the peer has no such stage)."""
+
+    library: str  # the row label in the ratio table
+    module: str  # skipped when this module is not installed
+    signatures: Callable | None = None  # texts -> signatures
+    lsh_input: Callable | None = None  # texts -> what ``lsh`` takes (made outside the timing)
+    lsh: Callable | None = None  # that -> verified pairs
+    end_to_end: Callable | None = None  # texts -> verified pairs
+    note: str = ""  # appended to the recall/precision note
+
+
+PEERS = [
+    Peer("datasketch", "datasketch", _ds_signatures, _ds_signatures, _ds_lsh, _ds_end_to_end),
+    Peer(
+        "rensa",
+        "rensa",
+        _rensa_signatures,
+        partial(_rensa_signatures, num_perm=RENSA_LSH_PERM),
+        _rensa_lsh,
+        _rensa_end_to_end,
+        note=" (P=126)",
+    ),
+    Peer("rensa (bulk matrix)", "rensa", signatures=_rensa_matrix),
+    Peer(
+        "gaoya",
+        "gaoya",
+        _gaoya_signatures,
+        end_to_end=_gaoya_end_to_end,
+        note=" (fingerprints twice)",
+    ),
+]
+
+
+def _peers_with(stage: str) -> list:
+    return [pytest.param(p, id=p.library) for p in PEERS if getattr(p, stage) is not None]
+
+
+@pytest.mark.parametrize("peer", _peers_with("signatures"))
+def test_signatures(benchmark, peer, texts, mbytes, rounds, bench_n):
+    pytest.importorskip(peer.module)
     run(
         benchmark,
-        lambda: index.minhash_index.bulk_hash_docs(texts),
+        lambda: peer.signatures(texts),
         stage="signatures",
-        library="gaoya",
+        library=peer.library,
         rounds=rounds,
         mbytes=mbytes,
         slow=True,
@@ -247,21 +191,35 @@ def test_gaoya_signatures(benchmark, texts, mbytes, rounds, bench_n):
     )
 
 
-def test_gaoya_end_to_end(benchmark, texts, corpus, mbytes, rounds, bench_n):
-    pytest.importorskip("gaoya")
+@pytest.mark.parametrize("peer", _peers_with("lsh"))
+def test_lsh(benchmark, peer, texts, corpus, rounds, bench_n):
+    pytest.importorskip(peer.module)
+    sigs = peer.lsh_input(texts)
     pairs = run(
         benchmark,
-        lambda: _gaoya_end_to_end(texts),
+        lambda: peer.lsh(sigs),
+        stage="lsh+verify",
+        library=peer.library,
+        rounds=rounds,
+        slow=True,
+        n=bench_n,
+    )
+    rec, prec = corpus.score(pairs)
+    record_note("lsh+verify", peer.library, f"recall {rec:.4f} precision {prec:.4f}{peer.note}")
+
+
+@pytest.mark.parametrize("peer", _peers_with("end_to_end"))
+def test_end_to_end(benchmark, peer, texts, corpus, mbytes, rounds, bench_n):
+    pytest.importorskip(peer.module)
+    pairs = run(
+        benchmark,
+        lambda: peer.end_to_end(texts),
         stage="end_to_end",
-        library="gaoya",
+        library=peer.library,
         rounds=1,
         mbytes=mbytes,
         slow=True,
         n=bench_n,
     )
     rec, prec = corpus.score(pairs)
-    record_note(
-        "end_to_end",
-        "gaoya",
-        f"recall {rec:.4f} precision {prec:.4f} (fingerprints twice)",
-    )
+    record_note("end_to_end", peer.library, f"recall {rec:.4f} precision {prec:.4f}{peer.note}")
