@@ -8,8 +8,8 @@ SimHash or exact Jaccard pushes the usable threshold back down.
 All work is vectorised numpy over ``ShingleSets.hashes`` / ``.offsets``.
 
 >>> import neardup
->>> ss = neardup.shingles(["a b c d e f", "x y z w v u"], k=5)       # doctest: +SKIP
->>> stripped, stats = strip_boilerplate(ss, max_df=0.5)              # doctest: +SKIP
+>>> ss = neardup.shingles(["a b c d e f", "x y z w v u"], k=5)
+>>> stripped, stats = strip_boilerplate(ss, max_df=0.5)
 """
 
 from __future__ import annotations
@@ -83,8 +83,9 @@ def frequent_shingles(shinglesets: Any, max_df: float = 0.1) -> np.ndarray:
     """Sorted uint64 array of the shingles present in more than ``max_df`` of the documents.
 
     >>> import neardup
-    >>> ss = neardup.ShingleSets([0, 2, 3], [1, 2, 2], k=5, unit="word")  # doctest: +SKIP
-    >>> frequent_shingles(ss, 0.5)                                         # doctest: +SKIP
+    >>> hashes = np.array([1, 2, 2], dtype=np.uint64)  # document 0 has {1, 2}, document 1 {2}
+    >>> ss = neardup.ShingleSets(np.array([0, 2, 3]), hashes, k=5, unit="word")
+    >>> frequent_shingles(ss, 0.5)
     array([2], dtype=uint64)
     """
     max_df = _check_max_df(max_df)
@@ -99,7 +100,12 @@ def frequent_shingles(shinglesets: Any, max_df: float = 0.1) -> np.ndarray:
 def remove_shingles(shinglesets: Any, drop: np.ndarray) -> tuple[Any, np.ndarray]:
     """Return (new ShingleSets without the hashes in ``drop``, per-document count removed).
 
-    >>> new, removed = remove_shingles(ss, np.array([2], dtype=np.uint64))  # doctest: +SKIP
+    >>> import neardup
+    >>> hashes = np.array([1, 2, 2], dtype=np.uint64)
+    >>> ss = neardup.ShingleSets(np.array([0, 2, 3]), hashes, k=5, unit="word")
+    >>> new, removed = remove_shingles(ss, np.array([2], dtype=np.uint64))
+    >>> new.hashes.tolist(), new.offsets.tolist(), removed.tolist()
+    ([1], [0, 1, 1], [1, 1])
     """
     from neardup import ShingleSets
 
@@ -162,10 +168,17 @@ class FrequencyCounter:
     candidates exactly. :meth:`frequent` then returns precisely the shingles that
     :func:`strip_boilerplate` would drop on the whole corpus at once.
 
-    >>> fc = FrequencyCounter(max_df=0.1)
-    >>> for ss in batches: fc.add_candidates(ss)                           # doctest: +SKIP
-    >>> for ss in batches: fc.count(ss)                                    # doctest: +SKIP
-    >>> drop = fc.frequent()                                               # doctest: +SKIP
+    >>> import neardup
+    >>> batches = [
+    ...     neardup.shingles(["a b c d e f g", "a b c d e x y"], k=5),
+    ...     neardup.shingles(["a b c d e q r", "u v w x y z"], k=5),
+    ... ]
+    >>> fc = FrequencyCounter(max_df=0.5)
+    >>> for ss in batches: fc.add_candidates(ss)
+    >>> for ss in batches: fc.count(ss)
+    >>> drop = fc.frequent()
+    >>> drop.size  # "a b c d e", in 3 of the 4 documents
+    1
     """
 
     def __init__(self, max_df: float = 0.1) -> None:
@@ -179,7 +192,11 @@ class FrequencyCounter:
     def add_candidates(self, shinglesets: Any) -> None:
         """Pass 1: remember the shingles frequent within this batch.
 
-        >>> FrequencyCounter(0.5).add_candidates(ss)                       # doctest: +SKIP
+        >>> import neardup
+        >>> fc = FrequencyCounter(0.5)
+        >>> fc.add_candidates(neardup.shingles(["a b c d e f", "a b c d e g"], k=5))
+        >>> fc.n_docs
+        2
         """
         n = len(shinglesets)
         self.n_docs += n
@@ -193,7 +210,13 @@ class FrequencyCounter:
     def count(self, shinglesets: Any) -> None:
         """Pass 2: count the candidates exactly in this batch.
 
-        >>> fc.count(ss)                                                   # doctest: +SKIP
+        >>> import neardup
+        >>> ss = neardup.shingles(["a b c d e f", "a b c d e g"], k=5)
+        >>> fc = FrequencyCounter(0.5)
+        >>> fc.add_candidates(ss)
+        >>> fc.count(ss)
+        >>> fc.counts.tolist()  # the one candidate, "a b c d e", is in both documents
+        [2]
         """
         if self._cand:
             self.candidates = np.unique(np.concatenate(self._cand))
@@ -211,8 +234,13 @@ class FrequencyCounter:
     def frequent(self) -> np.ndarray:
         """The shingles (sorted uint64) whose document frequency share exceeds ``max_df``.
 
-        >>> fc.frequent()                                                  # doctest: +SKIP
-        array([...], dtype=uint64)
+        >>> import neardup
+        >>> ss = neardup.shingles(["a b c d e f", "a b c d e g"], k=5)
+        >>> fc = FrequencyCounter(0.5)
+        >>> fc.add_candidates(ss)
+        >>> fc.count(ss)
+        >>> fc.frequent().size
+        1
         """
         if self._cand:  # count() never called: nothing can be frequent without counts
             raise RuntimeError("call count() on every batch before frequent()")

@@ -74,7 +74,9 @@ class ResourceError(NeardupError, MemoryError):
 class IndexMismatchError(NeardupError, ValueError):
     """The index on disk was built with other parameters or other hash/normalisation bits.
 
-    >>> raise IndexMismatchError("num_perm: index has 128, got 64")    # doctest: +SKIP
+    >>> raise IndexMismatchError("num_perm: index has 128, got 64")
+    Traceback (most recent call last):
+    neardup.errors.IndexMismatchError: num_perm: index has 128, got 64
     """
 
 
@@ -83,5 +85,7 @@ class IndexCorruptError(NeardupError):
 
     No write is made to an index after this is raised.
 
-    >>> raise IndexCorruptError("corpus.ndx: 10 band rows for 5 documents")  # doctest: +SKIP
+    >>> raise IndexCorruptError("corpus.ndx: 10 band rows for 5 documents")
+    Traceback (most recent call last):
+    neardup.errors.IndexCorruptError: corpus.ndx: 10 band rows for 5 documents
     """
