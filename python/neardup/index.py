@@ -15,7 +15,7 @@ mid-batch loses only the uncommitted batch and leaves a consistent index.
 
 >>> import neardup
 >>> with neardup.Index("corpus.ndx", threshold=0.5) as ix:
-...     ix.add(["a", "b"], ["the quick brown fox jumps over the lazy dog", "lorem ipsum dolor sit amet"])
+...     ix.add(["a", "b"], ["the quick brown fox jumps over the lazy dog", "lorem ipsum dolor"])
 ...     ix.query(["the quick brown fox jumps over the lazy dog today"])
 [[], []]
 [[Match(id='a', similarity=0.8671875)]]
@@ -448,7 +448,8 @@ class Index:
         on how a stream is cut into batches. Ids must be new (``ValueError`` otherwise).
 
         >>> ix = Index("add.ndx", threshold=0.5)
-        >>> ix.add(["d2", "d3"], ["the quick brown fox jumps over the lazy dog", "the quick brown fox jumps over the lazy dog today"])
+        >>> fox = "the quick brown fox jumps over the lazy dog"
+        >>> ix.add(["d2", "d3"], [fox, fox + " today"])
         [[], [Match(id='d2', similarity=0.8671875)]]
         """
         from neardup import estimate_jaccard, lsh_candidates
