@@ -8,7 +8,7 @@ import importlib
 import sys
 
 #: Subcommand modules under neardup.commands, in the order ``neardup --help`` lists them.
-COMMANDS = ("demo", "dedup", "calibrate", "index", "reproduce")
+COMMANDS = ("demo", "synth", "dedup", "calibrate", "index", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,12 +38,18 @@ def main(argv: list[str] | None = None) -> int:
 
     >>> main(["--help"])  # doctest: +SKIP
     """
+    from neardup.errors import NeardupError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
         return 2
-    return int(args.run(args) or 0)
+    try:
+        return int(args.run(args) or 0)
+    except NeardupError as error:  # a bad option or input: one line, no traceback
+        print(f"neardup {args.command}: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
