@@ -23,7 +23,6 @@ mid-batch loses only the uncommitted batch and leaves a consistent index.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -260,6 +259,8 @@ class Index:
 
     # -- parameters --------------------------------------------------------------------------
     def _probe(self, num_perm: int, seed: int, k: int, unit: Unit) -> dict[str, str]:
+        import hashlib  # here, not at the top: loading OpenSSL costs milliseconds at import
+
         from neardup import minhash, normalize
 
         sig = np.asarray(minhash([_PROBE_TEXT], num_perm=num_perm, seed=seed, k=k, unit=unit))
