@@ -240,3 +240,92 @@ def test_write_table_formats(tmp_path):
     assert (tmp_path / "t.csv").read_text().splitlines() == ["id,cluster,similarity", "a,0,0.5"]
     assert json.loads((tmp_path / "t.jsonl").read_text()) == rows[0]
     assert pq.read_table(tmp_path / "t.parquet").to_pylist() == rows
+
+
+# -- the bad-input rows of neardup.io (tests/bad_input_io.py; the matrix imports them too) ----
+from bad_input_io import IO_ROWS, check_io_row  # noqa: E402
+
+
+@pytest.mark.parametrize("row", IO_ROWS, ids=[r["id"] for r in IO_ROWS])
+def test_bad_input_rows(row, tmp_path):
+    check_io_row(row, tmp_path)
+
+
+# -- the output's extension names its format; every field survives a conversion -------------
+MIXED = [
+    {"id": "a", "text": "first", "n": 1, "tags": ["x"], "meta": {"lang": "en"}},
+    {"id": "b", "text": "second “quoted”", "n": 2, "tags": [], "meta": {"lang": "fr"}},
+    {"id": "c", "text": "third", "n": None, "tags": None, "meta": None},
+]
+
+
+def _written(sources, keep, out):
+    for _ in ndio.iter_batches(sources):
+        pass
+    return ndio.write_kept(sources, np.asarray(keep), out)
+
+
+def test_jsonl_to_parquet_keeps_every_field(tmp_path):
+    _write_jsonl(tmp_path / "in.jsonl", MIXED)
+    src = ndio.open_source(tmp_path / "in.jsonl")
+    assert _written([src], [True, False, True], tmp_path / "kept.parquet") == 2
+    assert pq.read_table(tmp_path / "kept.parquet").to_pylist() == [MIXED[0], MIXED[2]]
+
+
+def test_parquet_to_jsonl_keeps_every_field(tmp_path):
+    _parquet(tmp_path / "in.parquet", MIXED)
+    src = ndio.open_source(tmp_path / "in.parquet")
+    assert _written([src], [False, True, True], tmp_path / "kept.jsonl.gz") == 2
+    with gzip.open(tmp_path / "kept.jsonl.gz", "rt", encoding="utf-8") as f:
+        assert [json.loads(line) for line in f] == MIXED[1:]
+
+
+@pytest.mark.parametrize("out", ["kept.jsonl", "kept.parquet"])
+def test_csv_to_other_formats_keeps_every_column_as_text(tmp_path, out):
+    (tmp_path / "in.csv").write_text('id,text,extra\n1,"a, b",x\n2,"two\nlines",\n')
+    src = ndio.open_source(tmp_path / "in.csv")
+    assert _written([src], [True, True], tmp_path / out) == 2
+    want = [
+        {"id": "1", "text": "a, b", "extra": "x"},
+        {"id": "2", "text": "two\nlines", "extra": ""},
+    ]
+    if out.endswith(".parquet"):
+        assert pq.read_table(tmp_path / out).to_pylist() == want
+    else:
+        assert [json.loads(x) for x in (tmp_path / out).read_text().splitlines()] == want
+
+
+def test_several_jsonl_inputs_to_one_parquet_unify_the_fields(tmp_path):
+    _write_jsonl(tmp_path / "a.jsonl", [{"text": "a", "n": 1}])
+    _write_jsonl(tmp_path / "b.jsonl", [{"text": "b", "n": 2.5, "extra": "e"}])
+    sources = ndio.open_sources([tmp_path / "a.jsonl", tmp_path / "b.jsonl"])
+    assert _written(sources, [True, True], tmp_path / "kept.parquet") == 2
+    got = pq.read_table(tmp_path / "kept.parquet").to_pylist()
+    assert got == [{"text": "a", "n": 1.0, "extra": None}, {"text": "b", "n": 2.5, "extra": "e"}]
+
+
+def test_jsonl_to_jsonl_gz_and_back_is_byte_exact(tmp_path):
+    _write_jsonl(tmp_path / "in.jsonl", MIXED)
+    src = ndio.open_source(tmp_path / "in.jsonl")
+    _written([src], [True, True, True], tmp_path / "k.jsonl.gz")
+    back = ndio.open_source(tmp_path / "k.jsonl.gz")
+    _written([back], [True, True, True], tmp_path / "k.jsonl")
+    assert (tmp_path / "k.jsonl").read_bytes() == (tmp_path / "in.jsonl").read_bytes()
+
+
+def test_parquet_to_parquet_keeps_the_schema_even_when_nothing_is_kept(tmp_path):
+    tbl = _parquet(tmp_path / "in.parquet", MIXED)
+    src = ndio.open_source(tmp_path / "in.parquet")
+    assert _written([src], [False, False, False], tmp_path / "kept.parquet") == 0
+    assert pq.read_table(tmp_path / "kept.parquet").schema.equals(tbl.schema)
+
+
+def test_cli_dedup_writes_the_format_the_output_names(tmp_path):
+    from neardup.cli import main
+
+    _write_jsonl(tmp_path / "in.jsonl", [*MIXED, dict(MIXED[0], id="a2")])
+    assert main(["dedup", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "k.parquet"), "-q"]) == 0
+    assert pq.read_table(tmp_path / "k.parquet").to_pylist() == MIXED
+    code = main(["dedup", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "k.csv"), "-q"])
+    assert code == 1 and not (tmp_path / "k.csv").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "k.parquet"]

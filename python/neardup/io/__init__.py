@@ -16,7 +16,7 @@ whole or not at all.
 from __future__ import annotations
 
 from neardup.errors import InputError
-from neardup.io.atomic import atomic_path, output_group, signals_held
+from neardup.io.atomic import OutputGroup, atomic_path, output_group, signals_held
 from neardup.io.base import DEFAULT_BATCH, Batch, Output, Reader, Writer
 from neardup.io.folder import TEXT_SUFFIXES
 from neardup.io.source import (
@@ -36,6 +36,7 @@ __all__ = [
     "Batch",
     "InputError",
     "Output",
+    "OutputGroup",
     "Reader",
     "Source",
     "Writer",

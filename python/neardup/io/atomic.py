@@ -30,6 +30,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from types import FrameType
 
 from neardup.errors import InputError
 
@@ -38,23 +39,37 @@ _HELD = (signal.SIGINT, signal.SIGTERM)
 
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM for a short critical section (main thread, POSIX only).
+    """Hold SIGINT and SIGTERM for a short critical section (main thread only).
 
-    A signal that arrives meanwhile is delivered, and its Python handler runs, on exit.
+    A signal that arrives meanwhile is recorded and handed to the previous handler on exit
+    (``KeyboardInterrupt`` is raised then; an uncaught SIGTERM then ends the process). This
+    is done with Python handlers, not the thread's signal mask: a mask would not stop the
+    signal from reaching another thread (Rust and Arrow pools), whose delivery still makes
+    the main thread run the handler.
 
     >>> with signals_held():
     ...     pass
     """
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not (
-        threading.main_thread()
-    ):
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    pending: list[int] = []
+
+    def _record(signum: int, frame: FrameType | None) -> None:
+        pending.append(signum)
+
+    previous = {s: signal.signal(s, _record) for s in _HELD}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for s in dict.fromkeys(pending):
+            handler = previous[s]
+            if callable(handler):
+                handler(s, None)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), s)
 
 
 def _remove(path: str, directory: bool) -> None:

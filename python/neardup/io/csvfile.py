@@ -11,6 +11,7 @@ text columns only, so rows from JSONL or Parquet could not be written back faith
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
@@ -21,6 +22,10 @@ from neardup.io.base import Batch, Writer, changed, grouped
 
 if TYPE_CHECKING:
     from neardup.io.source import Source
+
+
+# Control characters other than tab, CR and LF: never in a text header, always in binary files.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
 class CsvReader:
@@ -49,6 +54,9 @@ class CsvReader:
                 raise InputError(f"{src.label}: empty CSV file (no header row)") from None
             except csv.Error as e:
                 raise InputError(f"{src.label}:1: invalid CSV ({e})") from e
+        joined = "".join(header)
+        if _CONTROL.search(joined) or not _is_utf8(joined):
+            raise InputError(f"{src.label}:1: not a UTF-8 CSV file (binary data in the header)")
         if src.text_field not in header:
             raise InputError(
                 f"{src.label}: no column {src.text_field!r} (columns: {', '.join(header[:8])})"
@@ -73,10 +81,8 @@ class CsvReader:
                 for row in reader:
                     if row:
                         row_no += 1
-                        try:
-                            "\x1f".join(row).encode("utf-8")
-                        except UnicodeEncodeError as e:
-                            raise InputError(f"{src.label}: row {row_no}: invalid UTF-8") from e
+                        if not _is_utf8("\x1f".join(row)):
+                            raise InputError(f"{src.label}: row {row_no}: invalid UTF-8")
                         yield row_no, first_line, row
                     first_line = reader.line_num + 1
             except csv.Error as e:
@@ -205,3 +211,12 @@ class CsvOutput:
 
 
 OUTPUT = CsvOutput()
+
+
+def _is_utf8(text: str) -> bool:
+    """False when ``text`` (read with ``surrogateescape``) held bytes that are not UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

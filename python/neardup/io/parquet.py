@@ -260,8 +260,13 @@ class ParquetWriter:
     def _table(self, chunk: list[tuple[str, dict[str, Any]]], schema: Any = None) -> Any:
         import pyarrow as pa
 
+        rows = [rec for _, rec in chunk]
         try:
-            return pa.Table.from_pylist([rec for _, rec in chunk], schema=schema)
+            if schema is not None:
+                return pa.Table.from_pylist(rows, schema=schema)
+            # from_pylist alone would take the columns of the first row only
+            names = list(dict.fromkeys(k for rec in rows for k in rec))
+            return pa.Table.from_pydict({k: [rec.get(k) for rec in rows] for k in names})
         except (pa.ArrowException, TypeError, ValueError, OverflowError) as e:
             where = _first_bad_row(chunk, schema)
             raise InputError(f"{where}: Parquet cannot hold this row ({oneline(e)})") from e
