@@ -1,30 +1,26 @@
 """File-format rows of the bad-input matrix: each row is one bad (or borderline) input file
 and the exact documented behaviour neardup.io has for it.
 
-The matrix (tests/test_bad_input.py) imports them::
+``IO_ROWS`` holds them as dicts: ``id``; ``file`` (the input's name; a name ending in ``/``
+is a folder and ``content`` then maps file names to bytes); ``content`` (bytes, or a
+callable writing the file, for Parquet); optional ``output`` (write the rows read to this
+name instead of only reading); then either ``error`` + ``match`` (exception class and a
+regex of its message) or ``rows`` (the number of documents read, when the input is fine).
 
-    from bad_input_io import IO_ROWS, check_io_row
-
-    @pytest.mark.parametrize("row", IO_ROWS, ids=[r["id"] for r in IO_ROWS])
-    def test_io(row, tmp_path):
-        check_io_row(row, tmp_path)
-
-A row is a dict: ``id``; ``file`` (the input's name; a name ending in ``/`` is a folder and
-``content`` then maps file names to bytes); ``content`` (bytes, or a callable writing the
-file, for Parquet); optional ``output`` (write the rows read to this name instead of only
-reading); then either ``error`` + ``match`` (exception class and a regex of its message)
-or ``rows`` (the number of documents read, when the input is fine).
+``ROWS`` is the same list as matrix rows (tests/bad_input.py ``Row``), which
+tests/test_bad_input.py collects with every ``bad_input_<area>.py`` module; each row's call
+also checks that a failed read or write left no file behind.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from bad_input import Row
 
 from neardup import io as ndio
 from neardup.errors import InputError
@@ -338,34 +334,47 @@ def _make_input(row: dict[str, Any], tmp_path: Path) -> Path:
     return path
 
 
-def check_io_row(row: dict[str, Any], tmp_path: Path) -> None:
-    """Run one row: read (and, with ``output``, write) the input and check the behaviour.
-
-    A refused or failed write leaves neither the output nor a temporary file.
-    """
+def run_io_row(row: dict[str, Any], tmp_path: Path) -> int:
+    """Make the row's input, read it (and, with ``output``, write every row to the output);
+    return the number of documents read. A failure leaves no new file behind (checked here,
+    before the exception goes on)."""
     path = _make_input(row, tmp_path)
     out = tmp_path / row["output"].rstrip("/") if "output" in row else None
-
-    def run() -> int:
+    before = {p.name for p in tmp_path.iterdir()}
+    try:
         sources = ndio.open_sources([path])
         try:
             n = sum(len(b) for b in ndio.iter_batches(sources))
             if out is not None:
                 ndio.write_kept(sources, np.ones(n, dtype=bool), out)
-            return n
         finally:
             for s in sources:
                 s.close()
+    except Exception:
+        assert {p.name for p in tmp_path.iterdir()} == before, "a failed run leaves no file"
+        raise
+    after = {p.name for p in tmp_path.iterdir()}
+    assert after == before | ({out.name} if out is not None else set()), after - before
+    return n
 
-    before = set(tmp_path.iterdir())
+
+def check_io_row(row: dict[str, Any], tmp_path: Path) -> None:
+    """Run one row and check its documented behaviour (one-line error, or the row count)."""
     if "error" in row:
         with pytest.raises(row["error"], match=row["match"]) as info:
-            run()
+            run_io_row(row, tmp_path)
         assert "\n" not in str(info.value), "error messages are one line"
-        assert set(tmp_path.iterdir()) == before, "a failed run leaves no file behind"
     else:
-        assert run() == row["rows"]
-        if out is not None:
-            assert out.exists()
-            assert {p.name for p in tmp_path.iterdir()} == {p.name for p in before} | {out.name}
-    assert not re.search(r"\.tmp$", " ".join(p.name for p in tmp_path.iterdir()))
+        assert run_io_row(row, tmp_path) == row["rows"]
+
+
+def _matrix_row(row: dict[str, Any]) -> Row:
+    def call(tmp_path: Path) -> int:
+        return run_io_row(row, tmp_path)
+
+    if "error" in row:
+        return Row(f"io: {row['id']}", call, row["error"], row["match"])
+    return Row(f"io: {row['id']}", call, check=lambda n, want=row["rows"]: n == want)
+
+
+ROWS = [_matrix_row(r) for r in IO_ROWS]
