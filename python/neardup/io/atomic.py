@@ -62,14 +62,14 @@ def signals_held() -> Iterator[None]:
     try:
         yield
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-        for s in dict.fromkeys(pending):
-            handler = previous[s]
-            if callable(handler):
-                handler(s, None)
-            elif handler == signal.SIG_DFL:
-                os.kill(os.getpid(), s)
+        for held, handler in previous.items():
+            signal.signal(held, handler)
+        for signum in dict.fromkeys(pending):
+            before = previous[signal.Signals(signum)]
+            if callable(before):
+                before(signum, None)
+            elif before == signal.SIG_DFL:
+                os.kill(os.getpid(), signum)
 
 
 def _remove(path: str, directory: bool) -> None:

@@ -79,7 +79,7 @@ def _jaccard_section(
         jn = neardup.jaccard(sh, p)
         how = f"a random sample of {_n(jn.size)} non-duplicate pairs (quick mode)"
     orig_var = np.isin(kinds, synth.EDITS)
-    stats = {
+    stats: dict[str, Any] = {
         "nondup_mean": float(jn.mean()),
         "nondup_max": float(jn.max()),
         "nondup_p99": float(np.percentile(jn, 99)),

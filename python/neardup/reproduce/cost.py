@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import neardup
@@ -19,22 +20,22 @@ def _cost_section(rep: _Report, cfg: ReproConfig) -> dict[int, Any]:
         c = synth.generate(*synth.preset(size), seed=cfg.seed)
         reps = cfg.cost_repeats if size <= cfg.mid_docs else 1
         warm = size <= cfg.mid_docs
-        t_sh, sh = _timed(lambda c=c: neardup.shingles(c.texts), reps, warm)
+        t_sh, sh = _timed(partial(neardup.shingles, c.texts), reps, warm)
         r: dict[str, float] = {"shingling": t_sh}
         sig128 = None
         for p in PERMS:
-            t, sig = _timed(lambda p=p, sh=sh: neardup.minhash(sh, num_perm=p), reps, warm)
+            t, sig = _timed(partial(neardup.minhash, sh, num_perm=p), reps, warm)
             r[f"MinHash P={p} (from shingles)"] = t
             if p == 128:
                 sig128 = sig
         for bits in (64, 128):
-            t, _ = _timed(lambda b=bits, sh=sh: neardup.simhash(sh, bits=b), reps, warm)
+            t, _ = _timed(partial(neardup.simhash, sh, bits=bits), reps, warm)
             r[f"SimHash {bits} (from shingles)"] = t
-        t, _ = _timed(lambda c=c: neardup.minhash(c.texts, num_perm=128), reps, warm)
+        t, _ = _timed(partial(neardup.minhash, c.texts, num_perm=128), reps, warm)
         r["MinHash P=128 from texts (end to end)"] = t
-        t, _ = _timed(lambda c=c: neardup.simhash(c.texts, bits=64), reps, warm)
+        t, _ = _timed(partial(neardup.simhash, c.texts, bits=64), reps, warm)
         r["SimHash 64 from texts (end to end)"] = t
-        t, _ = _timed(lambda c=c: neardup.simhash(c.texts, bits=64, weights="tf"), reps, warm)
+        t, _ = _timed(partial(neardup.simhash, c.texts, bits=64, weights="tf"), reps, warm)
         r["SimHash 64 TF from texts (end to end)"] = t
         res[size] = r
         keep[size] = {"corpus": c, "sh": sh, "sig": sig128}

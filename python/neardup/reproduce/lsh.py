@@ -5,6 +5,7 @@ banding sweep) and LSH 42 x 3 at scale.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -97,8 +98,8 @@ def _lsh_section(
     for bands, r_ in BANDINGS:
         counts = [int(neardup.lsh_candidates(sg, bands, r_).shape[0]) for sg in [sig, *other_sigs]]
         plain_counts = [int(neardup.lsh_candidates(sg, bands, r_).shape[0]) for sg in plain_sigs]
-        t_c, cand = _timed(lambda b_=bands, r2=r_: neardup.lsh_candidates(sig, b_, r2))
-        t_v, est = _timed(lambda cand=cand: neardup.estimate_jaccard(sig, cand))
+        t_c, cand = _timed(partial(neardup.lsh_candidates, sig, bands, r_))
+        t_v, est = _timed(partial(neardup.estimate_jaccard, sig, cand))
         ev = evaluate(cand[est >= THRESHOLD], c)
         s_star = neardup.lsh_threshold(bands, r_)
         cand_recall = evaluate(cand, c).recall

@@ -25,7 +25,7 @@ def _plots(out: Path, rep: _Report, jac: dict[str, Any], evs: dict[str, Evaluati
         return
     # 1. S-curves over the Jaccard histograms
     fig, ax = plt.subplots(figsize=(10, 4.5))
-    bins = np.linspace(0, 1, 101)
+    bins = np.linspace(0, 1, 101).tolist()
     ax.hist(
         jac["nondup_j"],
         bins=bins,
