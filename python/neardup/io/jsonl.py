@@ -87,7 +87,7 @@ class JsonlReader:
         for pos, (lineno, raw) in enumerate(self.lines(src), start):
             obj = self.parse(src, lineno, raw)
             where = f"{src.label}:{lineno}"
-            text = row_text(where, field, obj.get(field), field in obj, list(obj.keys()))
+            text = row_text(where, field, obj.get(field), field in obj, obj.keys())
             check_no_surrogate(where, field, raw, text)
             yield text, src.row_id(where, obj, pos)
 
