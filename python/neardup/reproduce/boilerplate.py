@@ -46,8 +46,12 @@ def _calibration_summary(res: dict[str, Any]) -> str:
         "; ".join(parts) + ". Just above p99 still lets through about 1 % of unrelated pairs, "
         "and with a positive rate of 0.17 % that can outnumber the duplicates; MinHash adds "
         "its estimation noise and the seed-dependent bursts described above. After stripping, "
-        "what is left of the block is its last, partial sentence (cut at a different word in "
-        "each document), which is why the stripped rows' unrelated tail is not zero."
+        "what is left of the block is the end of its longest cuts (each document's block is "
+        "cut at its own share of its words, so the block's last shingles are shared by fewer "
+        f"than {STRIP_MAX_DF:.0%} of the documents) and the shingles that span the cut, which is "
+        "why the stripped rows' unrelated tail is not zero. Those leftovers join long "
+        "documents (whose cuts reach the block's rarer last shingles), not necessarily two "
+        "singles, so a rule read off the singles' maximum can sit below them."
     )
 
 
