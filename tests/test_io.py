@@ -329,3 +329,14 @@ def test_cli_dedup_writes_the_format_the_output_names(tmp_path):
     code = main(["dedup", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "k.csv"), "-q"])
     assert code == 1 and not (tmp_path / "k.csv").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "k.parquet"]
+
+
+def test_check_output_refuses_before_any_row_is_read(tmp_path):
+    _write_jsonl(tmp_path / "in.jsonl", MIXED)
+    src = ndio.open_source(tmp_path / "in.jsonl")  # not read: n_rows unknown
+    assert ndio.check_output(tmp_path / "k.parquet", [src]) == "parquet"
+    assert ndio.check_output(tmp_path / "k", [src]) == "jsonl"  # no extension: the input's
+    assert ndio.check_output("-", [src]) == "jsonl"
+    with pytest.raises(ndio.InputError, match="CSV output needs CSV input"):
+        ndio.check_output(tmp_path / "k.csv", [src])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]

@@ -9,6 +9,7 @@ import importlib
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from types import FrameType
 
@@ -72,6 +73,9 @@ class Terminated(KeyboardInterrupt):
 def _sigterm_raises() -> Iterator[list[int]]:
     """Turn SIGTERM into :class:`Terminated` while the block runs; yields the signals seen."""
     seen: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield seen  # only the main thread may set handlers (main() called from a thread)
+        return
 
     def _raise(signum: int, frame: FrameType | None) -> None:
         seen.append(signum)
