@@ -23,8 +23,6 @@ from neardup import io as ndio
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _corpus(path: Path, n: int = 400) -> None:
     from neardup import synth
@@ -36,10 +34,9 @@ def _corpus(path: Path, n: int = 400) -> None:
 
 
 def _env(tmp: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
-    env["TMPDIR"] = str(tmp)  # the stdin spool goes here: it must be gone afterwards
-    return env
+    # the neardup this test imports (installed, or PYTHONPATH) runs in the subprocess too;
+    # the stdin spool goes to TMPDIR, which must be empty afterwards
+    return dict(os.environ, TMPDIR=str(tmp))
 
 
 def _leftovers(*folders: Path) -> list[str]:
