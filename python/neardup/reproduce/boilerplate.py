@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-import neardup
-from neardup import synth
+from neardup import stages, synth
+from neardup.boilerplate import strip_boilerplate
 from neardup.reproduce.common import _all_pairs, _f, _is_dup, _n, _Report, _Sweep, _table
 from neardup.reproduce.config import THRESHOLD, ReproConfig
 
@@ -70,28 +70,28 @@ def _boilerplate_section(rep: _Report, cfg: ReproConfig, acc: synth.Corpus) -> d
         dup = _is_dup(c.group, allp)
         pos = int(dup.sum())
         out: dict[str, Any] = {}
-        raw_sh = neardup.shingles(c.texts)
-        stripped_sh, _ = neardup.strip_boilerplate(raw_sh, max_df=STRIP_MAX_DF)
+        raw_sh = stages.shingles(c.texts)
+        stripped_sh, _ = strip_boilerplate(raw_sh, max_df=STRIP_MAX_DF)
         for variant, sh in (("raw", raw_sh), ("stripped", stripped_sh)):
             fp_per_tp, recall = [], []
             sweeps = []
             for ms in mh_seeds:
-                est = neardup.estimate_jaccard(neardup.minhash(sh, num_perm=128, seed=ms), allp)
+                est = stages.estimate_jaccard(stages.minhash(sh, num_perm=128, seed=ms), allp)
                 sw = _Sweep(est, dup, pos)
                 _, rec, flagged, tp = sw.at(THRESHOLD)
                 fp_per_tp.append((flagged - tp) / tp if tp else math.inf)
                 recall.append(rec)
                 sweeps.append(sw)
-            ep, _ = neardup.all_pairs_jaccard(sh, THRESHOLD)
+            ep, _ = stages.all_pairs_jaccard(sh, THRESHOLD)
             etp = int(_is_dup(c.group, ep).sum())
-            unrelated = neardup.jaccard(sh, single_pairs)
+            unrelated = stages.jaccard(sh, single_pairs)
             p99 = float(np.percentile(unrelated, 99))
             top = float(unrelated.max())
             cal = {}
             margin = top + 3 * math.sqrt(top * (1 - top) / 128)
             for rule, t in (("p99", _next_step(p99)), ("margin", _next_step(margin))):
                 prec_r, rec_r, flagged_r, tp_r = sweeps[0].at(t)
-                xp, _ = neardup.all_pairs_jaccard(sh, t)
+                xp, _ = stages.all_pairs_jaccard(sh, t)
                 xtp = int(_is_dup(c.group, xp).sum())
                 cal[rule] = {
                     "exact_precision": xtp / xp.shape[0] if xp.shape[0] else math.nan,

@@ -8,13 +8,12 @@ from typing import Any
 
 import numpy as np
 
-import neardup
-from neardup import synth
+from neardup import stages, synth
 from neardup.reproduce.common import _all_pairs, _f, _is_dup, _n, _Report, _table
 from neardup.reproduce.config import ReproConfig
 
 
-def _corpus_section(rep: _Report, c: synth.Corpus, sh: neardup.ShingleSets) -> None:
+def _corpus_section(rep: _Report, c: synth.Corpus, sh: stages.ShingleSets) -> None:
     chars = np.array([len(t) for t in c.texts])
     sizes = sh.sizes()
     n = len(c)
@@ -46,11 +45,11 @@ def _corpus_section(rep: _Report, c: synth.Corpus, sh: neardup.ShingleSets) -> N
 
 
 def _jaccard_section(
-    rep: _Report, c: synth.Corpus, sh: neardup.ShingleSets, cfg: ReproConfig
+    rep: _Report, c: synth.Corpus, sh: stages.ShingleSets, cfg: ReproConfig
 ) -> dict[str, Any]:
     lab = c.duplicate_pairs()
     kinds = c.pair_kind(lab)
-    jl = neardup.jaccard(sh, lab)
+    jl = stages.jaccard(sh, lab)
     rows = []
     per_kind: dict[str, Any] = {}
     for k in (*synth.EDITS, synth.BETWEEN_VARIANTS):
@@ -66,7 +65,7 @@ def _jaccard_section(
     if cfg.exact_all_pairs:
         allp = _all_pairs(n)
         nd_mask = ~_is_dup(c.group, allp)
-        jn = neardup.jaccard(sh, allp[nd_mask])
+        jn = stages.jaccard(sh, allp[nd_mask])
         how = f"all {_n(jn.size)} non-duplicate pairs"
     else:
         rng = np.random.default_rng(1)
@@ -76,7 +75,7 @@ def _jaccard_section(
         p = np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
         p = p[(p[:, 0] != p[:, 1])]
         p = p[~_is_dup(c.group, p)]
-        jn = neardup.jaccard(sh, p)
+        jn = stages.jaccard(sh, p)
         how = f"a random sample of {_n(jn.size)} non-duplicate pairs (quick mode)"
     orig_var = np.isin(kinds, synth.EDITS)
     stats: dict[str, Any] = {

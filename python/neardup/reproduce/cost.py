@@ -5,8 +5,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import neardup
-from neardup import synth
+from neardup import stages, synth
 from neardup.reproduce.common import _ms, _n, _Report, _table, _timed
 from neardup.reproduce.config import PERMS, ReproConfig
 
@@ -20,22 +19,22 @@ def _cost_section(rep: _Report, cfg: ReproConfig) -> dict[int, Any]:
         c = synth.generate(*synth.preset(size), seed=cfg.seed)
         reps = cfg.cost_repeats if size <= cfg.mid_docs else 1
         warm = size <= cfg.mid_docs
-        t_sh, sh = _timed(partial(neardup.shingles, c.texts), reps, warm)
+        t_sh, sh = _timed(partial(stages.shingles, c.texts), reps, warm)
         r: dict[str, float] = {"shingling": t_sh}
         sig128 = None
         for p in PERMS:
-            t, sig = _timed(partial(neardup.minhash, sh, num_perm=p), reps, warm)
+            t, sig = _timed(partial(stages.minhash, sh, num_perm=p), reps, warm)
             r[f"MinHash P={p} (from shingles)"] = t
             if p == 128:
                 sig128 = sig
         for bits in (64, 128):
-            t, _ = _timed(partial(neardup.simhash, sh, bits=bits), reps, warm)
+            t, _ = _timed(partial(stages.simhash, sh, bits=bits), reps, warm)
             r[f"SimHash {bits} (from shingles)"] = t
-        t, _ = _timed(partial(neardup.minhash, c.texts, num_perm=128), reps, warm)
+        t, _ = _timed(partial(stages.minhash, c.texts, num_perm=128), reps, warm)
         r["MinHash P=128 from texts (end to end)"] = t
-        t, _ = _timed(partial(neardup.simhash, c.texts, bits=64), reps, warm)
+        t, _ = _timed(partial(stages.simhash, c.texts, bits=64), reps, warm)
         r["SimHash 64 from texts (end to end)"] = t
-        t, _ = _timed(partial(neardup.simhash, c.texts, bits=64, weights="tf"), reps, warm)
+        t, _ = _timed(partial(stages.simhash, c.texts, bits=64, weights="tf"), reps, warm)
         r["SimHash 64 TF from texts (end to end)"] = t
         res[size] = r
         keep[size] = {"corpus": c, "sh": sh, "sig": sig128}

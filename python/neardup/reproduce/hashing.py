@@ -6,8 +6,7 @@ from functools import partial
 
 import numpy as np
 
-import neardup
-from neardup import synth
+from neardup import stages, synth
 from neardup.evaluate import Evaluation, evaluate
 from neardup.reproduce.common import _f, _label_pairs, _ms, _n, _Report, _table, _timed
 
@@ -16,7 +15,7 @@ def _exact_hash_section(rep: _Report, c: synth.Corpus) -> dict[str, Evaluation]:
     out = {}
     rows = []
     for name, norm, art in (("sha256 raw", False, 0.0012), ("sha256 normalised", True, 0.0381)):
-        t, labels = _timed(partial(neardup.exact_duplicates, c.texts, normalized=norm))
+        t, labels = _timed(partial(stages.exact_duplicates, c.texts, normalized=norm))
         ev = evaluate(_label_pairs(labels), c)
         out[name] = ev
         rows.append([name, _ms(t), _f(ev.precision), _f(ev.recall), _n(ev.flagged), _f(art)])

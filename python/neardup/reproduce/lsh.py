@@ -10,8 +10,7 @@ from typing import Any
 
 import numpy as np
 
-import neardup
-from neardup import synth
+from neardup import stages, synth
 from neardup.evaluate import Evaluation, evaluate
 from neardup.reproduce.common import (
     _f,
@@ -58,9 +57,9 @@ def _lsh_section(
     a = rng.integers(0, n, m)
     b = rng.integers(0, n, m)
     sample = np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
-    t_s, sample_j = _timed(lambda: neardup.jaccard(sh, sample))
+    t_s, sample_j = _timed(lambda: stages.jaccard(sh, sample))
     nondup_sample = sample_j[~_is_dup(c.group, sample) & (sample[:, 0] != sample[:, 1])]
-    lab_j = neardup.jaccard(sh, c.duplicate_pairs())
+    lab_j = stages.jaccard(sh, c.duplicate_pairs())
     t_naive = t_s * total / m
     res["naive exact Jaccard (extrapolated)"] = {"seconds": t_naive, "sample_pairs": m}
     rows.append(
@@ -74,39 +73,39 @@ def _lsh_section(
             "1 m 44 s",
         ]
     )
-    t, (ep, _) = _timed(lambda: neardup.all_pairs_jaccard(sh, THRESHOLD))
+    t, (ep, _) = _timed(lambda: stages.all_pairs_jaccard(sh, THRESHOLD))
     row("exact Jaccard, prefix-filtered (`all_pairs_jaccard`)", t, evaluate(ep, c), "–", "–")
     # brute-force MinHash: every pair's estimate (pair enumeration not timed)
     t_mh = 0.0
     found = []
     for chunk in _pair_chunks(n):
         t0 = time.perf_counter()
-        est = neardup.estimate_jaccard(sig, chunk)
+        est = stages.estimate_jaccard(sig, chunk)
         t_mh += time.perf_counter() - t0
         found.append(chunk[est >= THRESHOLD])
     row("MinHash P=128, every pair", t_mh, evaluate(np.concatenate(found), c), _n(total), "8.3 s")
-    fp = neardup.simhash(sh, bits=64)
-    t, (hp, _) = _timed(lambda: neardup.hamming_within(fp, best_hamming))
+    fp = stages.simhash(sh, bits=64)
+    t, (hp, _) = _timed(lambda: stages.hamming_within(fp, best_hamming))
     row(f"SimHash 64, every pair (≤ {best_hamming} bits)", t, evaluate(hp, c), _n(total), "0.1 s")
     # LSH banding sweep; candidate counts also over other MinHash seeds and without the footer
-    other_sigs = [neardup.minhash(sh, num_perm=128, seed=s) for s in range(1, cfg.lsh_seeds)]
+    other_sigs = [stages.minhash(sh, num_perm=128, seed=s) for s in range(1, cfg.lsh_seeds)]
     plain = synth.generate(*synth.preset(n), seed=cfg.seed, footer=False)
-    plain_sh = neardup.shingles(plain.texts)
-    plain_sigs = [neardup.minhash(plain_sh, num_perm=128, seed=s) for s in range(cfg.lsh_seeds)]
+    plain_sh = stages.shingles(plain.texts)
+    plain_sigs = [stages.minhash(plain_sh, num_perm=128, seed=s) for s in range(cfg.lsh_seeds)]
     sweep_rows = []
     sweep: dict[str, Any] = {}
     for bands, r_ in BANDINGS:
-        counts = [int(neardup.lsh_candidates(sg, bands, r_).shape[0]) for sg in [sig, *other_sigs]]
-        plain_counts = [int(neardup.lsh_candidates(sg, bands, r_).shape[0]) for sg in plain_sigs]
-        t_c, cand = _timed(partial(neardup.lsh_candidates, sig, bands, r_))
-        t_v, est = _timed(partial(neardup.estimate_jaccard, sig, cand))
+        counts = [int(stages.lsh_candidates(sg, bands, r_).shape[0]) for sg in [sig, *other_sigs]]
+        plain_counts = [int(stages.lsh_candidates(sg, bands, r_).shape[0]) for sg in plain_sigs]
+        t_c, cand = _timed(partial(stages.lsh_candidates, sig, bands, r_))
+        t_v, est = _timed(partial(stages.estimate_jaccard, sig, cand))
         ev = evaluate(cand[est >= THRESHOLD], c)
-        s_star = neardup.lsh_threshold(bands, r_)
+        s_star = stages.lsh_threshold(bands, r_)
         cand_recall = evaluate(cand, c).recall
         expected = float(
-            neardup.lsh_probability(lab_j.astype(np.float64), bands, r_).sum()
+            stages.lsh_probability(lab_j.astype(np.float64), bands, r_).sum()
             + (total - pos)
-            * neardup.lsh_probability(nondup_sample.astype(np.float64), bands, r_).mean()
+            * stages.lsh_probability(nondup_sample.astype(np.float64), bands, r_).mean()
         )
         sweep[f"{bands}x{r_}"] = {
             "s_star": s_star,
@@ -191,8 +190,8 @@ def _lsh_scale_section(rep: _Report, cfg: ReproConfig, big: dict[int, Any]) -> N
     top = big[cfg.docs]
     c, sig = top["corpus"], top["sig"]
     n = len(c)
-    t_c, cand = _timed(lambda: neardup.lsh_candidates(sig, 42, 3))
-    t_v, est = _timed(lambda: neardup.estimate_jaccard(sig, cand))
+    t_c, cand = _timed(lambda: stages.lsh_candidates(sig, 42, 3))
+    t_v, est = _timed(lambda: stages.estimate_jaccard(sig, cand))
     ev = evaluate(cand[est >= THRESHOLD], c)
     mid_t = rep.results["brute_vs_lsh"]["LSH 42 × 3 + MinHash verify"]["seconds"]
     res = {

@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-import neardup
-from neardup import synth
+from neardup import stages, synth
 from neardup.reproduce.common import (
     _all_pairs,
     _f,
@@ -28,20 +27,20 @@ from neardup.reproduce.config import PERMS, THRESHOLD, THRESHOLDS, ReproConfig
 
 
 def _minhash_section(
-    rep: _Report, c: synth.Corpus, sh: neardup.ShingleSets, jac: dict[str, Any]
+    rep: _Report, c: synth.Corpus, sh: stages.ShingleSets, jac: dict[str, Any]
 ) -> dict[str, Any]:
     n = len(c)
     allp = _all_pairs(n)
     dup = _is_dup(c.group, allp)
     pos = c.duplicate_pairs().shape[0]
     # exact Jaccard: every pair >= 0.3 from the (prefix-filtered) brute force
-    t_exact, (ep, es) = _timed(lambda: neardup.all_pairs_jaccard(sh, THRESHOLD))
+    t_exact, (ep, es) = _timed(lambda: stages.all_pairs_jaccard(sh, THRESHOLD))
     exact = _Sweep(es, _is_dup(c.group, ep), pos)
     sweeps: dict[str, _Sweep] = {"exact Jaccard": exact}
     sigs: dict[int, npt.NDArray[np.uint32]] = {}
     for p in PERMS:
-        sigs[p] = neardup.minhash(sh, num_perm=p, seed=0)
-        sweeps[f"MinHash P={p}"] = _Sweep(neardup.estimate_jaccard(sigs[p], allp), dup, pos)
+        sigs[p] = stages.minhash(sh, num_perm=p, seed=0)
+        sweeps[f"MinHash P={p}"] = _Sweep(stages.estimate_jaccard(sigs[p], allp), dup, pos)
     rows = []
     res: dict[str, Any] = {}
     for name, sw in sweeps.items():
@@ -109,7 +108,7 @@ def _minhash_section(
 
 
 def _seed_section(
-    rep: _Report, c: synth.Corpus, sh: neardup.ShingleSets, jac: dict[str, Any], cfg: ReproConfig
+    rep: _Report, c: synth.Corpus, sh: stages.ShingleSets, jac: dict[str, Any], cfg: ReproConfig
 ) -> None:
     lab = c.duplicate_pairs()
     exact = jac["dup_j"].astype(np.float64)
@@ -118,8 +117,8 @@ def _seed_section(
     for p in PERMS:
         mae, rec = [], []
         for s in range(cfg.seed_sets):
-            sig = neardup.minhash(sh, num_perm=p, seed=1000 + s)
-            est = neardup.estimate_jaccard(sig, lab).astype(np.float64)
+            sig = stages.minhash(sh, num_perm=p, seed=1000 + s)
+            est = stages.estimate_jaccard(sig, lab).astype(np.float64)
             mae.append(float(np.abs(est - exact).mean()))
             rec.append(float((est >= THRESHOLD).mean()))
         theory = float(np.mean(np.sqrt(exact * (1 - exact) / p)) * math.sqrt(2 / math.pi))
@@ -180,16 +179,14 @@ def _estimator_section(rep: _Report, cfg: ReproConfig) -> None:
     rng = np.random.default_rng(7)
     universe = np.unique(rng.integers(0, 2**63, 1200, dtype=np.uint64))[:1000]
 
-    def pair_with(j: float) -> neardup.ShingleSets:
+    def pair_with(j: float) -> stages.ShingleSets:
         # |A| = |B| = m, |A ∩ B| = x, J = x / (2m - x) -> x = 2mJ / (1 + J)
         m = 400
         x = round(2 * m * j / (1 + j))
         a = universe[:m]
         b = universe[m - x : 2 * m - x]
         hashes = np.concatenate([np.sort(a), np.sort(b)])
-        return neardup.ShingleSets(
-            np.array([0, m, 2 * m], dtype=np.int64), hashes, k=5, unit="word"
-        )
+        return stages.ShingleSets(np.array([0, m, 2 * m], dtype=np.int64), hashes, k=5, unit="word")
 
     cells = (
         [(128, 0.6)] + [(p, 0.6) for p in PERMS if p != 128] + [(128, j) for j in (0.1, 0.3, 0.9)]
@@ -202,7 +199,7 @@ def _estimator_section(rep: _Report, cfg: ReproConfig) -> None:
         true_j = len(np.intersect1d(sa, sb)) / len(np.union1d(sa, sb))
         est = np.empty(cfg.trials)
         for t in range(cfg.trials):
-            sig = neardup.minhash(ss, num_perm=p, seed=10_000 + t)
+            sig = stages.minhash(ss, num_perm=p, seed=10_000 + t)
             est[t] = np.count_nonzero(sig[0] == sig[1]) / p
         bias = float(est.mean() - true_j)
         rmse = float(np.sqrt(np.mean((est - true_j) ** 2)))

@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-import neardup
-from neardup import synth
+from neardup import stages, synth
 from neardup.evaluate import Evaluation
 from neardup.reproduce.common import _Report
 from neardup.reproduce.config import BANDINGS, THRESHOLD
@@ -48,7 +47,7 @@ def _plots(out: Path, rep: _Report, jac: dict[str, Any], evs: dict[str, Evaluati
     ax2 = ax.twinx()
     s = np.linspace(0, 1, 201)
     for b, r in BANDINGS:
-        ax2.plot(s, neardup.lsh_probability(s, b, r), label=f"{b}×{r}")
+        ax2.plot(s, stages.lsh_probability(s, b, r), label=f"{b}×{r}")
     ax2.axvline(THRESHOLD, color="k", ls=":", lw=1)
     ax2.set_ylabel("P(candidate)")
     ax2.set_ylim(0, 1.02)

@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-import neardup
-from neardup import synth
+from neardup import __version__, stages, synth
 from neardup.reproduce.boilerplate import _boilerplate_section
 from neardup.reproduce.common import _n, _Report
 from neardup.reproduce.config import ReproConfig
@@ -52,7 +51,7 @@ def run(
     rep = _Report(log=log)
     log(f"neardup reproduce: {cfg}")
     acc = synth.generate(*synth.preset(cfg.acc_docs), seed=cfg.seed)
-    sh = neardup.shingles(acc.texts)
+    sh = stages.shingles(acc.texts)
     _corpus_section(rep, acc, sh)
     jac = _jaccard_section(rep, acc, sh, cfg)
     exact_hash = _exact_hash_section(rep, acc)
@@ -74,7 +73,7 @@ def run(
     rep.results["wall_seconds"] = wall
     rep.results["config"] = asdict(cfg)
     env = (
-        f"neardup {getattr(neardup, '__version__', '?')}, Python {platform.python_version()}, "
+        f"neardup {__version__}, Python {platform.python_version()}, "
         f"numpy {np.__version__}, {platform.machine()} {platform.system()}, "
         f"{os.cpu_count()} CPUs, single-threaded"
     )

@@ -7,15 +7,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-import neardup
-from neardup import synth
+from neardup import stages, synth
 from neardup.evaluate import Evaluation, evaluate
 from neardup.reproduce.common import _f, _n, _Report, _table
 from neardup.reproduce.config import THRESHOLD
 
 
 def _simhash_section(
-    rep: _Report, c: synth.Corpus, sh: neardup.ShingleSets, mh: dict[str, Any]
+    rep: _Report, c: synth.Corpus, sh: stages.ShingleSets, mh: dict[str, Any]
 ) -> dict[str, Any]:
     allp, dup = mh["allp"], mh["dup"]
     pos = c.duplicate_pairs().shape[0]
@@ -27,12 +26,12 @@ def _simhash_section(
         for w in (None, "tf"):
             name = f"SimHash {bits}" + (" TF" if w else "")
             fp = (
-                neardup.simhash(c.texts, bits=bits, weights=w)
+                stages.simhash(c.texts, bits=bits, weights=w)
                 if w
-                else neardup.simhash(sh, bits=bits)
+                else stages.simhash(sh, bits=bits)
             )
             fps[name] = fp
-            d = neardup.hamming(fp, allp)
+            d = stages.hamming(fp, allp)
             all_counts = np.bincount(d, minlength=bits + 1)
             tp_counts = np.bincount(d[dup], minlength=bits + 1)
             flagged = np.cumsum(all_counts)
@@ -91,8 +90,8 @@ def _per_edit_section(
     for k in ("MinHash P=128", "MinHash P=32", "SimHash 64", "SimHash 128"):
         evs[k] = evaluate(best_pairs[k], c)
     sig = mh["sigs"][128]
-    cand = neardup.lsh_candidates(sig, 42, 3)
-    keep = neardup.estimate_jaccard(sig, cand) >= THRESHOLD
+    cand = stages.lsh_candidates(sig, 42, 3)
+    keep = stages.estimate_jaccard(sig, cand) >= THRESHOLD
     evs["LSH 42×3 (≥ 0.3)"] = evaluate(cand[keep], c)
     kinds = [*synth.EDITS, synth.BETWEEN_VARIANTS]
     rows = [[k, *[_f(evs[m].by_kind[k].recall, 3) for m in evs]] for k in kinds]
