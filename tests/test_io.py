@@ -340,3 +340,46 @@ def test_check_output_refuses_before_any_row_is_read(tmp_path):
     with pytest.raises(ndio.InputError, match="CSV output needs CSV input"):
         ndio.check_output(tmp_path / "k.csv", [src])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+
+
+# -- random bytes and random text: rows or an InputError, never another exception ------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_BYTES = st.binary(max_size=300) | st.lists(
+    st.sampled_from([b'"', b",", b"\n", b"\r", b"{", b"}", b"\\ud800", b"text", b":", b"\xff"]),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=_BYTES, name=st.sampled_from(["r.jsonl", "r.csv", "r.jsonl.gz", "r.parquet"]))
+def test_random_bytes_read_as_rows_or_input_error(tmp_path, data, name):
+    path = tmp_path / name
+    path.write_bytes(b"id,text\n" + data if name == "r.csv" and data[:1] == b"1" else data)
+    try:
+        ids, texts = ndio.read_texts(path)
+    except ndio.InputError as e:
+        assert "\n" not in str(e)
+        return
+    assert len(ids) == len(texts) and all(isinstance(t, str) for t in texts)
+    for t in texts:
+        t.encode("utf-8")  # no lone surrogate gets through
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(rows=st.lists(st.lists(st.text(max_size=12), min_size=2, max_size=2), max_size=6))
+def test_csv_rows_round_trip_exactly(tmp_path, rows):
+    import csv
+
+    path = tmp_path / "in.csv"
+    rows = [[a.replace("\x00", ""), b.replace("\x00", "")] for a, b in rows]
+    rows = [r for r in rows if any(r)]  # csv writes an empty row as a blank line
+    with open(path, "w", encoding="utf-8", errors="surrogatepass", newline="") as f:
+        csv.writer(f).writerows([["id", "text"], *rows])
+    ids, texts = ndio.read_texts(path)
+    assert [[str(i), t] for i, t in zip(ids, texts, strict=True)] == rows
