@@ -8,9 +8,10 @@ their documents (:func:`iter_batches`), :mod:`~neardup.io.write` writes the kept
 format the output's name asks for, and :mod:`~neardup.io.atomic` makes every output appear
 whole or not at all.
 
->>> src = open_source("corpus.jsonl", text_field="text")          # doctest: +SKIP
->>> for batch in iter_batches([src], 10_000):                     # doctest: +SKIP
+>>> src = open_source("corpus.jsonl", text_field="text")
+>>> for batch in iter_batches([src], 10_000):
 ...     print(batch.start, len(batch.texts))
+0 6
 """
 
 from __future__ import annotations
