@@ -17,7 +17,7 @@ fn main() {
         .unwrap_or(3);
     for _ in 0..rounds {
         let t = Instant::now();
-        let mut words = Words::new();
+        let mut words = Words::new(_core::hashing::HashVersion::V2);
         let mut count = 0;
         for text in &texts {
             words.fill(text);
@@ -29,7 +29,7 @@ fn main() {
         );
 
         let t = Instant::now();
-        let mut shingler = Shingler::new(5, Unit::Word).unwrap();
+        let mut shingler = Shingler::new(5, Unit::Word, _core::hashing::HashVersion::V2).unwrap();
         let mut hashes = Vec::new();
         for text in &texts {
             hashes.clear();
@@ -38,7 +38,7 @@ fn main() {
         report("normalize + shingle hashes", t.elapsed().as_secs_f64());
 
         let t = Instant::now();
-        let sets = _core::shingle::ShingleSets::build(&texts, 5, Unit::Word).unwrap();
+        let sets = _core::shingle::ShingleSets::build(&texts, 5, Unit::Word, _core::hashing::HashVersion::V2).unwrap();
         report(
             &format!("shingle sets ({})", sets.hashes.len()),
             t.elapsed().as_secs_f64(),
