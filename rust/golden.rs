@@ -41,6 +41,14 @@ fn check(vectors: &str, number: u64, version: HashVersion) {
         .iter()
         .map(|t| t.as_str().unwrap())
         .collect();
+    if let Some(normalized) = golden["normalized"].as_array() {
+        for (text, want) in texts.iter().zip(normalized) {
+            assert_eq!(
+                crate::normalize::normalize(text, version),
+                want.as_str().unwrap()
+            );
+        }
+    }
     for case in golden["cases"].as_array().unwrap() {
         let k = case["k"].as_u64().unwrap() as usize;
         let unit = Unit::parse(case["unit"].as_str().unwrap()).unwrap();
