@@ -398,7 +398,17 @@ mod tests {
         for threads in [1, 2] {
             for algorithm in [Algorithm::Classic, Algorithm::Oph] {
                 assert_eq!(
-                    minhash_texts(&texts, 16, 5, 3, Unit::Word, threads, algorithm, HashVersion::V2).unwrap(),
+                    minhash_texts(
+                        &texts,
+                        16,
+                        5,
+                        3,
+                        Unit::Word,
+                        threads,
+                        algorithm,
+                        HashVersion::V2
+                    )
+                    .unwrap(),
                     minhash_sets(view, 16, 5, threads, algorithm).unwrap()
                 );
             }

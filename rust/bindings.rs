@@ -196,7 +196,9 @@ fn shingle_sets<'py>(
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     let selected = selected.as_ref().map(|s| s.as_slice()).transpose()?;
-    let sets = run(py, || ShingleSets::build_selected(&strs, k, unit, version, selected))?;
+    let sets = run(py, || {
+        ShingleSets::build_selected(&strs, k, unit, version, selected)
+    })?;
     Ok((sets.offsets.into_pyarray(py), sets.hashes.into_pyarray(py)))
 }
 
@@ -243,6 +245,7 @@ fn minhash_sets<'py>(
 }
 
 #[pyfunction]
+#[allow(clippy::too_many_arguments)]
 fn simhash_texts<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
@@ -466,7 +469,10 @@ fn exact_duplicates<'py>(
     let version = parse_version(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
-    Ok(run(py, || Ok(exact::exact_duplicates(&strs, normalized, version)))?.into_pyarray(py))
+    Ok(run(py, || {
+        Ok(exact::exact_duplicates(&strs, normalized, version))
+    })?
+    .into_pyarray(py))
 }
 
 #[pyfunction]

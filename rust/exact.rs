@@ -32,7 +32,13 @@ mod tests {
     #[test]
     fn raw_and_normalised_grouping() {
         let texts = ["Hello world", "hello   WORLD!", "Hello world", "other"];
-        assert_eq!(exact_duplicates(&texts, false, HashVersion::V2), vec![0, 1, 0, 3]);
-        assert_eq!(exact_duplicates(&texts, true, HashVersion::V2), vec![0, 0, 0, 3]);
+        assert_eq!(
+            exact_duplicates(&texts, false, HashVersion::V2),
+            vec![0, 1, 0, 3]
+        );
+        assert_eq!(
+            exact_duplicates(&texts, true, HashVersion::V2),
+            vec![0, 0, 0, 3]
+        );
     }
 }

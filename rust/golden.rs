@@ -74,7 +74,8 @@ fn check(vectors: &str, number: u64, version: HashVersion) {
             for (key, want) in case[field].as_object().unwrap() {
                 let (num_perm, seed) = key.split_once('/').unwrap();
                 let (num_perm, seed) = (num_perm.parse().unwrap(), seed.parse().unwrap());
-                let sig = minhash_texts(&texts, num_perm, seed, k, unit, 1, algorithm, version).unwrap();
+                let sig =
+                    minhash_texts(&texts, num_perm, seed, k, unit, 1, algorithm, version).unwrap();
                 assert_eq!(
                     hex_le(&sig, |v: u32| v.to_le_bytes().to_vec()),
                     want.as_str().unwrap(),
@@ -84,9 +85,16 @@ fn check(vectors: &str, number: u64, version: HashVersion) {
         }
         for (key, want) in case["simhash"].as_object().unwrap() {
             let (bits, weights) = key.split_once('/').unwrap();
-            let fp =
-                simhash_texts(&texts, bits.parse().unwrap(), weights == "tf", k, unit, 1, version)
-                    .unwrap();
+            let fp = simhash_texts(
+                &texts,
+                bits.parse().unwrap(),
+                weights == "tf",
+                k,
+                unit,
+                1,
+                version,
+            )
+            .unwrap();
             assert_eq!(
                 hex_le(&fp, |v: u64| v.to_le_bytes().to_vec()),
                 want.as_str().unwrap(),

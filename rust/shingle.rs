@@ -259,7 +259,9 @@ mod tests {
 
     fn hashes(text: &str, k: usize, unit: Unit) -> Vec<u64> {
         let mut out = Vec::new();
-        Shingler::new(k, unit, HashVersion::V1).unwrap().hashes_into(text, &mut out);
+        Shingler::new(k, unit, HashVersion::V1)
+            .unwrap()
+            .hashes_into(text, &mut out);
         out
     }
 
@@ -322,7 +324,8 @@ mod tests {
 
     #[test]
     fn sets_are_sorted_and_unique() {
-        let sets = ShingleSets::build(&["a b a b a b", "", "x"], 2, Unit::Word, HashVersion::V2).unwrap();
+        let sets =
+            ShingleSets::build(&["a b a b a b", "", "x"], 2, Unit::Word, HashVersion::V2).unwrap();
         assert_eq!(sets.offsets, vec![0, 2, 2, 3]);
         assert!(sets.hashes[0] < sets.hashes[1]);
     }
@@ -331,11 +334,20 @@ mod tests {
     fn unselected_documents_get_empty_sets() {
         let texts = ["a b c", "d e f", "g h i"];
         let all = ShingleSets::build(&texts, 2, Unit::Word, HashVersion::V2).unwrap();
-        let some = ShingleSets::build_selected(&texts, 2, Unit::Word, HashVersion::V2, Some(&[false, true, false]))
-            .unwrap();
+        let some = ShingleSets::build_selected(
+            &texts,
+            2,
+            Unit::Word,
+            HashVersion::V2,
+            Some(&[false, true, false]),
+        )
+        .unwrap();
         assert_eq!(some.offsets, vec![0, 0, 2, 2]);
         assert_eq!(some.hashes, all.hashes[2..4]);
-        assert!(ShingleSets::build_selected(&texts, 2, Unit::Word, HashVersion::V2, Some(&[true])).is_err());
+        assert!(
+            ShingleSets::build_selected(&texts, 2, Unit::Word, HashVersion::V2, Some(&[true]))
+                .is_err()
+        );
     }
 
     #[test]

@@ -148,7 +148,10 @@ mod tests {
             normalize(&nfd, HashVersion::V2),
             normalize(nfc, HashVersion::V2)
         );
-        assert_eq!(normalize(nfc, HashVersion::V2), "l été où nguyễn văn đã đến");
+        assert_eq!(
+            normalize(nfc, HashVersion::V2),
+            "l été où nguyễn văn đã đến"
+        );
         // Version 1 splits the decomposed accents off their words.
         assert_ne!(
             normalize(&nfd, HashVersion::V1),
@@ -158,7 +161,10 @@ mod tests {
 
     #[test]
     fn compatibility_forms_fold() {
-        assert_eq!(normalize("ＡＢＣ１２３ ﬁne", HashVersion::V2), "abc123 fine");
+        assert_eq!(
+            normalize("ＡＢＣ１２３ ﬁne", HashVersion::V2),
+            "abc123 fine"
+        );
         assert_eq!(normalize("ｶﾀｶﾅ", HashVersion::V2), "カタカナ");
     }
 

@@ -74,8 +74,7 @@ def test_versions_differ_and_each_is_deterministic():
     assert neardup.shingles(texts).hash_version == 2
     assert neardup.find_duplicates(texts, method="minhash").params["hash_version"] == 2
     assert (
-        neardup.find_duplicates(texts, method="minhash", hash_version=1).params["hash_version"]
-        == 1
+        neardup.find_duplicates(texts, method="minhash", hash_version=1).params["hash_version"] == 1
     )
 
 

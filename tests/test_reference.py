@@ -45,8 +45,14 @@ characters_v2 = st.characters(
     categories=["Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pd", "Po", "Zs"]
 )
 scripts = st.sampled_from(
-    list("日本語の中文字テキストカタカナひらがなภาษาไทยที่นี่Tiếng Việt ＡＢＣ１２ｶﾀ ﬁ é,.!。、 ")
-    + ["e\u0301", "\u0301", "a\u0323\u0302", "\u0e35\u0e48", "ﾞ"]
+    [
+        *"日本語の中文字テキストカタカナひらがなภาษาไทยที่นี่Tiếng Việt ＡＢＣ１２ｶﾀ ﬁ é,.!。、 ",
+        "e\u0301",
+        "\u0301",
+        "a\u0323\u0302",
+        "\u0e35\u0e48",
+        "ﾞ",
+    ]
 )
 raw_v2 = st.one_of(
     st.text(alphabet=characters_v2, max_size=40),

@@ -211,7 +211,11 @@ def find_duplicates(
         params["boilerplate"] = strip_stats.as_dict()
 
     def _sets() -> stages.ShingleSets:
-        return stripped if stripped is not None else stages.shingles(core_texts, k=k, unit=unit, hash_version=version)
+        return (
+            stripped
+            if stripped is not None
+            else stages.shingles(core_texts, k=k, unit=unit, hash_version=version)
+        )
 
     data = stripped if stripped is not None else core_texts
 
@@ -282,7 +286,9 @@ def find_duplicates(
             data, bits=simhash_bits, k=k, unit=unit, threads=threads, hash_version=version
         )
         active = (
-            stripped.sizes() > 0 if stripped is not None else stages.word_counts(core_texts, version) > 0
+            stripped.sizes() > 0
+            if stripped is not None
+            else stages.word_counts(core_texts, version) > 0
         )
         found, distance = stages.hamming_within(fingerprints, radius, active)
         if verify == "exact":

@@ -23,7 +23,8 @@ TEXTS = [
 
 # Version 2 adds texts for what it changed: decomposed accents, Vietnamese, full-width forms,
 # Chinese, Japanese and Thai without spaces, and mixed scripts.
-TEXTS_V2 = TEXTS + [
+TEXTS_V2 = [
+    *TEXTS,
     unicodedata.normalize("NFD", "L'été dernier, Nguyễn Văn Đức đã đến Hà Nội."),
     "ＦＵＬＬ－ｗｉｄｔｈ　ＡＢＣ　１２３ and ﬁne ｶﾀｶﾅ",
     "我们今天去北京看长城。明天回上海！",
