@@ -491,5 +491,73 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hamming_within, m)?)?;
     m.add_function(wrap_pyfunction!(exact_duplicates, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
+    m.add_class::<IndexMirror>()?;
     Ok(())
+}
+
+/// The in-memory mirror of a persistent index (`neardup.index`): stored signatures and band
+/// keys, looked up in batches (`rust/lookup.rs`).
+#[pyclass(module = "neardup._core")]
+struct IndexMirror {
+    inner: crate::lookup::Mirror,
+}
+
+#[pymethods]
+impl IndexMirror {
+    #[new]
+    fn new(num_perm: usize, bands: usize) -> PyResult<Self> {
+        let inner = crate::lookup::Mirror::new(num_perm, bands)
+            .map_err(|e| PyValueError::new_err(e.0))?;
+        Ok(IndexMirror { inner })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Band-table entries held (main + delta).
+    fn entry_count(&self) -> usize {
+        self.inner.entry_count()
+    }
+
+    fn append(
+        &mut self,
+        py: Python<'_>,
+        signatures: PyReadonlyArray2<'_, u32>,
+        keys: PyReadonlyArray2<'_, u64>,
+    ) -> PyResult<usize> {
+        let (sigs, keys) = (signatures.as_slice()?, keys.as_slice()?);
+        let inner = &mut self.inner;
+        run(py, || inner.append(sigs, keys))
+    }
+
+    fn forget(&mut self, rows: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
+        self.inner
+            .forget(rows.as_slice()?)
+            .map_err(|e| PyValueError::new_err(e.0))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn lookup<'py>(
+        &self,
+        py: Python<'py>,
+        signatures: PyReadonlyArray2<'py, u32>,
+        keys: PyReadonlyArray2<'py, u64>,
+        threshold: f32,
+        top_k: usize,
+    ) -> PyResult<(
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<f32>>,
+    )> {
+        let (sigs, keys) = (signatures.as_slice()?, keys.as_slice()?);
+        let select = crate::lookup::Selection { threshold, top_k };
+        let inner = &self.inner;
+        let m = run(py, || inner.lookup(sigs, keys, select))?;
+        Ok((
+            m.offsets.into_pyarray(py),
+            m.rows.into_pyarray(py),
+            m.similarity.into_pyarray(py),
+        ))
+    }
 }

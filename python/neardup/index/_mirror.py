@@ -1,0 +1,95 @@
+"""The in-memory mirror of an index: signatures and band keys held by the Rust core
+(``rust/lookup.rs``), looked up for a whole batch of queries in one call.
+
+Rows are numbered in the order documents were read or added; a removed document's row is
+marked dead and never found again (rows are never reused, and neither are document numbers,
+so a new document can never inherit a removed one's state).
+
+>>> import numpy as np
+>>> m = Mirror(num_perm=4, bands=2, version=0)
+>>> sig = np.array([[1, 2, 3, 4]], np.uint32); keys = np.array([[7, 8]], np.uint64)
+>>> m.append(np.array([5]), sig, keys, ["doc-5"])
+>>> m.lookup(sig, keys, threshold=0.5, top_k=None)
+[[Match(id='doc-5', similarity=1.0)]]
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from neardup import _core
+
+
+class Match(NamedTuple):
+    """An indexed document that near-duplicates a new or queried one.
+
+    >>> Match("doc-1", 0.75).id
+    'doc-1'
+    """
+
+    id: str
+    similarity: float
+
+
+class Mirror:
+    """Stored rows (document number, id, signature, band keys) and their lookup tables."""
+
+    def __init__(self, num_perm: int, bands: int, version: int) -> None:
+        self.core = _core.IndexMirror(num_perm, bands)
+        self.version = version
+        self.ids: list[str] = []
+        self._docs: list[np.ndarray] = []
+        self._doc_index: np.ndarray | None = np.zeros(0, np.int64)
+
+    def append(self, docs: np.ndarray, sigs: np.ndarray, keys: np.ndarray, ids: list[str]) -> None:
+        """Add rows; ``docs`` are increasing and above every stored one."""
+        self.core.append(
+            np.ascontiguousarray(sigs, dtype=np.uint32), np.ascontiguousarray(keys, np.uint64)
+        )
+        self.ids.extend(ids)
+        self._docs.append(np.asarray(docs, dtype=np.int64))
+        self._doc_index = None
+
+    def forget(self, docs: list[int]) -> None:
+        """Mark removed documents' rows dead."""
+        if self._doc_index is None:
+            self._doc_index = np.concatenate(self._docs) if self._docs else np.zeros(0, np.int64)
+            self._docs = [self._doc_index]
+        d = np.asarray(docs, dtype=np.int64)
+        rows = np.searchsorted(self._doc_index, d)
+        present = rows < len(self._doc_index)
+        present[present] = self._doc_index[rows[present]] == d[present]
+        self.core.forget(rows[present].astype(np.int64))
+
+    def lookup(
+        self, sigs: np.ndarray, keys: np.ndarray, threshold: float, top_k: int | None
+    ) -> list[list[Match]]:
+        """For each query row, the live stored documents with estimate ≥ threshold, best
+        first (equal similarity by id), at most ``top_k`` of them."""
+        offsets, rows, sims = self.core.lookup(
+            np.ascontiguousarray(sigs, dtype=np.uint32),
+            np.ascontiguousarray(keys, dtype=np.uint64),
+            float(np.nextafter(np.float32(threshold), np.float32(0)))
+            if np.float32(threshold) > threshold
+            else float(threshold),
+            top_k or 0,
+        )
+        ids = self.ids
+        row_list, sim_list = rows.tolist(), sims.astype(np.float64).tolist()
+        out: list[list[Match]] = []
+        bounds = offsets.tolist()
+        for a, b in zip(bounds, bounds[1:], strict=False):
+            if a == b:
+                out.append([])
+                continue
+            ms = [Match(ids[r], s) for r, s in zip(row_list[a:b], sim_list[a:b], strict=True)]
+            if b - a > 1:
+                ms.sort(key=lambda m: (-m.similarity, m.id))
+            # the float32 threshold above may admit an estimate just below the float64 one
+            ms = [m for m in ms if m.similarity >= threshold]
+            if top_k is not None:
+                del ms[top_k:]
+            out.append(ms)
+        return out

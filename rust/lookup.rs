@@ -1,0 +1,296 @@
+//! Batched lookups against a persistent index's in-memory mirror: for each query signature,
+//! the stored rows sharing one of its LSH band keys, verified by the MinHash estimate and
+//! returned best first (optionally the top k).
+//!
+//! A band table is the band keys of some stored rows, sorted, with a directory on their top
+//! bits: band keys are XXH3 hashes, so the directory splits them evenly and one lookup reads
+//! one directory slot and the few keys behind it. A [`Mirror`] keeps a large main table and a
+//! small delta table of recent additions; a query searches both.
+
+use crate::error::{Error, Result};
+use crate::minhash::{equal_share, is_empty_signature};
+
+/// Sorted band keys with the stored row of each, and a directory on the keys' top bits:
+/// keys with top bits `t` are `keys[dir[t]..dir[t + 1]]`.
+#[derive(Default)]
+struct BandTable {
+    keys: Vec<u64>,
+    rows: Vec<u32>,
+    dir: Vec<usize>,
+    /// `64 - bits` for a directory of `2**bits` slots.
+    shift: u32,
+}
+
+impl BandTable {
+    /// The table of `(key, row)` entries; about one directory slot per two keys.
+    fn build(mut entries: Vec<(u64, u32)>) -> BandTable {
+        entries.sort_unstable();
+        let bits = (usize::BITS - entries.len().max(2).leading_zeros()).clamp(2, 25) - 1;
+        let shift = 64 - bits;
+        let mut dir = vec![0usize; (1usize << bits) + 1];
+        for &(key, _) in &entries {
+            dir[(key >> shift) as usize + 1] += 1;
+        }
+        for t in 1..dir.len() {
+            dir[t] += dir[t - 1];
+        }
+        let (keys, rows) = entries.into_iter().unzip();
+        BandTable {
+            keys,
+            rows,
+            dir,
+            shift,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Appends the rows stored under `key` to `out`.
+    #[inline]
+    fn rows_of(&self, key: u64, out: &mut Vec<u32>) {
+        if self.keys.is_empty() {
+            return;
+        }
+        let top = (key >> self.shift) as usize;
+        let (start, end) = (self.dir[top], self.dir[top + 1]);
+        for i in start..end {
+            if self.keys[i] == key {
+                out.push(self.rows[i]);
+            }
+        }
+    }
+}
+
+/// What to keep of each query's verified candidates.
+#[derive(Clone, Copy)]
+pub struct Selection {
+    /// Minimum estimated similarity.
+    pub threshold: f32,
+    /// Keep the best `top_k` (0 = all); candidates tied with the k-th are kept too, so the
+    /// caller can break ties by id without losing one.
+    pub top_k: usize,
+}
+
+/// Matches of each query: `offsets[q]..offsets[q + 1]` index `rows` and `similarity`, best
+/// first (ties by row).
+#[derive(Debug, Default, PartialEq)]
+pub struct Matches {
+    pub offsets: Vec<i64>,
+    pub rows: Vec<i64>,
+    pub similarity: Vec<f32>,
+}
+
+/// The in-memory mirror of an index: stored signatures (row-major), their band keys, which
+/// rows are still present, a main band table and a small delta of recent additions (so an
+/// append sorts the delta, not everything).
+pub struct Mirror {
+    num_perm: usize,
+    bands: usize,
+    signatures: Vec<u32>,
+    keys: Vec<u64>,
+    alive: Vec<bool>,
+    main: BandTable,
+    delta: BandTable,
+    /// Rows below this are in `main`, the others in `delta`.
+    main_rows: usize,
+}
+
+/// The delta is merged into the main table once it holds this many rows, or an eighth of main.
+const DELTA_ROWS: usize = 2000;
+
+impl Mirror {
+    pub fn new(num_perm: usize, bands: usize) -> Result<Mirror> {
+        if num_perm == 0 || bands == 0 {
+            return Err(Error::new("num_perm and bands must be at least 1"));
+        }
+        Ok(Mirror {
+            num_perm,
+            bands,
+            signatures: Vec::new(),
+            keys: Vec::new(),
+            alive: Vec::new(),
+            main: BandTable::default(),
+            delta: BandTable::default(),
+            main_rows: 0,
+        })
+    }
+
+    /// Stored rows (present or forgotten).
+    pub fn len(&self) -> usize {
+        self.alive.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.alive.is_empty()
+    }
+
+    /// Appends rows (signatures `num_perm` wide, band keys `bands` wide); rows with the empty
+    /// set's signature are stored but never found. Returns the first new row.
+    pub fn append(&mut self, signatures: &[u32], keys: &[u64]) -> Result<usize> {
+        let n = signatures.len() / self.num_perm;
+        if signatures.len() != n * self.num_perm || keys.len() != n * self.bands {
+            return Err(Error::new("append: signatures and band keys do not match the index"));
+        }
+        if self.len() + n > u32::MAX as usize {
+            return Err(Error::new("the in-memory index holds at most 2**32 - 1 documents"));
+        }
+        let first = self.len();
+        self.signatures.extend_from_slice(signatures);
+        self.keys.extend_from_slice(keys);
+        self.alive.extend(
+            signatures
+                .chunks_exact(self.num_perm)
+                .map(|s| !is_empty_signature(s)),
+        );
+        let delta_rows = self.len() - self.main_rows;
+        if delta_rows > DELTA_ROWS.max(self.main_rows / 8) {
+            self.main = BandTable::build(self.entries(0));
+            self.main_rows = self.len();
+            self.delta = BandTable::default();
+        } else {
+            self.delta = BandTable::build(self.entries(self.main_rows));
+        }
+        Ok(first)
+    }
+
+    /// The (key, row) entries of the present rows from `first` on.
+    fn entries(&self, first: usize) -> Vec<(u64, u32)> {
+        let b = self.bands;
+        (first..self.len())
+            .filter(|&row| self.alive[row])
+            .flat_map(|row| self.keys[row * b..(row + 1) * b].iter().map(move |&k| (k, row as u32)))
+            .collect()
+    }
+
+    /// Marks rows as removed: lookups skip them from now on.
+    pub fn forget(&mut self, rows: &[i64]) -> Result<()> {
+        if let Some(&bad) = rows.iter().find(|&&r| r < 0 || r as usize >= self.len()) {
+            return Err(Error::new(format!("forget: row {bad} is not in the index")));
+        }
+        for &r in rows {
+            self.alive[r as usize] = false;
+        }
+        Ok(())
+    }
+
+    /// Band-table entries (main + delta), for tests and statistics.
+    pub fn entry_count(&self) -> usize {
+        self.main.len() + self.delta.len()
+    }
+
+    /// Looks up every query (row-major signatures and band keys).
+    pub fn lookup(&self, queries: &[u32], query_keys: &[u64], select: Selection) -> Result<Matches> {
+        let (p, b) = (self.num_perm, self.bands);
+        let q = queries.len() / p;
+        if queries.len() != q * p || query_keys.len() != q * b {
+            return Err(Error::new("query signatures or band keys do not match the index"));
+        }
+        let mut out = Matches {
+            offsets: Vec::with_capacity(q + 1),
+            ..Matches::default()
+        };
+        out.offsets.push(0);
+        let mut candidates: Vec<u32> = Vec::new();
+        let mut scored: Vec<(f32, u32)> = Vec::new();
+        for (sig, keys) in queries.chunks_exact(p).zip(query_keys.chunks_exact(b)) {
+            candidates.clear();
+            scored.clear();
+            if !is_empty_signature(sig) {
+                for table in [&self.main, &self.delta] {
+                    for &key in keys {
+                        table.rows_of(key, &mut candidates);
+                    }
+                }
+                candidates.sort_unstable();
+                candidates.dedup();
+                for &row in &candidates {
+                    let row_ = row as usize;
+                    if !self.alive[row_] {
+                        continue;
+                    }
+                    let s = equal_share(sig, &self.signatures[row_ * p..(row_ + 1) * p]);
+                    if s >= select.threshold {
+                        scored.push((s, row));
+                    }
+                }
+                // Best first; equal similarity by row (a total order: s is never NaN).
+                scored.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+                if select.top_k > 0 && scored.len() > select.top_k {
+                    let kth = scored[select.top_k - 1].0;
+                    let keep = scored.partition_point(|&(s, _)| s >= kth);
+                    scored.truncate(keep);
+                }
+            }
+            for &(s, row) in &scored {
+                out.rows.push(row as i64);
+                out.similarity.push(s);
+            }
+            out.offsets.push(out.rows.len() as i64);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: Selection = Selection {
+        threshold: 0.0,
+        top_k: 0,
+    };
+
+    #[test]
+    fn finds_verifies_ranks_and_forgets() {
+        let mut m = Mirror::new(4, 2).unwrap();
+        // rows 0 and 1 identical; row 2 half equal; row 3 empty (never found)
+        let sigs = [1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 9, 9, u32::MAX, u32::MAX, u32::MAX, u32::MAX];
+        assert_eq!(m.append(&sigs, &[7, 8, 7, 8, 7, 5, 7, 8]).unwrap(), 0);
+        assert_eq!(m.entry_count(), 6);
+        let query = [1, 2, 3, 4, 5, 5, 5, 5, u32::MAX, u32::MAX, u32::MAX, u32::MAX];
+        let keys = [7, 8, 1, 2, 7, 8];
+        let r = m.lookup(&query, &keys, ALL).unwrap();
+        assert_eq!(r.offsets, vec![0, 3, 3, 3]);
+        assert_eq!(r.rows, vec![0, 1, 2]);
+        assert_eq!(r.similarity, vec![1.0, 1.0, 0.5]);
+        let high = Selection {
+            threshold: 0.75,
+            top_k: 0,
+        };
+        assert_eq!(m.lookup(&query[..4], &keys[..2], high).unwrap().rows, vec![0, 1]);
+        // top 1: row 1 ties with row 0 and is kept for the caller's tie-break
+        let top1 = Selection {
+            threshold: 0.0,
+            top_k: 1,
+        };
+        assert_eq!(m.lookup(&query[..4], &keys[..2], top1).unwrap().rows, vec![0, 1]);
+        m.forget(&[0]).unwrap();
+        assert_eq!(m.lookup(&query[..4], &keys[..2], top1).unwrap().rows, vec![1]);
+        assert!(m.forget(&[4]).is_err());
+    }
+
+    #[test]
+    fn delta_merges_into_main_without_changing_answers() {
+        let mut m = Mirror::new(2, 1).unwrap();
+        for i in 0..5000u32 {
+            m.append(&[i, i], &[(i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)]).unwrap();
+        }
+        assert!(m.main_rows > 0 && m.entry_count() == 5000);
+        for i in [0u32, 2100, 4999] {
+            let key = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            assert_eq!(m.lookup(&[i, i], &[key], ALL).unwrap().rows, vec![i as i64]);
+        }
+    }
+
+    #[test]
+    fn bad_shapes_are_errors() {
+        assert!(Mirror::new(0, 1).is_err());
+        let mut m = Mirror::new(2, 1).unwrap();
+        assert!(m.append(&[1, 1, 1], &[3]).is_err());
+        assert!(m.append(&[1, 1], &[3, 4]).is_err());
+        assert!(m.lookup(&[1, 1], &[3, 4], ALL).is_err());
+        assert!(m.lookup(&[1], &[3], ALL).is_err());
+    }
+}
