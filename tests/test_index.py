@@ -157,7 +157,7 @@ CHILD = textwrap.dedent(
             return out
 
 
-    ix._db = Stall(ix._db)
+    ix._store.db = Stall(ix._store.db)
     b = 0
     while True:
         texts = [" ".join(f"w{rng.randrange(10**6)}" for _ in range(60)) for _ in range(batch)]
