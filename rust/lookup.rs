@@ -8,7 +8,29 @@
 //! small delta table of recent additions; a query searches both.
 
 use crate::error::{Error, Result};
+use crate::lsh;
 use crate::minhash::{equal_share, is_empty_signature};
+
+/// Multiplier mixing the band number into an index's stored band keys (index format 2).
+const BAND_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The band keys an index stores, `n * bands` row-major: each band's hash (`lsh::band_keys`)
+/// XOR `band * BAND_MIX`, so equal hashes in different bands are different keys in the one
+/// key column of the SQLite table.
+pub fn index_band_keys(
+    signatures: &[u32],
+    num_perm: usize,
+    bands: usize,
+    rows: usize,
+) -> Result<Vec<u64>> {
+    let mut keys = lsh::band_keys(signatures, num_perm, bands, rows)?;
+    for row in keys.chunks_exact_mut(bands) {
+        for (band, key) in row.iter_mut().enumerate() {
+            *key ^= (band as u64).wrapping_mul(BAND_MIX);
+        }
+    }
+    Ok(keys)
+}
 
 /// Sorted band keys with the stored row of each, and a directory on the keys' top bits:
 /// keys with top bits `t` are `keys[dir[t]..dir[t + 1]]`.
@@ -88,6 +110,7 @@ pub struct Matches {
 pub struct Mirror {
     num_perm: usize,
     bands: usize,
+    rows_per_band: usize,
     signatures: Vec<u32>,
     keys: Vec<u64>,
     alive: Vec<bool>,
@@ -101,13 +124,12 @@ pub struct Mirror {
 const DELTA_ROWS: usize = 2000;
 
 impl Mirror {
-    pub fn new(num_perm: usize, bands: usize) -> Result<Mirror> {
-        if num_perm == 0 || bands == 0 {
-            return Err(Error::new("num_perm and bands must be at least 1"));
-        }
+    pub fn new(num_perm: usize, bands: usize, rows_per_band: usize) -> Result<Mirror> {
+        index_band_keys(&[], num_perm, bands, rows_per_band)?; // checks the banding
         Ok(Mirror {
             num_perm,
             bands,
+            rows_per_band,
             signatures: Vec::new(),
             keys: Vec::new(),
             alive: Vec::new(),
@@ -115,6 +137,10 @@ impl Mirror {
             delta: BandTable::default(),
             main_rows: 0,
         })
+    }
+
+    pub fn num_perm(&self) -> usize {
+        self.num_perm
     }
 
     /// Stored rows (present or forgotten).
@@ -126,19 +152,20 @@ impl Mirror {
         self.alive.is_empty()
     }
 
-    /// Appends rows (signatures `num_perm` wide, band keys `bands` wide); rows with the empty
-    /// set's signature are stored but never found. Returns the first new row.
-    pub fn append(&mut self, signatures: &[u32], keys: &[u64]) -> Result<usize> {
+    /// Appends rows (signatures `num_perm` wide); rows with the empty set's signature are
+    /// stored but never found. Returns the first new row.
+    pub fn append(&mut self, signatures: &[u32]) -> Result<usize> {
         let n = signatures.len() / self.num_perm;
-        if signatures.len() != n * self.num_perm || keys.len() != n * self.bands {
-            return Err(Error::new("append: signatures and band keys do not match the index"));
+        if signatures.len() != n * self.num_perm {
+            return Err(Error::new("append: signatures do not have num_perm columns"));
         }
+        let keys = index_band_keys(signatures, self.num_perm, self.bands, self.rows_per_band)?;
         if self.len() + n > u32::MAX as usize {
             return Err(Error::new("the in-memory index holds at most 2**32 - 1 documents"));
         }
         let first = self.len();
         self.signatures.extend_from_slice(signatures);
-        self.keys.extend_from_slice(keys);
+        self.keys.extend_from_slice(&keys);
         self.alive.extend(
             signatures
                 .chunks_exact(self.num_perm)
@@ -180,13 +207,14 @@ impl Mirror {
         self.main.len() + self.delta.len()
     }
 
-    /// Looks up every query (row-major signatures and band keys).
-    pub fn lookup(&self, queries: &[u32], query_keys: &[u64], select: Selection) -> Result<Matches> {
+    /// Looks up every query (row-major signatures).
+    pub fn lookup(&self, queries: &[u32], select: Selection) -> Result<Matches> {
         let (p, b) = (self.num_perm, self.bands);
         let q = queries.len() / p;
-        if queries.len() != q * p || query_keys.len() != q * b {
-            return Err(Error::new("query signatures or band keys do not match the index"));
+        if queries.len() != q * p {
+            return Err(Error::new("query signatures do not have num_perm columns"));
         }
+        let query_keys = index_band_keys(queries, p, b, self.rows_per_band)?;
         let mut out = Matches {
             offsets: Vec::with_capacity(q + 1),
             ..Matches::default()
@@ -244,14 +272,13 @@ mod tests {
 
     #[test]
     fn finds_verifies_ranks_and_forgets() {
-        let mut m = Mirror::new(4, 2).unwrap();
-        // rows 0 and 1 identical; row 2 half equal; row 3 empty (never found)
+        // 2 bands of 2 rows: rows 0 and 1 identical, row 2 shares band 0, row 3 empty
+        let mut m = Mirror::new(4, 2, 2).unwrap();
         let sigs = [1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 9, 9, u32::MAX, u32::MAX, u32::MAX, u32::MAX];
-        assert_eq!(m.append(&sigs, &[7, 8, 7, 8, 7, 5, 7, 8]).unwrap(), 0);
+        assert_eq!(m.append(&sigs).unwrap(), 0);
         assert_eq!(m.entry_count(), 6);
         let query = [1, 2, 3, 4, 5, 5, 5, 5, u32::MAX, u32::MAX, u32::MAX, u32::MAX];
-        let keys = [7, 8, 1, 2, 7, 8];
-        let r = m.lookup(&query, &keys, ALL).unwrap();
+        let r = m.lookup(&query, ALL).unwrap();
         assert_eq!(r.offsets, vec![0, 3, 3, 3]);
         assert_eq!(r.rows, vec![0, 1, 2]);
         assert_eq!(r.similarity, vec![1.0, 1.0, 0.5]);
@@ -259,38 +286,44 @@ mod tests {
             threshold: 0.75,
             top_k: 0,
         };
-        assert_eq!(m.lookup(&query[..4], &keys[..2], high).unwrap().rows, vec![0, 1]);
+        assert_eq!(m.lookup(&query[..4], high).unwrap().rows, vec![0, 1]);
         // top 1: row 1 ties with row 0 and is kept for the caller's tie-break
         let top1 = Selection {
             threshold: 0.0,
             top_k: 1,
         };
-        assert_eq!(m.lookup(&query[..4], &keys[..2], top1).unwrap().rows, vec![0, 1]);
+        assert_eq!(m.lookup(&query[..4], top1).unwrap().rows, vec![0, 1]);
         m.forget(&[0]).unwrap();
-        assert_eq!(m.lookup(&query[..4], &keys[..2], top1).unwrap().rows, vec![1]);
+        assert_eq!(m.lookup(&query[..4], top1).unwrap().rows, vec![1]);
         assert!(m.forget(&[4]).is_err());
     }
 
     #[test]
+    fn band_number_is_mixed_into_the_key() {
+        let k = index_band_keys(&[7, 7], 2, 2, 1).unwrap();
+        let plain = lsh::band_keys(&[7, 7], 2, 2, 1).unwrap();
+        assert_eq!(k[0], plain[0]);
+        assert_eq!(k[1], plain[1] ^ BAND_MIX);
+    }
+
+    #[test]
     fn delta_merges_into_main_without_changing_answers() {
-        let mut m = Mirror::new(2, 1).unwrap();
+        let mut m = Mirror::new(2, 1, 2).unwrap();
         for i in 0..5000u32 {
-            m.append(&[i, i], &[(i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)]).unwrap();
+            m.append(&[i, i + 1]).unwrap();
         }
         assert!(m.main_rows > 0 && m.entry_count() == 5000);
         for i in [0u32, 2100, 4999] {
-            let key = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            assert_eq!(m.lookup(&[i, i], &[key], ALL).unwrap().rows, vec![i as i64]);
+            assert_eq!(m.lookup(&[i, i + 1], ALL).unwrap().rows, vec![i as i64]);
         }
     }
 
     #[test]
     fn bad_shapes_are_errors() {
-        assert!(Mirror::new(0, 1).is_err());
-        let mut m = Mirror::new(2, 1).unwrap();
-        assert!(m.append(&[1, 1, 1], &[3]).is_err());
-        assert!(m.append(&[1, 1], &[3, 4]).is_err());
-        assert!(m.lookup(&[1, 1], &[3, 4], ALL).is_err());
-        assert!(m.lookup(&[1], &[3], ALL).is_err());
+        assert!(Mirror::new(0, 1, 1).is_err());
+        assert!(Mirror::new(4, 3, 2).is_err()); // bands * rows > num_perm
+        let mut m = Mirror::new(2, 1, 2).unwrap();
+        assert!(m.append(&[1, 1, 1]).is_err());
+        assert!(m.lookup(&[1], ALL).is_err());
     }
 }

@@ -201,24 +201,22 @@ class Index:
                 f"{self.path}: document {bad[3]!r} has a {len(bad[1])}-byte signature, "
                 f"expected {nbytes} (run check())"
             )
-        mem = Mirror(self.num_perm, self.bands, version)
+        mem = Mirror(self.num_perm, self.bands, self.rows, version)
         docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         sigs = np.frombuffer(b"".join(r[1] for r in rows), dtype="<u4").astype(np.uint32)
         sigs = sigs.reshape(len(rows), self.num_perm)
-        mem.append(docs, sigs, band_keys(sigs, self.plan), [r[3] for r in rows])
+        mem.append(docs, sigs, [r[3] for r in rows])
         self._mem = mem
         return mem
 
-    def _lookup(
-        self, sig: np.ndarray, keys: np.ndarray, threshold: float, top_k: int | None
-    ) -> list[list[Match]]:
+    def _lookup(self, sig: np.ndarray, threshold: float, top_k: int | None) -> list[list[Match]]:
         """Matches of each query row (empty documents match nothing)."""
         if self._cache:
-            return self._read_mirror().lookup(sig, keys, threshold, top_k)
+            return self._read_mirror().lookup(sig, threshold, top_k)
         from neardup import estimate_jaccard
 
         out: list[list[Match]] = []
-        key_rows = keys.view(np.int64).tolist()
+        key_rows = band_keys(sig, self.plan).view(np.int64).tolist()
         with self._store.guard() as db:
             for i, qk in enumerate(key_rows):
                 rows = [] if (sig[i] == _EMPTY_SLOT).all() else db.execute(self._sql_lookup, qk)
@@ -257,8 +255,11 @@ class Index:
             thr = check_threshold(threshold)
         else:
             thr = 0.0 if k is not None else self.threshold
-        sig, keys, _ = self._signatures(texts)
-        return self._lookup(sig, keys, thr, k)
+        from neardup import minhash
+
+        opts = signature_options(self.plan)
+        sig = np.asarray(minhash(texts, k=self.k, unit=self.unit, **opts), dtype=np.uint32)  # type: ignore[arg-type]
+        return self._lookup(sig, thr, k)
 
     def add(
         self, ids: Sequence[Any], texts: Any, skip_existing: bool = False
@@ -304,7 +305,7 @@ class Index:
             new = np.array([s not in existing for s in sids], dtype=bool)
             todo = np.flatnonzero(new & (sizes > 0))
             if len(todo):  # against the index (under the write lock: every commit is seen)
-                for i, ms in zip(todo, self._lookup(sig[todo], keys[todo], self.threshold, None)):
+                for i, ms in zip(todo, self._lookup(sig[todo], self.threshold, None)):
                     result[i] = ms
             if len(todo) > 1:  # among this batch: an earlier position counts as existing
                 cp = np.asarray(lsh_candidates(sig[todo], self.bands, self.rows), dtype=np.int64)
@@ -328,22 +329,20 @@ class Index:
                     for d, i in zip(docnos.tolist(), added.tolist(), strict=True)
                 ],
             )
-            skeys = keys.view(np.int64)
+            live = sizes[added] > 0
+            flat = keys[added[live]].view(np.int64).ravel()
+            owners = np.repeat(docnos[live], self.bands)
+            order = np.lexsort((owners, flat))  # in key order: B-tree appends, not random inserts
             db.executemany(
                 "INSERT INTO bands(band_key, doc) VALUES (?, ?)",
-                [
-                    (key, d)
-                    for d, i in zip(docnos.tolist(), added.tolist(), strict=True)
-                    if sizes[i] > 0
-                    for key in skeys[i].tolist()
-                ],
+                zip(flat[order].tolist(), owners[order].tolist(), strict=True),
             )
             db.execute(
                 "UPDATE meta SET value = ? WHERE key = 'next_doc'",
                 (json.dumps(int(base + len(added))),),
             )
         if self._mem is not None and len(added):
-            self._mem.append(docnos, sig[added], keys[added], [sids[i] for i in added.tolist()])
+            self._mem.append(docnos, sig[added], [sids[i] for i in added.tolist()])
         return result
 
     def remove(self, ids: Iterable[Any]) -> int:

@@ -6,10 +6,10 @@ marked dead and never found again (rows are never reused, and neither are docume
 so a new document can never inherit a removed one's state).
 
 >>> import numpy as np
->>> m = Mirror(num_perm=4, bands=2, version=0)
->>> sig = np.array([[1, 2, 3, 4]], np.uint32); keys = np.array([[7, 8]], np.uint64)
->>> m.append(np.array([5]), sig, keys, ["doc-5"])
->>> m.lookup(sig, keys, threshold=0.5, top_k=None)
+>>> m = Mirror(num_perm=4, bands=2, rows=2, version=0)
+>>> sig = np.array([[1, 2, 3, 4]], np.uint32)
+>>> m.append(np.array([5]), sig, ["doc-5"])
+>>> m.lookup(sig, threshold=0.5, top_k=None)
 [[Match(id='doc-5', similarity=1.0)]]
 """
 
@@ -36,18 +36,16 @@ class Match(NamedTuple):
 class Mirror:
     """Stored rows (document number, id, signature, band keys) and their lookup tables."""
 
-    def __init__(self, num_perm: int, bands: int, version: int) -> None:
-        self.core = _core.IndexMirror(num_perm, bands)
+    def __init__(self, num_perm: int, bands: int, rows: int, version: int) -> None:
+        self.core = _core.IndexMirror(num_perm, bands, rows)
         self.version = version
         self.ids: list[str] = []
         self._docs: list[np.ndarray] = []
         self._doc_index: np.ndarray | None = np.zeros(0, np.int64)
 
-    def append(self, docs: np.ndarray, sigs: np.ndarray, keys: np.ndarray, ids: list[str]) -> None:
+    def append(self, docs: np.ndarray, sigs: np.ndarray, ids: list[str]) -> None:
         """Add rows; ``docs`` are increasing and above every stored one."""
-        self.core.append(
-            np.ascontiguousarray(sigs, dtype=np.uint32), np.ascontiguousarray(keys, np.uint64)
-        )
+        self.core.append(np.ascontiguousarray(sigs, dtype=np.uint32))
         self.ids.extend(ids)
         self._docs.append(np.asarray(docs, dtype=np.int64))
         self._doc_index = None
@@ -63,14 +61,11 @@ class Mirror:
         present[present] = self._doc_index[rows[present]] == d[present]
         self.core.forget(rows[present].astype(np.int64))
 
-    def lookup(
-        self, sigs: np.ndarray, keys: np.ndarray, threshold: float, top_k: int | None
-    ) -> list[list[Match]]:
+    def lookup(self, sigs: np.ndarray, threshold: float, top_k: int | None) -> list[list[Match]]:
         """For each query row, the live stored documents with estimate ≥ threshold, best
         first (equal similarity by id), at most ``top_k`` of them."""
         offsets, rows, sims = self.core.lookup(
             np.ascontiguousarray(sigs, dtype=np.uint32),
-            np.ascontiguousarray(keys, dtype=np.uint64),
             float(np.nextafter(np.float32(threshold), np.float32(0)))
             if np.float32(threshold) > threshold
             else float(threshold),

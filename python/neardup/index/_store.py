@@ -52,7 +52,6 @@ _PROBE_TEXT = (
     "Ünïcode PROBE text — the quick brown fox jumps over the lazy dog; "
     "near-duplicate detection, MinHash & LSH! 12345 e\u0301t\u00e9"
 )
-_BAND_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 def index_plan(**options: Any) -> Plan:
@@ -81,18 +80,17 @@ def signature_options(plan: Plan) -> dict[str, Any]:
 
 
 def band_keys(signatures: np.ndarray, plan: Plan) -> np.ndarray:
-    """uint64[n, bands]: the stored band keys (band hash mixed with the band number).
+    """uint64[n, bands]: the stored band keys (band hash mixed with the band number, see
+    ``rust/lookup.rs``; the in-memory mirror computes the same keys).
 
     >>> band_keys(np.zeros((1, 128), np.uint32), index_plan()).shape
     (1, 42)
     """
-    from neardup import band_hashes
+    from neardup import _core
 
     assert plan.bands is not None and plan.rows is not None
-    with np.errstate(over="ignore"):
-        mix = np.arange(plan.bands, dtype=np.uint64) * _BAND_MIX
-    bh = np.asarray(band_hashes(signatures, plan.bands, plan.rows), dtype=np.uint64)
-    return np.ascontiguousarray(bh ^ mix[None, :])
+    sig = np.ascontiguousarray(signatures, dtype=np.uint32)
+    return _core.index_band_keys(sig, plan.bands, plan.rows)
 
 
 def probe(plan: Plan) -> dict[str, str]:
@@ -194,6 +192,7 @@ class Store:
         try:
             with store.guard():
                 db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA cache_size=-65536")  # 64 MiB: band-key inserts touch many pages
                 meta = store._read_meta()
         except BaseException:
             db.close()
