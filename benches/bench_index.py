@@ -61,7 +61,9 @@ def main() -> None:
         t = time.perf_counter()
         with Index(path, threshold=0.3) as ix:
             for s in range(0, len(texts), 10_000):
-                ix.add([f"d{i}" for i in range(s, min(s + 10_000, len(texts)))], texts[s : s + 10_000])
+                ix.add(
+                    [f"d{i}" for i in range(s, min(s + 10_000, len(texts)))], texts[s : s + 10_000]
+                )
         ingest = time.perf_counter() - t
         ix = Index(path)
         t = time.perf_counter()

@@ -505,7 +505,9 @@ fn index_band_keys<'py>(
     rows: usize,
 ) -> PyResult<Bound<'py, PyArray2<u64>>> {
     let (num_perm, slots) = signature_rows(&signatures)?;
-    let keys = run(py, || crate::lookup::index_band_keys(slots, num_perm, bands, rows))?;
+    let keys = run(py, || {
+        crate::lookup::index_band_keys(slots, num_perm, bands, rows)
+    })?;
     matrix(py, keys, bands)
 }
 
@@ -534,14 +536,12 @@ impl IndexMirror {
         self.inner.entry_count()
     }
 
-    fn append(
-        &mut self,
-        py: Python<'_>,
-        signatures: PyReadonlyArray2<'_, u32>,
-    ) -> PyResult<usize> {
+    fn append(&mut self, py: Python<'_>, signatures: PyReadonlyArray2<'_, u32>) -> PyResult<usize> {
         let (num_perm, sigs) = signature_rows(&signatures)?;
         if num_perm != self.inner.num_perm() {
-            return Err(PyValueError::new_err("signatures do not match the index's num_perm"));
+            return Err(PyValueError::new_err(
+                "signatures do not match the index's num_perm",
+            ));
         }
         let inner = &mut self.inner;
         run(py, || inner.append(sigs))
@@ -567,7 +567,9 @@ impl IndexMirror {
     )> {
         let (num_perm, sigs) = signature_rows(&signatures)?;
         if num_perm != self.inner.num_perm() {
-            return Err(PyValueError::new_err("signatures do not match the index's num_perm"));
+            return Err(PyValueError::new_err(
+                "signatures do not match the index's num_perm",
+            ));
         }
         let select = crate::lookup::Selection { threshold, top_k };
         let inner = &self.inner;

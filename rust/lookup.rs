@@ -157,11 +157,15 @@ impl Mirror {
     pub fn append(&mut self, signatures: &[u32]) -> Result<usize> {
         let n = signatures.len() / self.num_perm;
         if signatures.len() != n * self.num_perm {
-            return Err(Error::new("append: signatures do not have num_perm columns"));
+            return Err(Error::new(
+                "append: signatures do not have num_perm columns",
+            ));
         }
         let keys = index_band_keys(signatures, self.num_perm, self.bands, self.rows_per_band)?;
         if self.len() + n > u32::MAX as usize {
-            return Err(Error::new("the in-memory index holds at most 2**32 - 1 documents"));
+            return Err(Error::new(
+                "the in-memory index holds at most 2**32 - 1 documents",
+            ));
         }
         let first = self.len();
         self.signatures.extend_from_slice(signatures);
@@ -187,7 +191,11 @@ impl Mirror {
         let b = self.bands;
         (first..self.len())
             .filter(|&row| self.alive[row])
-            .flat_map(|row| self.keys[row * b..(row + 1) * b].iter().map(move |&k| (k, row as u32)))
+            .flat_map(|row| {
+                self.keys[row * b..(row + 1) * b]
+                    .iter()
+                    .map(move |&k| (k, row as u32))
+            })
             .collect()
     }
 
@@ -274,10 +282,40 @@ mod tests {
     fn finds_verifies_ranks_and_forgets() {
         // 2 bands of 2 rows: rows 0 and 1 identical, row 2 shares band 0, row 3 empty
         let mut m = Mirror::new(4, 2, 2).unwrap();
-        let sigs = [1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 9, 9, u32::MAX, u32::MAX, u32::MAX, u32::MAX];
+        let sigs = [
+            1,
+            2,
+            3,
+            4,
+            1,
+            2,
+            3,
+            4,
+            1,
+            2,
+            9,
+            9,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+        ];
         assert_eq!(m.append(&sigs).unwrap(), 0);
         assert_eq!(m.entry_count(), 6);
-        let query = [1, 2, 3, 4, 5, 5, 5, 5, u32::MAX, u32::MAX, u32::MAX, u32::MAX];
+        let query = [
+            1,
+            2,
+            3,
+            4,
+            5,
+            5,
+            5,
+            5,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+        ];
         let r = m.lookup(&query, ALL).unwrap();
         assert_eq!(r.offsets, vec![0, 3, 3, 3]);
         assert_eq!(r.rows, vec![0, 1, 2]);

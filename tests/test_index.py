@@ -114,7 +114,10 @@ def test_changed_hash_bits_are_detected(tmp_path):
     con.execute("UPDATE meta SET value = ? WHERE key = 'signature_probe'", (json.dumps("0" * 32),))
     con.commit()
     con.close()
-    with pytest.raises(IndexMismatchError, match="signature mismatch: this neardup build computes other hash version 1"):
+    with pytest.raises(
+        IndexMismatchError,
+        match="signature mismatch: this neardup build computes other hash version 1",
+    ):
         Index(path)
 
 

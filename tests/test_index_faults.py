@@ -75,8 +75,9 @@ def _kill_loop(tmp_path, command, rng):
     path = tmp_path / "killed.ndx"
     counts = []
     for _ in range(LOOPS):
-        proc = subprocess.Popen(command(path), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                env=_env())
+        proc = subprocess.Popen(
+            command(path), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env()
+        )
         time.sleep(rng.uniform(0.2, 1.0))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -115,8 +116,20 @@ def test_killed_cli_ingest_resumes_to_the_same_index(tmp_path, reference):
     corpus, whole = reference
     path, _ = _kill_loop(
         tmp_path,
-        lambda p: [sys.executable, "-m", "neardup", "index", "add", str(p), str(corpus),
-                   "--threshold", "0.5", "--skip-existing", "--batch-size", str(BATCH)],
+        lambda p: [
+            sys.executable,
+            "-m",
+            "neardup",
+            "index",
+            "add",
+            str(p),
+            str(corpus),
+            "--threshold",
+            "0.5",
+            "--skip-existing",
+            "--batch-size",
+            str(BATCH),
+        ],
         random.Random(2),
     )
     assert _content(path) == whole

@@ -64,7 +64,9 @@ _OPS = st.lists(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(ops=_OPS)
 def test_interleavings_agree_with_a_fresh_reopen(tmp_path_factory, ops):
     path = tmp_path_factory.mktemp("h") / "h.ndx"
@@ -117,7 +119,7 @@ def test_bad_threshold_on_an_existing_index(tmp_path):
 
 
 def test_missing_folder_says_so(tmp_path):
-    with pytest.raises(InvalidArgumentError, match="folder .* does not exist"):
+    with pytest.raises(InvalidArgumentError, match=r"folder .* does not exist"):
         Index(tmp_path / "nope" / "x.ndx")
 
 
@@ -192,8 +194,11 @@ def test_deleted_band_rows(tmp_path):
 
 def test_changed_band_key(tmp_path):
     path = _built(tmp_path)
-    _sql(path, "UPDATE bands SET band_key = band_key + 1 WHERE doc = 3 AND band_key = "
-         "(SELECT min(band_key) FROM bands WHERE doc = 3)")
+    _sql(
+        path,
+        "UPDATE bands SET band_key = band_key + 1 WHERE doc = 3 AND band_key = "
+        "(SELECT min(band_key) FROM bands WHERE doc = 3)",
+    )
     with Index(path) as ix, pytest.raises(IndexCorruptError, match="differ from the stored"):
         ix.check()
 

@@ -30,7 +30,7 @@ def _corpus(n=300, seed=3):
 
 def _brute(ix, texts, ids, query, k, threshold):
     """Every stored document that shares a band key with the query, ranked by estimate."""
-    sig = np.asarray(neardup.minhash(texts + [query], num_perm=ix.num_perm, k=ix.k))
+    sig = np.asarray(neardup.minhash([*texts, query], num_perm=ix.num_perm, k=ix.k))
     keys = np.asarray(neardup.band_hashes(sig, ix.bands, ix.rows))
     shares = (keys[:-1] == keys[-1]).any(axis=1) & (sig[-1] != 0xFFFFFFFF).any()
     sim = (sig[:-1] == sig[-1]).mean(axis=1, dtype=np.float32).astype(np.float64)

@@ -110,7 +110,7 @@ class Index:
         hash_version: int | None = None,
     ) -> None:
         self.path = os.fspath(path)
-        given = {
+        given: dict[str, Any] = {
             "num_perm": num_perm,
             "k": k,
             "seed": seed,
@@ -261,9 +261,7 @@ class Index:
         sig = np.asarray(minhash(texts, k=self.k, unit=self.unit, **opts), dtype=np.uint32)  # type: ignore[arg-type]
         return self._lookup(sig, thr, k)
 
-    def add(
-        self, ids: Sequence[Any], texts: Any, skip_existing: bool = False
-    ) -> list[list[Match]]:
+    def add(self, ids: Sequence[Any], texts: Any, skip_existing: bool = False) -> list[list[Match]]:
         """Insert documents in one transaction; return for each the existing ids it near-duplicates.
 
         "Existing" includes documents added earlier in the same call, so results do not depend
@@ -305,7 +303,8 @@ class Index:
             new = np.array([s not in existing for s in sids], dtype=bool)
             todo = np.flatnonzero(new & (sizes > 0))
             if len(todo):  # against the index (under the write lock: every commit is seen)
-                for i, ms in zip(todo, self._lookup(sig[todo], self.threshold, None)):
+                found = self._lookup(sig[todo], self.threshold, None)
+                for i, ms in zip(todo.tolist(), found, strict=True):
                     result[i] = ms
             if len(todo) > 1:  # among this batch: an earlier position counts as existing
                 cp = np.asarray(lsh_candidates(sig[todo], self.bands, self.rows), dtype=np.int64)

@@ -15,6 +15,7 @@ so a new document can never inherit a removed one's state).
 
 from __future__ import annotations
 
+import itertools
 from typing import NamedTuple
 
 import numpy as np
@@ -75,7 +76,7 @@ class Mirror:
         row_list, sim_list = rows.tolist(), sims.astype(np.float64).tolist()
         out: list[list[Match]] = []
         bounds = offsets.tolist()
-        for a, b in zip(bounds, bounds[1:], strict=False):
+        for a, b in itertools.pairwise(bounds):
             if a == b:
                 out.append([])
                 continue

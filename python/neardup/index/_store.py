@@ -272,7 +272,9 @@ class Store:
                     f"{self.path}: {nb} band rows for {live} non-empty documents x "
                     f"{plan.bands} bands = {live * plan.bands}"
                 )
-            rows = db.execute("SELECT doc, sig FROM docs WHERE shingles > 0 ORDER BY doc").fetchall()
+            rows = db.execute(
+                "SELECT doc, sig FROM docs WHERE shingles > 0 ORDER BY doc"
+            ).fetchall()
             expected = live_keys(rows)
             stored = np.array(
                 db.execute("SELECT band_key, doc FROM bands ORDER BY band_key, doc").fetchall(),
