@@ -32,19 +32,18 @@ pub fn index_band_keys(
     Ok(keys)
 }
 
-/// Sorted band keys with the stored row of each, and a directory on the keys' top bits:
-/// keys with top bits `t` are `keys[dir[t]..dir[t + 1]]`.
+/// Sorted `(band key, row)` entries with a directory on the keys' top bits: keys with top
+/// bits `t` are `entries[dir[t]..dir[t + 1]]`. A key and its row share a cache line.
 #[derive(Default)]
 struct BandTable {
-    keys: Vec<u64>,
-    rows: Vec<u32>,
+    entries: Vec<(u64, u32)>,
     dir: Vec<usize>,
     /// `64 - bits` for a directory of `2**bits` slots.
     shift: u32,
 }
 
 impl BandTable {
-    /// The table of `(key, row)` entries; about one directory slot per two keys.
+    /// The table of `(key, row)` entries; about one directory slot per key.
     fn build(mut entries: Vec<(u64, u32)>) -> BandTable {
         entries.sort_unstable();
         let bits = (usize::BITS - entries.len().max(2).leading_zeros()).clamp(2, 25) - 1;
@@ -56,30 +55,34 @@ impl BandTable {
         for t in 1..dir.len() {
             dir[t] += dir[t - 1];
         }
-        let (keys, rows) = entries.into_iter().unzip();
         BandTable {
-            keys,
-            rows,
+            entries,
             dir,
             shift,
         }
     }
 
     fn len(&self) -> usize {
-        self.keys.len()
+        self.entries.len()
     }
 
-    /// Appends the rows stored under `key` to `out`.
-    #[inline]
-    fn rows_of(&self, key: u64, out: &mut Vec<u32>) {
-        if self.keys.is_empty() {
+    /// Appends the rows stored under each of `keys` to `out`. Two passes (all directory
+    /// slots, then all entries) so the memory loads of different keys are independent and
+    /// overlap, instead of one cache miss after another.
+    fn rows_of(&self, keys: &[u64], spans: &mut Vec<(usize, usize)>, out: &mut Vec<u32>) {
+        if self.entries.is_empty() {
             return;
         }
-        let top = (key >> self.shift) as usize;
-        let (start, end) = (self.dir[top], self.dir[top + 1]);
-        for i in start..end {
-            if self.keys[i] == key {
-                out.push(self.rows[i]);
+        spans.clear();
+        spans.extend(keys.iter().map(|&key| {
+            let top = (key >> self.shift) as usize;
+            (self.dir[top], self.dir[top + 1])
+        }));
+        for (&key, &(start, end)) in keys.iter().zip(spans.iter()) {
+            for &(k, row) in &self.entries[start..end] {
+                if k == key {
+                    out.push(row);
+                }
             }
         }
     }
@@ -230,14 +233,13 @@ impl Mirror {
         out.offsets.push(0);
         let mut candidates: Vec<u32> = Vec::new();
         let mut scored: Vec<(f32, u32)> = Vec::new();
+        let mut spans: Vec<(usize, usize)> = Vec::with_capacity(b);
         for (sig, keys) in queries.chunks_exact(p).zip(query_keys.chunks_exact(b)) {
             candidates.clear();
             scored.clear();
             if !is_empty_signature(sig) {
                 for table in [&self.main, &self.delta] {
-                    for &key in keys {
-                        table.rows_of(key, &mut candidates);
-                    }
+                    table.rows_of(keys, &mut spans, &mut candidates);
                 }
                 candidates.sort_unstable();
                 candidates.dedup();
