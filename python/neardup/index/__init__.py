@@ -25,6 +25,7 @@ mid-batch loses only the uncommitted batch; ``add(..., skip_existing=True)`` res
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import numbers
 import os
@@ -139,7 +140,7 @@ class Index:
             self._store.db.close()
             raise
         if threshold is not None:
-            stored = stored.__class__(**{**stored.as_dict(), "threshold": requested.threshold})
+            stored = dataclasses.replace(stored, threshold=requested.threshold)
         self.plan = stored
         self.params: dict[str, Any] = {
             "format": INDEX_FORMAT,
