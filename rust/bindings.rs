@@ -558,7 +558,7 @@ impl IndexMirror {
         &self,
         py: Python<'py>,
         signatures: PyReadonlyArray2<'py, u32>,
-        threshold: f32,
+        threshold: f64,
         top_k: usize,
     ) -> PyResult<(
         Bound<'py, PyArray1<i64>>,

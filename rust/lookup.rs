@@ -91,8 +91,9 @@ impl BandTable {
 /// What to keep of each query's verified candidates.
 #[derive(Clone, Copy)]
 pub struct Selection {
-    /// Minimum estimated similarity.
-    pub threshold: f32,
+    /// Minimum estimated similarity, compared in f64 as the Python side compares it (an f32
+    /// threshold would round 0.3 up and drop an estimate of exactly 0.3).
+    pub threshold: f64,
     /// Keep the best `top_k` (0 = all); candidates tied with the k-th are kept too, so the
     /// caller can break ties by id without losing one.
     pub top_k: usize,
@@ -249,7 +250,7 @@ impl Mirror {
                         continue;
                     }
                     let s = equal_share(sig, &self.signatures[row_ * p..(row_ + 1) * p]);
-                    if s >= select.threshold {
+                    if f64::from(s) >= select.threshold {
                         scored.push((s, row));
                     }
                 }

@@ -65,27 +65,21 @@ class Mirror:
     def lookup(self, sigs: np.ndarray, threshold: float, top_k: int | None) -> list[list[Match]]:
         """For each query row, the live stored documents with estimate ≥ threshold, best
         first (equal similarity by id), at most ``top_k`` of them."""
-        offsets, rows, sims = self.core.lookup(
-            np.ascontiguousarray(sigs, dtype=np.uint32),
-            float(np.nextafter(np.float32(threshold), np.float32(0)))
-            if np.float32(threshold) > threshold
-            else float(threshold),
-            top_k or 0,
-        )
-        ids = self.ids
-        row_list, sim_list = rows.tolist(), sims.astype(np.float64).tolist()
-        out: list[list[Match]] = []
+        sigs = np.ascontiguousarray(sigs, dtype=np.uint32)
+        offsets, rows, sims = self.core.lookup(sigs, float(threshold), top_k or 0)
+        ids = map(self.ids.__getitem__, rows.tolist())
+        matches = list(map(Match._make, zip(ids, sims.tolist(), strict=True)))
         bounds = offsets.tolist()
-        for a, b in itertools.pairwise(bounds):
-            if a == b:
-                out.append([])
-                continue
-            ms = [Match(ids[r], s) for r, s in zip(row_list[a:b], sim_list[a:b], strict=True)]
-            if b - a > 1:
+        out = [matches[a:b] for a, b in itertools.pairwise(bounds)]
+        # The core orders equal similarities by row and keeps every match tied with the k-th:
+        # re-sort (by id) and cut only the queries that hold a tie.
+        if len(sims) > 1:
+            counts = np.diff(offsets)
+            query = np.repeat(np.arange(len(counts)), counts)
+            tied = (sims[1:] == sims[:-1]) & (query[1:] == query[:-1])
+            for q in np.unique(query[1:][tied]).tolist():
+                ms = out[q]
                 ms.sort(key=lambda m: (-m.similarity, m.id))
-            # the float32 threshold above may admit an estimate just below the float64 one
-            ms = [m for m in ms if m.similarity >= threshold]
-            if top_k is not None:
-                del ms[top_k:]
-            out.append(ms)
+                if top_k is not None:
+                    del ms[top_k:]
         return out
