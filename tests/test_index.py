@@ -116,7 +116,7 @@ def test_changed_hash_bits_are_detected(tmp_path):
     con.close()
     with pytest.raises(
         IndexMismatchError,
-        match="signature mismatch: this neardup build computes other hash version 1",
+        match=f"signature mismatch: this neardup build computes other hash version {neardup.HASH_VERSION}",
     ):
         Index(path)
 
@@ -274,3 +274,19 @@ def test_other_connections_writes_are_seen(tmp_path):
     assert [m.id for m in writer.query([base[1]])[0]] == ["r1", "w1"]
     reader.close()
     writer.close()
+
+
+def test_an_index_computes_with_the_hash_version_it_was_built_with(tmp_path):
+    import unicodedata
+
+    text = "Le café était très bon et la journée fut agréable pour tous les élèves présents"
+    decomposed = unicodedata.normalize("NFD", text)
+    for version, finds_nfd in ((1, False), (2, True)):
+        path = tmp_path / f"v{version}.ndx"
+        with Index(path, threshold=0.9, hash_version=version) as ix:
+            ix.add(["fr"], [text])
+        with Index(path) as ix:  # reopened without saying the version
+            assert ix.hash_version == version
+            assert ix.query([text]) == [[Match("fr", 1.0)]]
+            assert bool(ix.query([decomposed])[0]) is finds_nfd
+            ix.check()

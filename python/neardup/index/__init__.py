@@ -183,7 +183,7 @@ class Index:
         """(signatures uint32[n, P], band keys uint64[n, b], shingle counts int64[n])."""
         from neardup import minhash, shingles
 
-        ss = shingles(texts, k=self.k, unit=self.unit)  # type: ignore[arg-type]
+        ss = shingles(texts, k=self.k, unit=self.unit, hash_version=self.hash_version)  # type: ignore[arg-type]
         sig = np.ascontiguousarray(minhash(ss, **signature_options(self.plan)), dtype=np.uint32)
         return sig, band_keys(sig, self.plan), np.asarray(ss.sizes(), dtype=np.int64)
 

@@ -69,14 +69,8 @@ def signature_options(plan: Plan) -> dict[str, Any]:
     >>> signature_options(index_plan())["num_perm"]
     128
     """
-    from neardup import _core
-
-    opts: dict[str, Any] = {"num_perm": plan.num_perm, "seed": plan.seed}
-    # Hook for branch `hashv2`: the stages gain `hash_version=`; until then only the
-    # default version exists, so it is passed only when it differs from the default.
-    if plan.hash_version != _core.HASH_VERSION:
-        opts["hash_version"] = plan.hash_version
-    return opts
+    # The index computes with the version it was built with, whatever this build's default.
+    return {"num_perm": plan.num_perm, "seed": plan.seed, "hash_version": plan.hash_version}
 
 
 def band_keys(signatures: np.ndarray, plan: Plan) -> np.ndarray:
@@ -107,7 +101,9 @@ def probe(plan: Plan) -> dict[str, str]:
     return {
         "signature_probe": hashlib.sha256(sig.astype("<u4").tobytes()).hexdigest()[:32],
         "normalization": "neardup.normalize:"
-        + hashlib.sha256(normalize(_PROBE_TEXT).encode()).hexdigest()[:16],
+        + hashlib.sha256(
+            normalize(_PROBE_TEXT, hash_version=plan.hash_version).encode()
+        ).hexdigest()[:16],
     }
 
 
