@@ -116,7 +116,8 @@ def test_changed_hash_bits_are_detected(tmp_path):
     con.close()
     with pytest.raises(
         IndexMismatchError,
-        match=f"signature mismatch: this neardup build computes other hash version {neardup.HASH_VERSION}",
+        match="signature mismatch: this neardup build computes other hash version "
+        f"{neardup.HASH_VERSION}",
     ):
         Index(path)
 
