@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup.commands.dedup import add_common_text_args
+from neardup.commands._args import add_text_args as add_common_text_args
 
 __all__ = ["add_parser", "read_pairs", "run", "sample_documents"]
 
