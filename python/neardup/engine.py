@@ -51,20 +51,25 @@ MAX_REPORTED_PAIRS = 1 << 31
 # -- per batch ---------------------------------------------------------------------------------
 
 _MIX1 = np.uint64(0x9E3779B97F4A7C15)
-_MIX2 = np.uint64(0xD6E8FEB86659FD93)
 
 
 def _mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser, elementwise on uint64 (wrapping arithmetic)."""
+    """SplitMix64 finaliser of a fresh uint64 array, elementwise and in place (wrapping)."""
     with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
 
 
 def set_digests(sets: stages.ShingleSets) -> np.ndarray:
-    """A 128-bit digest of each shingle set, uint64[n, 2]: equal sets give equal digests
-    (order-independent sums of two mixes plus the size); empty sets give (0, 0).
+    """A 128-bit digest of each shingle set, uint64[n, 2]: equal sets give equal digests.
+
+    Order-independent: the sums of the (already uniform) shingle hashes and of their squares
+    modulo 2**64, the mixed size folded into the first; empty sets give (0, 0). Only compared
+    within one run, never stored.
 
     >>> d = set_digests(stages.shingles(["a b c", "A b, c!", "a b d"], k=2))
     >>> bool((d[0] == d[1]).all()), bool((d[0] == d[2]).all())
@@ -75,9 +80,9 @@ def set_digests(sets: stages.ShingleSets) -> np.ndarray:
     rows = np.flatnonzero(sizes > 0)
     if len(rows):
         with np.errstate(over="ignore"):
-            out[rows, 0] = np.add.reduceat(_mix64(sets.hashes ^ _MIX1), sets.offsets[rows])
-            out[rows, 1] = np.add.reduceat(_mix64(sets.hashes ^ _MIX2), sets.offsets[rows])
-            out[:, 0] ^= _mix64(sizes.astype(np.uint64))
+            out[rows, 0] = np.add.reduceat(sets.hashes, sets.offsets[rows])
+            out[rows, 1] = np.add.reduceat(sets.hashes * sets.hashes, sets.offsets[rows])
+            out[rows, 0] ^= _mix64(sizes[rows].astype(np.uint64) ^ _MIX1)
     return out
 
 
