@@ -66,9 +66,15 @@ class SetBuilder:
         self._sizes: list[np.ndarray] = []
         self._hashes: list[np.ndarray] = []
 
-    def add(self, sets: stages.ShingleSets, rows: np.ndarray, at: np.ndarray) -> None:
-        """Add the sets of ``rows`` of a batch as unique documents ``at`` (increasing)."""
-        sizes, hashes = take_sets(sets, rows)
+    def add(
+        self, sets: stages.ShingleSets, rows: np.ndarray, at: np.ndarray, only: bool = False
+    ) -> None:
+        """Add the sets of ``rows`` of a batch as unique documents ``at`` (increasing);
+        ``only``: the batch's other sets are empty (``shingles(only=)``), so no gather."""
+        if only:
+            sizes, hashes = sets.sizes()[rows], sets.hashes
+        else:
+            sizes, hashes = take_sets(sets, rows)
         self._at.append(np.asarray(at, dtype=np.int64))
         self._sizes.append(sizes)
         self._hashes.append(hashes)
@@ -161,7 +167,7 @@ def candidate_sets(
                 sets = stages.shingles(batch.texts, k=plan.k, unit=plan.unit, only=mask)  # type: ignore[arg-type]
                 if drop.size:
                     sets, _ = remove_shingles(sets, drop)
-                builder.add(sets, local, want[lo:hi])
+                builder.add(sets, local, want[lo:hi], only=True)
             if hi == len(positions):
                 break
     return builder.build(len(selected))
