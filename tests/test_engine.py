@@ -72,3 +72,19 @@ def test_first_seen_across_batches_matches_one_collapse():
 def test_keep_longest_breaks_ties_by_position():
     keep, rep = engine.keep_mask(np.array([0, 0, 0, 3]), np.array([5, 9, 9, 1]), "longest")
     assert keep.tolist() == [False, True, False, True] and rep.tolist() == [1, 1, 1, 3]
+
+
+def test_second_pass_over_the_store_gives_what_the_held_sets_give(monkeypatch):
+    texts = list(neardup.synth.generate(bases=6, singles=20, seed=5).texts)
+    cases = [
+        {"method": "minhash", "pairs": "all"},
+        {"method": "minhash", "pairs": "spanning"},
+        {"method": "simhash"},
+    ]
+    held = [neardup.find_duplicates(texts, threshold=0.5, **c) for c in cases]
+    monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
+    for case, want in zip(cases, held, strict=True):
+        got = neardup.find_duplicates(texts, threshold=0.5, **case)
+        np.testing.assert_array_equal(got.pairs, want.pairs)
+        np.testing.assert_array_equal(got.similarity, want.similarity)
+        np.testing.assert_array_equal(got.keep, want.keep)

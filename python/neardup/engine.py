@@ -44,6 +44,10 @@ from neardup.stores import DocumentStore, char_lengths
 
 SHA_METHODS = ("sha256", "sha256-normalized")
 
+#: Shingle hashes (8 bytes each) of the unique documents held from the sign pass for exact
+#: verification; past it, the candidates are shingled again in a second pass over the store.
+HOLD_SETS_BUDGET = 1 << 25
+
 #: ``pairs="all"`` refuses to build more pairs than this (16 bytes each, plus the similarity).
 MAX_REPORTED_PAIRS = 1 << 31
 
@@ -160,23 +164,39 @@ def sign_batch(plan: Plan, texts: Any, drop: np.ndarray) -> SignedBatch:
 
 
 class _FirstSeen:
-    """Which documents of a batch are the first occurrence of their digest in the whole run."""
+    """Which documents of a batch are the first occurrence of their digest in the whole run.
+
+    The digests seen so far are kept sorted by their first lane (uint64 sorts fast); a match
+    there is confirmed on the second lane, and the rare first-lane collision checked exactly.
+    """
 
     def __init__(self) -> None:
-        self._seen = np.zeros(0, dtype="V16")
+        self._a = np.zeros(0, dtype=np.uint64)
+        self._b = np.zeros(0, dtype=np.uint64)
+
+    def _seen(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if not len(self._a):
+            return np.zeros(len(a), dtype=bool)
+        at = np.minimum(np.searchsorted(self._a, a), len(self._a) - 1)
+        seen = (self._a[at] == a) & (self._b[at] == b)
+        for i in np.flatnonzero((self._a[at] == a) & ~seen):  # same first lane, other set
+            lo = int(np.searchsorted(self._a, a[i], side="left"))
+            hi = int(np.searchsorted(self._a, a[i], side="right"))
+            seen[i] = bool((self._b[lo:hi] == b[i]).any())
+        return seen
 
     def new(self, digests: np.ndarray, groupable: np.ndarray) -> np.ndarray:
-        keys = np.ascontiguousarray(digests).view("V16").ravel()
         first = ~groupable  # ungroupable documents are always their own
         rows = np.flatnonzero(groupable)
         if len(rows):
-            uniq, index = np.unique(keys[rows], return_index=True)
-            fresh = np.ones(len(uniq), dtype=bool)
-            if len(self._seen):
-                at = np.minimum(np.searchsorted(self._seen, uniq), len(self._seen) - 1)
-                fresh = self._seen[at] != uniq
-            first[rows[index[fresh]]] = True
-            self._seen = np.sort(np.concatenate([self._seen, uniq[fresh]]))
+            local = collapse(digests[rows], np.ones(len(rows), dtype=bool))
+            fresh = rows[local == np.arange(len(rows))]  # first within the batch
+            fresh = fresh[~self._seen(digests[fresh, 0], digests[fresh, 1])]
+            first[fresh] = True
+            a = np.concatenate([self._a, digests[fresh, 0]])
+            b = np.concatenate([self._b, digests[fresh, 1]])
+            order = np.lexsort((b, a))
+            self._a, self._b = a[order], b[order]
         return first
 
 
@@ -191,9 +211,12 @@ def collapse(digests: np.ndarray, groupable: np.ndarray) -> np.ndarray:
     first = np.arange(n, dtype=np.int64)
     rows = np.flatnonzero(groupable)
     if len(rows):
-        keys = np.ascontiguousarray(digests[rows]).view("V16").ravel()
-        _, index, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        first[rows] = rows[index][inverse.ravel()]
+        a, b = digests[rows, 0], digests[rows, 1]
+        order = np.lexsort((rows, b, a))  # by digest, then position: a group's first leads
+        head = np.ones(len(rows), dtype=bool)
+        head[1:] = (a[order][1:] != a[order][:-1]) | (b[order][1:] != b[order][:-1])
+        group = np.cumsum(head) - 1
+        first[rows[order]] = rows[order][head][group]
     return first
 
 
@@ -239,7 +262,8 @@ def keep_mask(
 
 
 def _sorted_pairs(pairs: np.ndarray, sims: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    pairs = np.sort(pairs, axis=1) if len(pairs) else pairs.reshape(0, 2)
+    pairs = pairs.reshape(-1, 2)
+    pairs = np.stack([pairs.min(axis=1), pairs.max(axis=1)], axis=1)
     order = np.lexsort((pairs[:, 1], pairs[:, 0]))
     return np.ascontiguousarray(pairs[order], dtype=np.int64), sims[order].astype(np.float32)
 
@@ -412,7 +436,10 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
             drop = _boilerplate(plan, store)
     probe = plan.resolve(0) if plan.method != "auto" else plan
     builder = SetBuilder(plan.k, plan.unit)
-    hold = probe.method in ("exact-jaccard", "auto")  # exact Jaccard needs every unique set
+    # The unique documents' sets are held while exact Jaccard needs them all (exact-jaccard,
+    # auto up to its limit) or while they fit HOLD_SETS_BUDGET: verification then needs no
+    # second pass over the store.
+    hold = probe.uses_shingles
     signs: list[np.ndarray] = []
     digests, groupable, live, lengths, sizes, removed = [], [], [], [], [], []
     seen = _FirstSeen()
@@ -431,19 +458,17 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
                 removed.append(b.removed)
             if len(chosen) and b.sets is not None:
                 unique += len(chosen)
-                if probe.method == "auto" and unique > plan.auto_exact_limit:
-                    hold = False
-                    builder.clear()
                 if hold:
                     builder.add(b.sets, chosen, np.arange(unique - len(chosen), unique))
-                if probe.method in ("minhash", "auto"):
-                    signs.append(_minhash(plan, b.sets, chosen))
-                elif probe.method == "simhash":
-                    signs.append(
-                        stages.simhash(
-                            _rows(b.sets, chosen), bits=plan.simhash_bits, threads=plan.threads
-                        )
+                    needed = probe.method == "exact-jaccard" or (
+                        probe.method == "auto" and unique <= plan.auto_exact_limit
                     )
+                    too_many = builder.hashes > HOLD_SETS_BUDGET or probe.verify == "estimate"
+                    if not needed and too_many:
+                        hold = False
+                        builder.clear()
+                if probe.method in ("minhash", "auto", "simhash"):
+                    signs.append(sign_rows(probe, b.sets, chosen))
     with timer.stage("collapse"):
         first = collapse(_cat(digests, (0, 2), np.uint64), _cat(groupable, (0,), bool))
         selected = np.flatnonzero(_cat(live, (0,), bool))
@@ -463,7 +488,7 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
         signatures=_cat(signs, (0, width), dtype)
         if resolved.method in ("minhash", "simhash")
         else None,
-        sets=builder.build(len(selected)) if hold and resolved.method == "exact-jaccard" else None,
+        sets=builder.build(len(selected)) if hold else None,
     )
     del signs, builder
     with timer.stage("near pairs"):
@@ -495,14 +520,32 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     )
 
 
-def _minhash(plan: Plan, sets: stages.ShingleSets, rows: np.ndarray) -> np.ndarray:
-    return stages.minhash(
-        _rows(sets, rows),
-        num_perm=plan.num_perm,
-        seed=plan.seed,
-        threads=plan.threads,
-        algorithm=plan.algorithm,  # type: ignore[arg-type]
-    )
+def sign_rows(plan: Plan, sets: stages.ShingleSets, rows: np.ndarray) -> np.ndarray:
+    """MinHash signatures (``auto`` too) or SimHash fingerprints of the given rows of a batch.
+
+    When most rows are wanted, the whole batch is signed and the rows taken from the
+    signatures (cheaper than gathering their shingles first).
+
+    >>> from neardup.plan import make_plan
+    >>> sets = stages.shingles(["a b c", "d e f", "a b c"], k=2)
+    >>> sign_rows(make_plan(num_perm=8), sets, np.array([0, 1])).shape
+    (2, 8)
+    """
+    if plan.method == "simhash":
+
+        def sign(s: stages.ShingleSets) -> np.ndarray:
+            return stages.simhash(s, bits=plan.simhash_bits, threads=plan.threads)
+    else:
+
+        def sign(s: stages.ShingleSets) -> np.ndarray:
+            algorithm: Any = plan.algorithm
+            return stages.minhash(
+                s, num_perm=plan.num_perm, seed=plan.seed, threads=plan.threads, algorithm=algorithm
+            )
+
+    if 2 * len(rows) >= len(sets):
+        return np.ascontiguousarray(sign(sets)[rows])
+    return sign(_rows(sets, rows))
 
 
 def _rows(sets: stages.ShingleSets, rows: np.ndarray) -> stages.ShingleSets:

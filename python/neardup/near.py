@@ -65,6 +65,7 @@ class SetBuilder:
         self._at: list[np.ndarray] = []
         self._sizes: list[np.ndarray] = []
         self._hashes: list[np.ndarray] = []
+        self.hashes = 0  # shingle hashes held
 
     def add(
         self, sets: stages.ShingleSets, rows: np.ndarray, at: np.ndarray, only: bool = False
@@ -78,6 +79,7 @@ class SetBuilder:
         self._at.append(np.asarray(at, dtype=np.int64))
         self._sizes.append(sizes)
         self._hashes.append(hashes)
+        self.hashes += len(hashes)
 
     def build(self, n: int) -> stages.ShingleSets:
         """One ShingleSets of ``n`` documents."""
@@ -150,10 +152,18 @@ def candidate_bound(signatures: np.ndarray, bands: int, rows: int, limit: int) -
 
 
 def candidate_sets(
-    plan: Plan, store: Any, selected: np.ndarray, wanted: np.ndarray, drop: np.ndarray
+    plan: Plan,
+    store: Any,
+    selected: np.ndarray,
+    wanted: np.ndarray,
+    drop: np.ndarray,
+    held: stages.ShingleSets | None = None,
 ) -> stages.ShingleSets:
-    """The second pass: the (stripped) sets of the unique documents ``wanted`` (bool[m]),
-    shingled alone; the others get empty sets. Stops reading after the last one wanted."""
+    """The (stripped) sets of the unique documents ``wanted`` (bool[m]), the others empty:
+    those held from the sign pass, else a second pass over the store that shingles only them
+    and stops reading after the last one wanted."""
+    if held is not None:
+        return held
     builder = SetBuilder(plan.k, plan.unit)
     want = np.flatnonzero(wanted)
     positions = selected[want]
@@ -228,13 +238,14 @@ def _minhash_pairs(
         return pairs, sims
     if mode == "spanning":  # leaders chosen by exact Jaccard: the sets of bucket members
         wanted = stages.lsh_candidate_rows(sig, bands, rows)
-        ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop)
+        ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
         pairs, sims = stages.lsh_duplicates(sig, bands, rows, threshold, ev.sets, spanning=True)
         info["candidates"] = len(pairs)
     else:
         candidates = stages.lsh_candidates(sig, bands, rows)
         info["candidates"] = len(candidates)
-        ev.sets = candidate_sets(plan, store, ev.selected, _in_pairs(candidates, len(sig)), drop)
+        wanted = _in_pairs(candidates, len(sig))
+        ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
         pairs, sims = stages.verify_jaccard(ev.sets, candidates, threshold)
     ev.signatures = None  # exact Jaccard from here on: free the signatures
     return pairs, sims
@@ -250,7 +261,6 @@ def _simhash_pairs(
     info["candidates"] = len(candidates)
     if plan.verify == "estimate":
         return candidates, (1.0 - distance / plan.simhash_bits).astype(np.float32)
-    ev.sets = candidate_sets(
-        plan, store, ev.selected, _in_pairs(candidates, len(fingerprints)), drop
-    )
+    wanted = _in_pairs(candidates, len(fingerprints))
+    ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
     return stages.verify_jaccard(ev.sets, candidates, plan.threshold)

@@ -33,7 +33,7 @@ class DuplicateResult:
     #: The searched texts as the core saw them (kept by reference, for display only).
     texts: Any = field(default=None, repr=False, compare=False)
     #: bool[n]: True for the documents to keep (one per cluster, by the keep policy).
-    keep: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    keep: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]
 
     def __post_init__(self) -> None:
         if self.keep is None:  # built by hand: the lowest index of each cluster is kept
