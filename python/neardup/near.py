@@ -30,20 +30,19 @@ from neardup.plan import Plan
 
 
 def take_sets(sets: stages.ShingleSets, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(sizes, concatenated hashes) of the given rows of a ShingleSets, vectorised.
+    """(sizes, concatenated hashes) of the given rows (increasing) of a ShingleSets, vectorised.
 
     >>> s = stages.shingles(["a b", "c", "d e f"], k=1)
     >>> sizes, hashes = take_sets(s, np.array([0, 2]))
     >>> sizes.tolist(), len(hashes)
     ([2, 3], 5)
     """
-    starts, ends = sets.offsets[rows], sets.offsets[rows + 1]
-    sizes = ends - starts
-    total = int(sizes.sum())
-    if total == 0:
-        return sizes, np.zeros(0, dtype=np.uint64)
-    shift = np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
-    return sizes, sets.hashes[shift + np.arange(total)]
+    if len(rows) == len(sets):  # every row, in order: the arrays as they are
+        return sets.sizes(), sets.hashes
+    every = sets.sizes()
+    wanted = np.zeros(len(every), dtype=bool)
+    wanted[rows] = True
+    return every[rows], sets.hashes[np.repeat(wanted, every)]
 
 
 class SetBuilder:
@@ -88,7 +87,10 @@ class SetBuilder:
             sizes[np.concatenate(self._at)] = np.concatenate(self._sizes)
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        hashes = np.concatenate(self._hashes) if self._hashes else np.zeros(0, np.uint64)
+        if len(self._hashes) == 1:
+            hashes = self._hashes[0]
+        else:
+            hashes = np.concatenate(self._hashes) if self._hashes else np.zeros(0, np.uint64)
         self.clear()
         return stages.ShingleSets(offsets, hashes, k=self.k, unit=self.unit)  # type: ignore[arg-type]
 
