@@ -37,7 +37,7 @@ import numpy as np
 from neardup import _core, stages
 from neardup._texts import as_core_texts, reindexed
 from neardup.boilerplate import FrequencyCounter, remove_shingles, summarize
-from neardup.errors import ResourceError
+from neardup.errors import InputError, ResourceError
 from neardup.near import Evidence, SetBuilder, near_pairs
 from neardup.plan import Plan
 from neardup.stores import DocumentStore, char_lengths
@@ -111,7 +111,7 @@ def sha256_digests(texts: Any, normalized: bool) -> np.ndarray:
             text = _core.normalize(doc) if normalized else doc
             raw[i] = np.frombuffer(hashlib.sha256(text.encode("utf-8")).digest()[:16], np.uint8)
         except UnicodeEncodeError:
-            raise ValueError(
+            raise InputError(
                 f"texts[{i}] is not valid Unicode (it holds a lone surrogate)"
             ) from None
     return out
