@@ -200,6 +200,8 @@ def dedup_files(
     check_outputs(list(inputs), [output, clusters, report])
     sources = ndio.open_sources(inputs, text_field, id_field, id_required)
     try:
+        if output is not None:
+            ndio.check_output(output, sources)  # a format it cannot hold: refused before work
         store = FileStore(sources, batch_size, progress)
         outcome = engine.run(plan, store)
         summary = _summary(outcome, list(inputs), output, clusters)
