@@ -239,6 +239,8 @@ def guarded(command: str, work: Callable[[], int]) -> int:
     except (InvalidArgumentError, ArgumentTypeError) as e:
         print(f"neardup {command}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # the reader of stdout left: the CLI's own handler (exit 141)
+        raise
     except (ValueError, TypeError, OSError) as e:
         print(f"neardup {command}: error: {e}", file=sys.stderr)
         return EXIT_INPUT
