@@ -11,14 +11,26 @@ Texts = list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]
 Pairs = npt.NDArray[np.int64]
 
 HASH_VERSION: int
+HASH_VERSIONS: tuple[int, ...]
 
-def normalize(text: str) -> str: ...
-def word_counts(texts: Texts) -> npt.NDArray[np.int64]: ...
+def normalize(text: str, hash_version: int) -> str: ...
+def word_counts(texts: Texts, hash_version: int) -> npt.NDArray[np.int64]: ...
 def shingle_sets(
-    texts: Texts, k: int, unit: str, selected: npt.NDArray[np.bool_] | None = None
+    texts: Texts,
+    k: int,
+    unit: str,
+    hash_version: int,
+    selected: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64]]: ...
 def minhash_texts(
-    texts: Texts, num_perm: int, seed: int, k: int, unit: str, threads: int, algorithm: str
+    texts: Texts,
+    num_perm: int,
+    seed: int,
+    k: int,
+    unit: str,
+    threads: int,
+    algorithm: str,
+    hash_version: int,
 ) -> npt.NDArray[np.uint32]: ...
 def minhash_sets(
     offsets: npt.NDArray[np.int64],
@@ -29,7 +41,7 @@ def minhash_sets(
     algorithm: str,
 ) -> npt.NDArray[np.uint32]: ...
 def simhash_texts(
-    texts: Texts, bits: int, tf: bool, k: int, unit: str, threads: int
+    texts: Texts, bits: int, tf: bool, k: int, unit: str, threads: int, hash_version: int
 ) -> npt.NDArray[np.uint64]: ...
 def simhash_sets(
     offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], bits: int, threads: int
@@ -75,5 +87,7 @@ def hamming(fingerprints: npt.NDArray[np.uint64], pairs: Pairs) -> npt.NDArray[n
 def hamming_within(
     fingerprints: npt.NDArray[np.uint64], max_distance: int, active: npt.NDArray[np.bool_]
 ) -> tuple[Pairs, npt.NDArray[np.int32]]: ...
-def exact_duplicates(texts: Texts, normalized: bool) -> npt.NDArray[np.int64]: ...
+def exact_duplicates(
+    texts: Texts, normalized: bool, hash_version: int
+) -> npt.NDArray[np.int64]: ...
 def clusters(pairs: Pairs, n: int) -> npt.NDArray[np.int64]: ...
