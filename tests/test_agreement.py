@@ -112,3 +112,23 @@ def test_cli_keeps_the_rows_find_duplicates_keeps(
     assert summary["plan"]["method"] == api.params["method"] == api.method
     assert summary["pairs_mode"] == api.params["pairs_used"]
     assert summary["clusters"] == api.num_clusters
+
+
+@pytest.mark.parametrize("hash_version", neardup.plan.HASH_VERSIONS)
+@pytest.mark.parametrize("extra", [{"unit": "char", "k": 7}, {"algorithm": "oph"}])
+def test_hash_version_unit_and_algorithm_reach_both_executors(
+    inputs, tmp_path, capsys, hash_version, extra
+):
+    texts = CORPORA["stdlib-docstrings"]
+    options = {"threshold": 0.5, "method": "minhash", "hash_version": hash_version, **extra}
+    api = neardup.find_duplicates(texts, **options)
+    out = tmp_path / "kept.jsonl"
+    argv = ["dedup", str(inputs["stdlib-docstrings"]), "-o", str(out), "-q", "--json"]
+    for name, value in options.items():
+        argv += [f"--{name.replace('_', '-')}", str(value)]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    kept = [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()]
+    assert kept == [i for i in range(len(texts)) if api.keep[i]]
+    assert summary["plan"]["hash_version"] == api.params["hash_version"] == hash_version
+    assert {k: summary["plan"][k] for k in extra} == extra

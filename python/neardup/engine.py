@@ -90,8 +90,11 @@ def set_digests(sets: stages.ShingleSets) -> np.ndarray:
     return out
 
 
-def sha256_digests(texts: Any, normalized: bool) -> np.ndarray:
-    """The first 128 bits of each document's SHA-256 (raw UTF-8, or normalised text), uint64[n, 2].
+def sha256_digests(
+    texts: Any, normalized: bool, hash_version: int = _core.HASH_VERSION
+) -> np.ndarray:
+    """The first 128 bits of each document's SHA-256 (raw UTF-8, or the text normalised by
+    ``hash_version``), uint64[n, 2].
 
     >>> d = sha256_digests(["Hi there", "hi THERE!"], normalized=True)
     >>> bool((d[0] == d[1]).all())
@@ -108,7 +111,7 @@ def sha256_digests(texts: Any, normalized: bool) -> np.ndarray:
     raw = out.view(np.uint8).reshape(len(docs), 16)
     for i, doc in enumerate(docs):
         try:
-            text = _core.normalize(doc) if normalized else doc
+            text = _core.normalize(doc, hash_version) if normalized else doc
             raw[i] = np.frombuffer(hashlib.sha256(text.encode("utf-8")).digest()[:16], np.uint8)
         except UnicodeEncodeError:
             raise InputError(
@@ -140,12 +143,17 @@ def sign_batch(plan: Plan, texts: Any, drop: np.ndarray) -> SignedBatch:
     """
     lengths = char_lengths(texts) if plan.keep == "longest" else None
     if not plan.uses_shingles:
-        digests = sha256_digests(texts, plan.method == "sha256-normalized")
+        digests = sha256_digests(texts, plan.method == "sha256-normalized", plan.hash_version)
         n = len(digests)
         every = np.ones(n, dtype=bool)
         zeros = np.zeros(n, dtype=np.int64)
         return SignedBatch(digests, every, ~every, zeros if lengths is None else lengths, None)
-    sets = stages.shingles(texts, k=plan.k, unit=plan.unit)  # type: ignore[arg-type]
+    sets = stages.shingles(
+        texts,
+        k=plan.k,
+        unit=plan.unit,
+        hash_version=plan.hash_version,  # type: ignore[arg-type]
+    )
     n = len(sets)
     sizes = sets.sizes()
     digests = set_digests(sets)  # of the full sets: identical documents stay exact duplicates
@@ -409,8 +417,13 @@ def _boilerplate(plan: Plan, store: DocumentStore) -> np.ndarray:
         ("boilerplate 2/2", counter.count),
     ):
         for batch in store.batches(name):
-            add(_checked(batch, lambda t: stages.shingles(t, k=plan.k, unit=plan.unit)))  # type: ignore[arg-type]
+            add(_checked(batch, lambda t: _shingles(plan, t)))
     return counter.frequent()
+
+
+def _shingles(plan: Plan, texts: Any) -> stages.ShingleSets:
+    unit: Any = plan.unit
+    return stages.shingles(texts, k=plan.k, unit=unit, hash_version=plan.hash_version)
 
 
 def _checked(batch: Any, compute: Any) -> Any:
@@ -435,7 +448,7 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
         with timer.stage("boilerplate"):
             drop = _boilerplate(plan, store)
     probe = plan.resolve(0) if plan.method != "auto" else plan
-    builder = SetBuilder(plan.k, plan.unit)
+    builder = SetBuilder(plan.k, plan.unit, plan.hash_version)
     # The unique documents' sets are held while exact Jaccard needs them all (exact-jaccard,
     # auto up to its limit) or while they fit HOLD_SETS_BUDGET: verification then needs no
     # second pass over the store.
@@ -557,7 +570,9 @@ def _rows(sets: stages.ShingleSets, rows: np.ndarray) -> stages.ShingleSets:
     sizes, hashes = take_sets(sets, rows)
     offsets = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    return stages.ShingleSets(offsets, hashes, k=sets.k, unit=sets.unit)  # type: ignore[arg-type]
+    return stages.ShingleSets(
+        offsets, hashes, k=sets.k, unit=sets.unit, hash_version=sets.hash_version
+    )
 
 
 def _cat(parts: list[np.ndarray], empty_shape: tuple[int, ...], dtype: Any) -> np.ndarray:

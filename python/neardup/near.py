@@ -55,8 +55,8 @@ class SetBuilder:
     [0, 0, 1]
     """
 
-    def __init__(self, k: int, unit: str) -> None:
-        self.k, self.unit = k, unit
+    def __init__(self, k: int, unit: str, hash_version: int = stages.HASH_VERSION) -> None:
+        self.k, self.unit, self.hash_version = k, unit, hash_version
         self.clear()
 
     def clear(self) -> None:
@@ -92,7 +92,10 @@ class SetBuilder:
         else:
             hashes = np.concatenate(self._hashes) if self._hashes else np.zeros(0, np.uint64)
         self.clear()
-        return stages.ShingleSets(offsets, hashes, k=self.k, unit=self.unit)  # type: ignore[arg-type]
+        unit: Any = self.unit
+        return stages.ShingleSets(
+            offsets, hashes, k=self.k, unit=unit, hash_version=self.hash_version
+        )
 
 
 @dataclass
@@ -166,7 +169,7 @@ def candidate_sets(
     and stops reading after the last one wanted."""
     if held is not None:
         return held
-    builder = SetBuilder(plan.k, plan.unit)
+    builder = SetBuilder(plan.k, plan.unit, plan.hash_version)
     want = np.flatnonzero(wanted)
     positions = selected[want]
     if len(want):
@@ -176,7 +179,10 @@ def candidate_sets(
                 mask = np.zeros(len(batch), dtype=bool)
                 local = positions[lo:hi] - batch.start
                 mask[local] = True
-                sets = stages.shingles(batch.texts, k=plan.k, unit=plan.unit, only=mask)  # type: ignore[arg-type]
+                unit: Any = plan.unit
+                sets = stages.shingles(
+                    batch.texts, k=plan.k, unit=unit, only=mask, hash_version=plan.hash_version
+                )
                 if drop.size:
                     sets, _ = remove_shingles(sets, drop)
                 builder.add(sets, local, want[lo:hi], only=True)
