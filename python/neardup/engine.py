@@ -148,12 +148,7 @@ def sign_batch(plan: Plan, texts: Any, drop: np.ndarray) -> SignedBatch:
         every = np.ones(n, dtype=bool)
         zeros = np.zeros(n, dtype=np.int64)
         return SignedBatch(digests, every, ~every, zeros if lengths is None else lengths, None)
-    sets = stages.shingles(
-        texts,
-        k=plan.k,
-        unit=plan.unit,
-        hash_version=plan.hash_version,  # type: ignore[arg-type]
-    )
+    sets = _shingles(plan, texts)
     n = len(sets)
     sizes = sets.sizes()
     digests = set_digests(sets)  # of the full sets: identical documents stay exact duplicates
