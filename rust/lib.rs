@@ -11,6 +11,7 @@ pub mod error;
 pub mod exact;
 pub mod hashing;
 pub mod jaccard;
+pub mod lookup;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;
