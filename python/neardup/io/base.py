@@ -135,8 +135,7 @@ def row_text(where: str, field: str, value: Any, present: bool, fields: Iterable
     neardup.errors.InputError: a.jsonl:3: row without text ('text' is null)
     """
     if not present:
-        shown = ", ".join(list(fields)[:8]) or "none"
-        raise InputError(f"{where}: no field {field!r} (fields: {shown})")
+        raise InputError(f"{where}: no field {field!r} (fields: {shown_names(list(fields))})")
     if value is None:
         raise InputError(f"{where}: row without text ({field!r} is null)")
     if not isinstance(value, str):
@@ -185,3 +184,16 @@ def changed(src: Source) -> InputError:
     InputError('a.jsonl: input changed while reading')
     """
     return InputError(f"{src.label}: input changed while reading")
+
+
+def shown_names(names: Sequence[str], most: int = 8) -> str:
+    """Field or column names for a one-line message: the first ``most``, escaped where they
+    hold line breaks or other unprintable characters.
+
+    >>> print(shown_names(["id", "te" + chr(10) + "xt"]))
+    id, 'te\\nxt'
+    >>> shown_names([])
+    'none'
+    """
+    shown = [n if n.isprintable() else repr(n) for n in list(names)[:most]]
+    return ", ".join(shown) or "none"

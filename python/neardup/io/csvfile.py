@@ -18,7 +18,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from neardup.errors import InputError
-from neardup.io.base import Batch, Writer, changed, grouped
+from neardup.io.base import Batch, Writer, changed, grouped, shown_names
 
 if TYPE_CHECKING:
     from neardup.io.source import Source
@@ -59,7 +59,7 @@ class CsvReader:
             raise InputError(f"{src.label}:1: not a UTF-8 CSV file (binary data in the header)")
         if src.text_field not in header:
             raise InputError(
-                f"{src.label}: no column {src.text_field!r} (columns: {', '.join(header[:8])})"
+                f"{src.label}: no column {src.text_field!r} (columns: {shown_names(header)})"
             )
         if src.id_required and src.id_field not in header:
             raise InputError(f"{src.label}: no column {src.id_field!r}")

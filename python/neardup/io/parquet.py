@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neardup.errors import InputError
-from neardup.io.base import Batch, Writer, changed, oneline
+from neardup.io.base import Batch, Writer, changed, oneline, shown_names
 
 if TYPE_CHECKING:
     from neardup.io.source import Source
@@ -63,7 +63,7 @@ class ParquetReader:
         names = pf.schema_arrow.names
         if src.text_field not in names:
             raise InputError(
-                f"{src.label}: no column {src.text_field!r} (columns: {', '.join(names[:8])})"
+                f"{src.label}: no column {src.text_field!r} (columns: {shown_names(names)})"
             )
         if src.id_required and src.id_field not in names:
             raise InputError(f"{src.label}: no column {src.id_field!r}")
