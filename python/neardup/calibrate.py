@@ -14,7 +14,6 @@ S* = (1/b)^(1/r) sits just below the threshold.
 
 from __future__ import annotations
 
-import html
 import math
 import os
 import warnings
@@ -148,6 +147,8 @@ class Calibration:
         return self.table()
 
     def _repr_html_(self) -> str:
+        import html  # here, not at the top: html.entities costs milliseconds at import
+
         q = self.quantiles
         cells = "".join(f"<td>{v:.4f}</td>" for v in (self.mean, *q.values()))
         warn = "".join(f"<p style='color:#b00'>⚠ {html.escape(w)}</p>" for w in self.warnings)

@@ -15,7 +15,6 @@ non-empty document.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
@@ -93,6 +92,8 @@ def probe(plan: Plan) -> dict[str, str]:
     >>> sorted(probe(index_plan()))
     ['normalization', 'signature_probe']
     """
+    import hashlib  # here, not at the top: loading OpenSSL costs milliseconds at import
+
     from neardup import minhash, normalize
 
     sig = np.asarray(
