@@ -3,7 +3,8 @@
 //! real candidates it times the same number of merges on sets already in cache (each set with
 //! itself, and pairs among the first 100 documents), which separates the merge's own cost
 //! from the memory stalls of visiting random sets. A profiling aid, not a test.
-use _core::jaccard::{intersection_size_u64, prefetch, PREFETCH_AHEAD};
+use _core::jaccard::intersection_size_u64;
+use _core::rows::{prefetch, PREFETCH_AHEAD};
 use _core::shingle::{SetsView, ShingleSets, Unit};
 use std::time::Instant;
 
@@ -15,7 +16,7 @@ fn main() {
     let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
     let algorithm = _core::minhash::Algorithm::Classic;
     let signatures =
-        _core::batch::minhash_texts(&texts, 128, 0, 5, Unit::Word, 1, algorithm).unwrap();
+        _core::signing::minhash_texts(&texts, 128, 0, 5, Unit::Word, 1, algorithm).unwrap();
     let candidates = _core::lsh::candidates(&signatures, 128, 42, 3).unwrap();
     let rounds: usize = std::env::var("ROUNDS")
         .ok()
@@ -53,7 +54,7 @@ fn main() {
         for (case, (_, pairs)) in cases.iter().enumerate() {
             let start = Instant::now();
             if case == 0 {
-                std::hint::black_box(_core::batch::jaccard_pairs(view, &as_i64).unwrap());
+                std::hint::black_box(_core::verify::jaccard_pairs(view, &as_i64).unwrap());
             } else {
                 std::hint::black_box(merge_all(pairs));
             }

@@ -1,29 +1,74 @@
 //! The Python module `neardup._core`: argument conversion only. Every function borrows its
-//! inputs, releases the GIL around the work, and turns errors and panics into Python exceptions.
+//! inputs, releases the GIL around the work, and turns errors and panics into Python exceptions
+//! (`impl From<Error> for PyErr`, the one mapping of the core's error kinds).
 
-use crate::batch::{self, Verify};
-use crate::error::Result;
+use crate::duplicates::Verify;
+use crate::error::{reserve, Error, Result};
 use crate::minhash::Algorithm;
 use crate::shingle::{SetsView, ShingleSets, Unit};
-use crate::{cluster, exact, hashing, lsh};
+use crate::{cluster, duplicates, exact, hashing, lsh, signing, spanning, verify};
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyList, PyString, PyTuple, PyType};
 
-/// Runs `work` without the GIL; an `Error` becomes `ValueError`, a panic `RuntimeError`.
+/// The classes of `neardup.errors`, imported once on first use.
+static INVALID_ARGUMENT: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+static INPUT: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+static INPUT_TYPE: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+static RESOURCE: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+static CORRUPT: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+
+/// Each error kind becomes its class of `neardup.errors` (`python/neardup/errors.py`). Should
+/// that module not import (the compiled module used alone), the builtin it derives from is used.
+impl From<Error> for PyErr {
+    fn from(error: Error) -> PyErr {
+        let message = error.message().to_owned();
+        Python::with_gil(|py| {
+            let (cell, name) = match &error {
+                Error::InvalidArgument(_) => (&INVALID_ARGUMENT, "InvalidArgumentError"),
+                Error::InvalidInput { .. } => (&INPUT, "InputError"),
+                Error::InputType(_) => (&INPUT_TYPE, "InputTypeError"),
+                Error::Resource(_) => (&RESOURCE, "ResourceError"),
+                Error::Corrupt(_) => (&CORRUPT, "IndexCorruptError"),
+            };
+            match cell.import(py, "neardup.errors", name) {
+                Ok(class) => PyErr::from_type(class.clone(), message),
+                Err(_) => match error {
+                    Error::InputType(_) => PyTypeError::new_err(message),
+                    Error::Resource(_) => PyMemoryError::new_err(message),
+                    _ => PyValueError::new_err(message),
+                },
+            }
+        })
+    }
+}
+
+/// Runs `work` without the GIL; an `Error` becomes its `neardup.errors` class, a panic (a bug)
+/// `RuntimeError`.
 fn run<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T> + Send) -> PyResult<T> {
     let outcome = py.allow_threads(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)));
     match outcome {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(error)) => Err(PyValueError::new_err(error.0)),
+        Ok(Err(error)) => Err(error.into()),
         Err(_) => Err(PyRuntimeError::new_err(
             "neardup internal error (a bug, please report it)",
         )),
     }
+}
+
+/// The contiguous items of an array argument, or an error naming it.
+fn contiguous<'a, T: numpy::Element, D: numpy::ndarray::Dimension>(
+    array: &'a numpy::PyReadonlyArray<'_, T, D>,
+    name: &str,
+) -> Result<&'a [T]> {
+    array
+        .as_slice()
+        .map_err(|_| Error::new(format!("{name} must be a C-contiguous array")))
 }
 
 /// Documents borrowed from Python: a list of str, or (utf-8 bytes uint8[], offsets int64[n+1])
@@ -42,9 +87,10 @@ impl<'py> Texts<'py> {
                     Ok(s) => items.push(s),
                     Err(e) => {
                         let type_name = e.into_inner().get_type().name()?.to_string();
-                        return Err(PyTypeError::new_err(format!(
+                        return Err(Error::input_type(format!(
                             "texts[{i}] is {type_name}, expected str"
-                        )));
+                        ))
+                        .into());
                     }
                 }
             }
@@ -57,42 +103,46 @@ impl<'py> Texts<'py> {
                 return Ok(Texts::Buffer(data, offsets));
             }
         }
-        Err(PyTypeError::new_err(
-            "texts must be a list of str or a (uint8 data, int64 offsets) tuple",
-        ))
+        Err(
+            Error::input_type("texts must be a list of str or a (uint8 data, int64 offsets) tuple")
+                .into(),
+        )
     }
 
-    fn strs(&self) -> PyResult<Vec<&str>> {
+    fn strs(&self) -> Result<Vec<&str>> {
         match self {
             Texts::List(items) => items
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
                     s.to_str().map_err(|_| {
-                        PyValueError::new_err(format!(
-                            "texts[{i}] is not valid Unicode (it holds a lone surrogate)"
-                        ))
+                        Error::input(
+                            i,
+                            format!("texts[{i}] is not valid Unicode (it holds a lone surrogate)"),
+                        )
                     })
                 })
                 .collect(),
             Texts::Buffer(data, offsets) => {
-                let data = data.as_slice()?;
-                let offsets = offsets.as_slice()?;
+                let data = contiguous(data, "text data")?;
+                let offsets = contiguous(offsets, "text offsets")?;
                 if offsets.is_empty() || offsets[0] < 0 {
-                    return Err(PyValueError::new_err(
+                    return Err(Error::new(
                         "text offsets must start at a non-negative position",
                     ));
                 }
-                let mut out = Vec::with_capacity(offsets.len() - 1);
+                let mut out = Vec::new();
+                reserve(&mut out, offsets.len() - 1, "the texts")?;
                 for (i, w) in offsets.windows(2).enumerate() {
-                    if w[1] < w[0] || w[1] as usize > data.len() {
-                        return Err(PyValueError::new_err(format!(
-                            "text offsets are inconsistent at texts[{i}]"
-                        )));
+                    if w[1] < w[0] || w[1] as u64 > data.len() as u64 {
+                        return Err(Error::input(
+                            i,
+                            format!("text offsets are inconsistent at texts[{i}]"),
+                        ));
                     }
                     let bytes = &data[w[0] as usize..w[1] as usize];
                     let text = std::str::from_utf8(bytes).map_err(|e| {
-                        PyValueError::new_err(format!("texts[{i}] is not valid UTF-8: {e}"))
+                        Error::input(i, format!("texts[{i}] is not valid UTF-8: {e}"))
                     })?;
                     out.push(text);
                 }
@@ -102,35 +152,30 @@ impl<'py> Texts<'py> {
     }
 }
 
-fn parse_unit(unit: &str) -> PyResult<Unit> {
-    Unit::parse(unit).map_err(|e| PyValueError::new_err(e.0))
-}
-
-fn parse_algorithm(algorithm: &str) -> PyResult<Algorithm> {
-    Algorithm::parse(algorithm).map_err(|e| PyValueError::new_err(e.0))
-}
-
 fn sets_view<'a>(
     offsets: &'a PyReadonlyArray1<i64>,
     hashes: &'a PyReadonlyArray1<u64>,
 ) -> PyResult<SetsView<'a>> {
-    SetsView::new(offsets.as_slice()?, hashes.as_slice()?).map_err(|e| PyValueError::new_err(e.0))
+    Ok(SetsView::new(
+        contiguous(offsets, "offsets")?,
+        contiguous(hashes, "hashes")?,
+    )?)
 }
 
-fn pairs_vec(pairs: &PyReadonlyArray2<i64>) -> PyResult<Vec<(i64, i64)>> {
+fn pairs_vec(pairs: &PyReadonlyArray2<i64>) -> Result<Vec<(i64, i64)>> {
     if pairs.shape()[1] != 2 {
-        return Err(PyValueError::new_err("pairs must have shape (m, 2)"));
+        return Err(Error::new("pairs must have shape (m, 2)"));
     }
-    Ok(pairs
-        .as_slice()?
-        .chunks_exact(2)
-        .map(|p| (p[0], p[1]))
-        .collect())
+    let flat = contiguous(pairs, "pairs")?;
+    let mut out = Vec::new();
+    reserve(&mut out, flat.len() / 2, "the pairs")?;
+    out.extend(flat.chunks_exact(2).map(|p| (p[0], p[1])));
+    Ok(out)
 }
 
 /// The row width (num_perm) and the contiguous slots of a signature matrix.
-fn signature_rows<'a>(signatures: &'a PyReadonlyArray2<'_, u32>) -> PyResult<(usize, &'a [u32])> {
-    Ok((signatures.shape()[1], signatures.as_slice()?))
+fn signature_rows<'a>(signatures: &'a PyReadonlyArray2<'_, u32>) -> Result<(usize, &'a [u32])> {
+    Ok((signatures.shape()[1], contiguous(signatures, "signatures")?))
 }
 
 fn matrix<'py, T: numpy::Element>(
@@ -150,10 +195,9 @@ fn pair_matrix<'py>(
     py: Python<'py>,
     pairs: Vec<(u32, u32)>,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    let flat: Vec<i64> = pairs
-        .into_iter()
-        .flat_map(|(i, j)| [i as i64, j as i64])
-        .collect();
+    let mut flat: Vec<i64> = Vec::new();
+    reserve(&mut flat, pairs.len().saturating_mul(2), "the pairs found")?;
+    flat.extend(pairs.into_iter().flat_map(|(i, j)| [i as i64, j as i64]));
     matrix(py, flat, 2)
 }
 
@@ -169,7 +213,7 @@ fn word_counts<'py>(
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
-    Ok(run(py, || Ok(batch::word_counts(&strs)))?.into_pyarray(py))
+    Ok(run(py, || Ok(signing::word_counts(&strs)))?.into_pyarray(py))
 }
 
 #[pyfunction]
@@ -182,10 +226,13 @@ fn shingle_sets<'py>(
     unit: &str,
     selected: Option<PyReadonlyArray1<'py, bool>>,
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u64>>)> {
-    let unit = parse_unit(unit)?;
+    let unit = Unit::parse(unit)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
-    let selected = selected.as_ref().map(|s| s.as_slice()).transpose()?;
+    let selected = selected
+        .as_ref()
+        .map(|s| contiguous(s, "selected"))
+        .transpose()?;
     let sets = run(py, || ShingleSets::build_selected(&strs, k, unit, selected))?;
     Ok((sets.offsets.into_pyarray(py), sets.hashes.into_pyarray(py)))
 }
@@ -201,12 +248,12 @@ fn minhash_texts<'py>(
     threads: usize,
     algorithm: &str,
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-    let unit = parse_unit(unit)?;
-    let algorithm = parse_algorithm(algorithm)?;
+    let unit = Unit::parse(unit)?;
+    let algorithm = Algorithm::parse(algorithm)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     let signatures = run(py, || {
-        batch::minhash_texts(&strs, num_perm, seed, k, unit, threads, algorithm)
+        signing::minhash_texts(&strs, num_perm, seed, k, unit, threads, algorithm)
     })?;
     matrix(py, signatures, num_perm)
 }
@@ -221,10 +268,10 @@ fn minhash_sets<'py>(
     threads: usize,
     algorithm: &str,
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-    let algorithm = parse_algorithm(algorithm)?;
+    let algorithm = Algorithm::parse(algorithm)?;
     let view = sets_view(&offsets, &hashes)?;
     let signatures = run(py, || {
-        batch::minhash_sets(view, num_perm, seed, threads, algorithm)
+        signing::minhash_sets(view, num_perm, seed, threads, algorithm)
     })?;
     matrix(py, signatures, num_perm)
 }
@@ -239,11 +286,11 @@ fn simhash_texts<'py>(
     unit: &str,
     threads: usize,
 ) -> PyResult<Bound<'py, PyArray2<u64>>> {
-    let unit = parse_unit(unit)?;
+    let unit = Unit::parse(unit)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     let fingerprints = run(py, || {
-        batch::simhash_texts(&strs, bits, tf, k, unit, threads)
+        signing::simhash_texts(&strs, bits, tf, k, unit, threads)
     })?;
     matrix(py, fingerprints, bits / 64)
 }
@@ -257,7 +304,7 @@ fn simhash_sets<'py>(
     threads: usize,
 ) -> PyResult<Bound<'py, PyArray2<u64>>> {
     let view = sets_view(&offsets, &hashes)?;
-    let fingerprints = run(py, || batch::simhash_sets(view, bits, threads))?;
+    let fingerprints = run(py, || signing::simhash_sets(view, bits, threads))?;
     matrix(py, fingerprints, bits / 64)
 }
 
@@ -287,7 +334,7 @@ fn lsh_probability<'py>(
     bands: usize,
     rows: usize,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let s = similarity.as_slice()?;
+    let s = contiguous(&similarity, "similarity")?;
     let p = run(py, || {
         lsh::check_banding(bands, rows, usize::MAX)?;
         Ok(s.iter()
@@ -349,13 +396,13 @@ fn lsh_duplicates<'py>(
     let verify = match (&offsets, &hashes) {
         (Some(o), Some(h)) => Verify::Exact(sets_view(o, h)?),
         (None, None) => Verify::Estimate,
-        _ => return Err(PyValueError::new_err("offsets and hashes go together")),
+        _ => return Err(Error::new("offsets and hashes go together").into()),
     };
     let (pairs, similarity) = run(py, || {
         if spanning {
-            batch::lsh_cluster_edges(slots, num_perm, bands, rows, threshold, verify)
+            spanning::lsh_cluster_edges(slots, num_perm, bands, rows, threshold, verify)
         } else {
-            batch::lsh_duplicates(slots, num_perm, bands, rows, threshold, verify)
+            duplicates::lsh_duplicates(slots, num_perm, bands, rows, threshold, verify)
         }
     })?;
     Ok((pair_matrix(py, pairs)?, similarity.into_pyarray(py)))
@@ -369,7 +416,7 @@ fn estimate_jaccard<'py>(
 ) -> PyResult<Bound<'py, PyArray1<f32>>> {
     let (num_perm, slots) = signature_rows(&signatures)?;
     let pairs = pairs_vec(&pairs)?;
-    Ok(run(py, || batch::estimate_pairs(slots, num_perm, &pairs))?.into_pyarray(py))
+    Ok(run(py, || verify::estimate_pairs(slots, num_perm, &pairs))?.into_pyarray(py))
 }
 
 #[pyfunction]
@@ -381,7 +428,7 @@ fn jaccard<'py>(
 ) -> PyResult<Bound<'py, PyArray1<f32>>> {
     let view = sets_view(&offsets, &hashes)?;
     let pairs = pairs_vec(&pairs)?;
-    Ok(run(py, || batch::jaccard_pairs(view, &pairs))?.into_pyarray(py))
+    Ok(run(py, || verify::jaccard_pairs(view, &pairs))?.into_pyarray(py))
 }
 
 #[pyfunction]
@@ -396,7 +443,7 @@ fn jaccard_at_least<'py>(
     let view = sets_view(&offsets, &hashes)?;
     let pairs = pairs_vec(&pairs)?;
     let (kept, similarity) = run(py, || {
-        batch::jaccard_pairs_at_least(view, &pairs, threshold)
+        verify::jaccard_pairs_at_least(view, &pairs, threshold)
     })?;
     Ok((pair_matrix(py, kept)?, similarity.into_pyarray(py)))
 }
@@ -420,9 +467,9 @@ fn hamming<'py>(
     pairs: PyReadonlyArray2<'py, i64>,
 ) -> PyResult<Bound<'py, PyArray1<i32>>> {
     let words = fingerprints.shape()[1];
-    let data = fingerprints.as_slice()?;
+    let data = contiguous(&fingerprints, "fingerprints")?;
     let pairs = pairs_vec(&pairs)?;
-    Ok(run(py, || batch::hamming_pairs(data, words, &pairs))?.into_pyarray(py))
+    Ok(run(py, || verify::hamming_pairs(data, words, &pairs))?.into_pyarray(py))
 }
 
 #[pyfunction]
@@ -433,10 +480,10 @@ fn hamming_within<'py>(
     active: PyReadonlyArray1<'py, bool>,
 ) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<i32>>)> {
     let words = fingerprints.shape()[1];
-    let data = fingerprints.as_slice()?;
-    let active = active.as_slice()?;
+    let data = contiguous(&fingerprints, "fingerprints")?;
+    let active = contiguous(&active, "active")?;
     let (pairs, distances) = run(py, || {
-        batch::hamming_within(data, words, max_distance, active)
+        verify::hamming_within(data, words, max_distance, active)
     })?;
     Ok((pair_matrix(py, pairs)?, distances.into_pyarray(py)))
 }
@@ -458,9 +505,6 @@ fn clusters<'py>(
     pairs: PyReadonlyArray2<'py, i64>,
     n: usize,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    if n > u32::MAX as usize {
-        return Err(PyValueError::new_err("n must be below 2**32"));
-    }
     let pairs = pairs_vec(&pairs)?;
     Ok(run(py, || cluster::clusters(&pairs, n))?.into_pyarray(py))
 }

@@ -2,11 +2,11 @@
 //! platform that can run `cargo test` (x86_64, aarch64 under qemu or natively) proves it gives
 //! the stored bits. The Python suite checks the same file through the bindings.
 
-use crate::batch::{minhash_texts, simhash_texts};
 use crate::hashing::HASH_VERSION;
 use crate::lsh::band_keys;
 use crate::minhash::Algorithm;
 use crate::shingle::{ShingleSets, Unit};
+use crate::signing::{minhash_texts, simhash_texts};
 use serde_json::Value;
 
 const VECTORS: &str = include_str!("../tests/golden/vectors.json");
