@@ -61,6 +61,12 @@ fn run<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T> + Send) -> PyRe
     }
 }
 
+/// (pairs int64[m, 2], one value per pair): what the pair-finding functions return.
+type PairsAnd<'py, T> = PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<T>>)>;
+
+/// The hashes of shingle sets, uint64[total].
+type Hashes<'py> = Bound<'py, PyArray1<u64>>;
+
 /// The contiguous items of an array argument, or an error naming it.
 fn contiguous<'a, T: numpy::Element, D: numpy::ndarray::Dimension>(
     array: &'a numpy::PyReadonlyArray<'_, T, D>,
@@ -183,11 +189,7 @@ fn matrix<'py, T: numpy::Element>(
     data: Vec<T>,
     columns: usize,
 ) -> PyResult<Bound<'py, PyArray2<T>>> {
-    let rows = if columns == 0 {
-        0
-    } else {
-        data.len() / columns
-    };
+    let rows = data.len().checked_div(columns).unwrap_or(0);
     data.into_pyarray(py).reshape([rows, columns])
 }
 
@@ -218,14 +220,13 @@ fn word_counts<'py>(
 
 #[pyfunction]
 #[pyo3(signature = (texts, k, unit, selected=None))]
-#[allow(clippy::type_complexity)]
 fn shingle_sets<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
     k: usize,
     unit: &str,
     selected: Option<PyReadonlyArray1<'py, bool>>,
-) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u64>>)> {
+) -> PyResult<(Bound<'py, PyArray1<i64>>, Hashes<'py>)> {
     let unit = Unit::parse(unit)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
@@ -238,6 +239,7 @@ fn shingle_sets<'py>(
 }
 
 #[pyfunction]
+#[allow(clippy::too_many_arguments)] // the Python signature
 fn minhash_texts<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
@@ -335,12 +337,7 @@ fn lsh_probability<'py>(
     rows: usize,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let s = contiguous(&similarity, "similarity")?;
-    let p = run(py, || {
-        lsh::check_banding(bands, rows, usize::MAX)?;
-        Ok(s.iter()
-            .map(|&x| lsh::collision_probability(x, bands, rows))
-            .collect::<Vec<f64>>())
-    })?;
+    let p = run(py, || lsh::collision_probabilities(s, bands, rows))?;
     Ok(p.into_pyarray(py))
 }
 
@@ -381,7 +378,7 @@ fn lsh_rows_in_candidates<'py>(
 
 #[pyfunction]
 #[pyo3(signature = (signatures, bands, rows, threshold, offsets=None, hashes=None, spanning=false))]
-#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // the Python signature
 fn lsh_duplicates<'py>(
     py: Python<'py>,
     signatures: PyReadonlyArray2<'py, u32>,
@@ -391,7 +388,7 @@ fn lsh_duplicates<'py>(
     offsets: Option<PyReadonlyArray1<'py, i64>>,
     hashes: Option<PyReadonlyArray1<'py, u64>>,
     spanning: bool,
-) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f32>>)> {
+) -> PairsAnd<'py, f32> {
     let (num_perm, slots) = signature_rows(&signatures)?;
     let verify = match (&offsets, &hashes) {
         (Some(o), Some(h)) => Verify::Exact(sets_view(o, h)?),
@@ -432,14 +429,13 @@ fn jaccard<'py>(
 }
 
 #[pyfunction]
-#[allow(clippy::type_complexity)]
 fn jaccard_at_least<'py>(
     py: Python<'py>,
     offsets: PyReadonlyArray1<'py, i64>,
     hashes: PyReadonlyArray1<'py, u64>,
     pairs: PyReadonlyArray2<'py, i64>,
     threshold: f64,
-) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f32>>)> {
+) -> PairsAnd<'py, f32> {
     let view = sets_view(&offsets, &hashes)?;
     let pairs = pairs_vec(&pairs)?;
     let (kept, similarity) = run(py, || {
@@ -454,7 +450,7 @@ fn all_pairs_jaccard<'py>(
     offsets: PyReadonlyArray1<'py, i64>,
     hashes: PyReadonlyArray1<'py, u64>,
     threshold: f64,
-) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f32>>)> {
+) -> PairsAnd<'py, f32> {
     let view = sets_view(&offsets, &hashes)?;
     let (pairs, similarity) = run(py, || crate::jaccard::all_pairs(view, threshold))?;
     Ok((pair_matrix(py, pairs)?, similarity.into_pyarray(py)))
@@ -478,7 +474,7 @@ fn hamming_within<'py>(
     fingerprints: PyReadonlyArray2<'py, u64>,
     max_distance: u32,
     active: PyReadonlyArray1<'py, bool>,
-) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<i32>>)> {
+) -> PairsAnd<'py, i32> {
     let words = fingerprints.shape()[1];
     let data = contiguous(&fingerprints, "fingerprints")?;
     let active = contiguous(&active, "active")?;

@@ -117,4 +117,14 @@ mod tests {
         assert!(clusters(&[(0, 3)], 3).is_err());
         assert!(clusters(&[(-1, 0)], 3).is_err());
     }
+
+    #[test]
+    fn n_beyond_u32_indices_is_an_error() {
+        if usize::BITS > 32 {
+            assert!(matches!(
+                clusters(&[], u32::MAX as usize + 1),
+                Err(crate::error::Error::InvalidArgument(_))
+            ));
+        }
+    }
 }

@@ -89,4 +89,9 @@ mod tests {
         assert_eq!(pairs, vec![(0, 1)]);
         assert_eq!(sims, vec![4.0 / 6.0]);
     }
+
+    #[test]
+    fn signatures_without_columns_are_an_error() {
+        assert!(lsh_duplicates(&[], 0, 1, 1, 0.5, Verify::Estimate).is_err());
+    }
 }

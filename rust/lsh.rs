@@ -19,7 +19,8 @@ mod pair_buffer;
 pub mod radix;
 
 pub use banding::{
-    check_banding, check_threshold, collision_probability, half_point, params, s_star,
+    check_banding, check_threshold, collision_probabilities, collision_probability, half_point,
+    params, s_star,
 };
 pub use candidates::{candidate_pairs, candidates, rows_in_candidates};
 pub use keys::{band_keys, non_empty_rows, sorted_band};

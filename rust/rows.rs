@@ -4,6 +4,9 @@
 /// Pairs i < j and the similarity of each.
 pub type ScoredPairs = (Vec<(u32, u32)>, Vec<f32>);
 
+/// Pairs i < j and the Hamming distance of each.
+pub type PairDistances = (Vec<(u32, u32)>, Vec<i32>);
+
 /// A row-major matrix borrowed as rows of `width` items (`width` 0 holds no rows).
 #[derive(Debug, Clone, Copy)]
 pub struct Rows<'a, T> {

@@ -169,4 +169,46 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn impossible_sizes_are_errors_not_aborts() {
+        use crate::error::Error;
+        let texts = ["a b c", "d e f"];
+        let sets = ShingleSets::build(&texts, 2, Unit::Word).unwrap();
+        let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
+        for num_perm in [1usize << 40, usize::MAX / 2, usize::MAX] {
+            let classic = Algorithm::Classic;
+            assert!(matches!(
+                minhash_texts(&texts, num_perm, 0, 2, Unit::Word, 1, classic),
+                Err(Error::Resource(_))
+            ));
+            assert!(matches!(
+                minhash_sets(view, num_perm, 0, 1, classic),
+                Err(Error::Resource(_))
+            ));
+            assert!(matches!(
+                minhash_sets(view, num_perm, 0, 1, Algorithm::Oph),
+                Err(Error::InvalidArgument(_))
+            ));
+        }
+        // Rows × width overflows usize before any allocation.
+        assert!(matches!(
+            signature_matrix(usize::MAX / 2, 4, Algorithm::Oph),
+            Err(Error::Resource(_))
+        ));
+        assert!(matches!(
+            simhash_sets(view, 256, 1),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            minhash_sets(
+                view,
+                8,
+                0,
+                crate::parallel::MAX_THREADS + 1,
+                Algorithm::Classic
+            ),
+            Err(Error::InvalidArgument(_))
+        ));
+    }
 }

@@ -6,7 +6,7 @@ use crate::error::{filled_vec, push, Error, Result};
 use crate::jaccard::jaccard_u64;
 use crate::lsh;
 use crate::minhash;
-use crate::rows::{prefetch, Rows, ScoredPairs, PREFETCH_AHEAD};
+use crate::rows::{prefetch, PairDistances, Rows, ScoredPairs, PREFETCH_AHEAD};
 use crate::shingle::SetsView;
 use crate::simhash;
 
@@ -135,7 +135,7 @@ pub fn hamming_within(
     words: usize,
     max_distance: u32,
     active: &[bool],
-) -> Result<(Vec<(u32, u32)>, Vec<i32>)> {
+) -> Result<PairDistances> {
     let fingerprints = Rows::new(fingerprints, words);
     let n = fingerprints.len();
     if active.len() != n {
@@ -203,5 +203,25 @@ mod tests {
     fn pairs_out_of_range_are_errors() {
         assert!(estimate_pairs(&[0; 8], 4, &[(0, 2)]).is_err());
         assert!(hamming_pairs(&[0; 2], 1, &[(1, -1)]).is_err());
+    }
+
+    #[test]
+    fn unsorted_or_repeated_sets_are_refused_naming_the_document() {
+        use crate::error::Error;
+        let offsets = [0i64, 2, 4, 6];
+        for (hashes, bad) in [([1u64, 2, 3, 4, 6, 5], 2), ([1, 2, 4, 4, 5, 6], 1)] {
+            match SetsView::new(&offsets, &hashes) {
+                Err(Error::InvalidInput { document, message }) => {
+                    assert_eq!(document, bad);
+                    assert!(
+                        message.contains(&format!("shingle set {bad} ")),
+                        "{message}"
+                    );
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // Equal hashes in two different sets are fine.
+        assert!(SetsView::new(&offsets, &[1, 2, 2, 3, 1, 9]).is_ok());
     }
 }

@@ -1,6 +1,6 @@
 //! The S-curve of banding: argument checks, its landmarks, and the banding for a threshold.
 
-use crate::error::{Error, Result};
+use crate::error::{reserve, Error, Result};
 
 /// Checks a similarity threshold: it must lie in (0, 1].
 pub fn check_threshold(threshold: f64) -> Result<()> {
@@ -40,17 +40,38 @@ pub fn half_point(bands: usize, rows: usize) -> f64 {
 
 /// Probability that a pair of Jaccard `s` shares at least one band: 1 - (1 - s^r)^b.
 pub fn collision_probability(s: f64, bands: usize, rows: usize) -> f64 {
-    1.0 - (1.0 - s.powi(rows as i32)).powi(bands as i32)
+    // powi takes an i32: beyond it (a banding no signature has), powf keeps the value right.
+    let power = |x: f64, n: usize| match i32::try_from(n) {
+        Ok(n) => x.powi(n),
+        Err(_) => x.powf(n as f64),
+    };
+    1.0 - power(1.0 - power(s, rows), bands)
 }
+
+/// [`collision_probability`] of every similarity, after checking the banding.
+pub fn collision_probabilities(similarity: &[f64], bands: usize, rows: usize) -> Result<Vec<f64>> {
+    check_banding(bands, rows, usize::MAX)?;
+    let mut out = Vec::new();
+    reserve(&mut out, similarity.len(), "the probabilities")?;
+    out.extend(
+        similarity
+            .iter()
+            .map(|&s| collision_probability(s, bands, rows)),
+    );
+    Ok(out)
+}
+
+/// The widest signature [`params`] searches a banding for (one S* per candidate r).
+pub const MAX_BANDING_NUM_PERM: usize = 1 << 24;
 
 /// The banding for a threshold: the largest r whose S*, with b = floor(P / r), is still at or
 /// below the threshold — the steepest S-curve that keeps the threshold on its high-recall side.
 /// When no r qualifies (a threshold below 1/P), (P, 1) gives the most recall there is.
 pub fn params(threshold: f64, num_perm: usize) -> Result<(usize, usize)> {
     check_threshold(threshold)?;
-    if num_perm < 1 {
+    if !(1..=MAX_BANDING_NUM_PERM).contains(&num_perm) {
         return Err(Error::new(format!(
-            "num_perm must be at least 1, got {num_perm}"
+            "num_perm must be in [1, {MAX_BANDING_NUM_PERM}] to choose a banding, got {num_perm}"
         )));
     }
     let best = (1..=num_perm)
@@ -72,6 +93,19 @@ mod tests {
         assert_eq!(params(0.001, 4).unwrap(), (4, 1));
         assert!(params(0.0, 128).is_err());
         assert!(params(1.5, 128).is_err());
+        assert!(params(0.5, 0).is_err());
+        assert!(params(0.5, MAX_BANDING_NUM_PERM + 1).is_err());
+    }
+
+    #[test]
+    fn collision_probability_beyond_i32_bandings() {
+        let huge = i32::MAX as usize + 2;
+        assert_eq!(collision_probability(1.0, huge, 1), 1.0);
+        assert_eq!(collision_probability(0.0, 1, huge), 0.0);
+        // 1 - (1 - 2^-40)^b ≈ 1 - exp(-b · 2^-40) (an i32 cast of b would make it negative).
+        let p = collision_probability(0.5, huge, 40);
+        let want = 1.0 - (-(huge as f64) * 0.5f64.powi(40)).exp();
+        assert!((p - want).abs() < 1e-9, "{p} {want}");
     }
 
     #[test]
