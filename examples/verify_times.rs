@@ -43,7 +43,7 @@ fn main() {
         .map(|&(a, b)| (a as i64, b as i64))
         .collect();
     let cases: [(&str, &[(u32, u32)]); 4] = [
-        ("batch::jaccard_pairs", &candidates),
+        ("verify::jaccard_pairs", &candidates),
         ("candidates, sorted order", &candidates),
         ("each set with itself", &with_itself),
         ("among 100 sets (cache)", &in_cache),

@@ -138,13 +138,13 @@ CORE_ROWS = [
     ),
     # Documents the core cannot read: the error names the document.
     pytest.param(
-        lambda: _core.minhash_texts(["ok", 3], 8, 0, 5, "word", 1, "classic"),
+        lambda: _core.minhash_texts(["ok", 3], 8, 0, 5, "word", 1, "classic"),  # type: ignore[list-item]
         InputTypeError,
         r"texts\[1\] is int, expected str",
         id="core-minhash-int-item",
     ),
     pytest.param(
-        lambda: _core.minhash_texts(3, 8, 0, 5, "word", 1, "classic"),
+        lambda: _core.minhash_texts(3, 8, 0, 5, "word", 1, "classic"),  # type: ignore[arg-type]
         InputTypeError,
         "texts must be a list of str",
         id="core-minhash-not-a-list",

@@ -185,7 +185,7 @@ def find_duplicates(
     ``pairs="spanning"`` is for when only the clusters matter (deduplication): for MinHash and
     SHA-256 it reports just the pairs that joined clusters, so a bucket or group of m identical
     documents costs m - 1 comparisons instead of m(m - 1)/2. MinHash clusters can then be finer
-    (never coarser) than the components of all verified pairs (rust/batch.rs explains why).
+    (never coarser) than the components of all verified pairs (rust/spanning.rs explains why).
 
     >>> r = find_duplicates(["the cat sat on the mat", "The cat sat on the mat!", "dogs"], k=2)
     >>> r.pairs.tolist(), r.keep.tolist()
