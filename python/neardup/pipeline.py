@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -11,12 +10,7 @@ import numpy as np
 
 from neardup import stages
 from neardup._texts import as_core_texts, count
-
-Method = Literal["auto", "exact-jaccard", "minhash", "simhash", "sha256", "sha256-normalized"]
-
-#: Below this many documents ``method="auto"`` brute-forces exact Jaccard (the article's advice:
-#: it is the accuracy ceiling and costs seconds); above, MinHash + LSH.
-AUTO_EXACT_LIMIT = 5_000
+from neardup.plan import Method, make_plan, simhash_max_hamming
 
 
 @dataclass(frozen=True)
@@ -91,19 +85,6 @@ class DuplicateResult:
         return result_plot(self, ax=ax, bins=bins)
 
 
-def simhash_max_hamming(threshold: float, bits: int) -> int:
-    """The Hamming radius matching a Jaccard threshold for SimHash fingerprints.
-
-    For two sets of equal size with Jaccard J, the cosine of their indicator vectors is
-    2J / (1 + J), and SimHash bits differ with probability arccos(cosine) / pi (Charikar).
-
-    >>> simhash_max_hamming(0.3, 64)
-    22
-    """
-    cosine = 2 * threshold / (1 + threshold)
-    return math.floor(bits * math.acos(min(1.0, cosine)) / math.pi)
-
-
 def pairs_within_groups(labels: np.ndarray) -> np.ndarray:
     """All pairs i < j of documents sharing a label, int64[m, 2], sorted.
 
@@ -163,6 +144,7 @@ def find_duplicates(
     pairs: Literal["all", "spanning"] = "all",
     strip_boilerplate: float | None = None,
     algorithm: Literal["classic", "oph"] = "classic",
+    hash_version: int | None = None,
 ) -> DuplicateResult:
     """Finds near-duplicate documents and clusters them.
 
@@ -191,18 +173,29 @@ def find_duplicates(
     >>> r.pairs.tolist(), r.keep.tolist()
     ([[0, 1]], [True, False, True])
     """
-    threshold = stages.check_threshold(threshold)
-    if method not in ("auto", "exact-jaccard", "minhash", "simhash", "sha256", "sha256-normalized"):
-        raise ValueError(f"unknown method {method!r}")
-    if verify not in ("exact", "estimate"):
-        raise ValueError(f"verify must be 'exact' or 'estimate', got {verify!r}")
-    if pairs not in ("all", "spanning"):
-        raise ValueError(f"pairs must be 'all' or 'spanning', got {pairs!r}")
-    spanning = pairs == "spanning"
+    plan = make_plan(
+        threshold=threshold,
+        method=method,
+        num_perm=num_perm,
+        k=k,
+        unit=unit,
+        bands=bands,
+        rows=rows,
+        seed=seed,
+        verify=verify,
+        pairs="all" if pairs == "auto" else pairs,
+        strip_boilerplate=strip_boilerplate,
+        simhash_bits=simhash_bits,
+        max_hamming=max_hamming,
+        threads=threads,
+        algorithm=algorithm,
+        hash_version=hash_version,
+    )
     core_texts = as_core_texts(texts)
     n = count(core_texts)
-    if method == "auto":
-        method = "exact-jaccard" if n <= AUTO_EXACT_LIMIT else "minhash"
+    plan = plan.resolve(n)
+    method, threshold, bands, rows = plan.method, plan.threshold, plan.bands, plan.rows
+    spanning = plan.pairs == "spanning"
     params: dict[str, Any] = {"k": k, "unit": unit}
     stripped = None
     if strip_boilerplate is not None:

@@ -13,9 +13,10 @@ import numpy as np
 
 from neardup import _core
 from neardup._texts import as_core_texts, iter_batches, reindexed
-from neardup.errors import InvalidArgumentError
+from neardup._validate import check_choice, check_int, check_seed, check_threshold
 
 Unit = Literal["word", "char"]
+UNITS: tuple[str, ...] = ("word", "char")
 
 #: Documents per batch when ``texts`` is an iterable without a length (a generator, a file).
 BATCH_SIZE = 10_000
@@ -95,25 +96,15 @@ def word_counts(texts: Any) -> np.ndarray:
 
 
 def _check_positive(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
-    return int(value)
+    return check_int(name, value, low=1)
 
 
 def _check_seed(seed: int) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
-    return int(seed)
+    return check_seed(seed)
 
 
 def _check_unit(unit: str) -> str:
-    if unit not in ("word", "char"):
-        raise ValueError(f"unit must be 'word' or 'char', got {unit!r}")
-    return unit
+    return check_choice("unit", unit, UNITS)
 
 
 def shingles(texts: Any, k: int = 5, unit: Unit = "word", only: Any = None) -> ShingleSets:
@@ -237,21 +228,6 @@ def simhash(
         bits // 64,
         np.uint64,
     )
-
-
-def check_threshold(threshold: float) -> float:
-    """Returns ``threshold`` as a float if it lies in (0, 1], else raises InvalidArgumentError.
-
-    >>> check_threshold(0.3)
-    0.3
-    """
-    try:
-        value = float(threshold)
-    except (TypeError, ValueError):
-        raise TypeError(f"threshold must be a number, got {type(threshold).__name__}") from None
-    if not 0.0 < value <= 1.0:
-        raise InvalidArgumentError(f"threshold must be in (0, 1], got {threshold}")
-    return value
 
 
 def lsh_params(threshold: float, num_perm: int = 128) -> tuple[int, int]:
