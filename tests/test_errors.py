@@ -3,7 +3,8 @@ behaviour; nothing is dropped silently."""
 
 import numpy as np
 import pytest
-from bad_input_core import CORE_ROWS, UNSORTED
+from bad_input_core import ROWS as CORE_ROWS
+from bad_input_core import UNSORTED
 
 import neardup
 
@@ -191,11 +192,10 @@ def test_empty_and_short_documents_have_documented_behaviour():
     assert neardup.find_duplicates(texts, method="sha256").pairs.tolist() == [[0, 3], [4, 5]]
 
 
-@pytest.mark.parametrize(("call", "error", "match"), CORE_ROWS)
-def test_core_refuses_bad_input_with_a_neardup_error(call, error, match):
-    with pytest.raises(error, match=match) as raised:
-        call()
-    assert isinstance(raised.value, neardup.errors.NeardupError)
+def test_core_rows_are_in_the_matrix():
+    # tests/test_bad_input.py runs every row of tests/bad_input_core.py; it must find them.
+    assert len(CORE_ROWS) >= 25
+    assert all(row.raises is not None and row.match for row in CORE_ROWS)
 
 
 def test_core_error_kinds_map_to_the_builtins_callers_expect():
