@@ -104,8 +104,13 @@ impl<'py> Texts<'py> {
         }
         if let Ok(tuple) = texts.downcast::<PyTuple>() {
             if tuple.len() == 2 {
-                let data = tuple.get_item(0)?.extract::<PyReadonlyArray1<u8>>()?;
-                let offsets = tuple.get_item(1)?.extract::<PyReadonlyArray1<i64>>()?;
+                let buffer = || {
+                    Error::input_type(
+                        "texts as a tuple must be (uint8 data, int64 offsets), both 1-D arrays",
+                    )
+                };
+                let data = tuple.get_item(0)?.extract().map_err(|_| buffer())?;
+                let offsets = tuple.get_item(1)?.extract().map_err(|_| buffer())?;
                 return Ok(Texts::Buffer(data, offsets));
             }
         }

@@ -177,6 +177,14 @@ ROWS = [
         InputError,
         r"text offsets are inconsistent at texts\[0\]",
     ),
+    _row(
+        "core-buffer-wrong-dtype",
+        lambda: _core.word_counts(
+            (np.zeros(3, dtype=np.int8), np.array([0, 3], dtype=np.int64))  # type: ignore[arg-type]
+        ),
+        InputTypeError,
+        r"texts as a tuple must be \(uint8 data, int64 offsets\)",
+    ),
     # Shingle sets built by hand that are not sorted and duplicate-free (a wrong Jaccard).
     _row(
         "jaccard-unsorted-set",
