@@ -130,3 +130,24 @@ impl PairBuffer {
 }
 
 const WHAT: &str = "the candidate pairs";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_come_out_sorted_and_distinct() {
+        let mut buffer = PairBuffer::new(8, 4);
+        for code in [5, 1, 5, 3, 200, 1] {
+            buffer.push(code);
+        }
+        assert_eq!(buffer.finish().unwrap(), vec![1, 3, 5, 200]);
+    }
+
+    #[test]
+    fn an_allocation_that_fails_is_an_error_at_finish_not_an_abort() {
+        let mut buffer = PairBuffer::new(40, usize::MAX / 16);
+        buffer.push(3);
+        assert!(matches!(buffer.finish(), Err(Error::Resource(_))));
+    }
+}
