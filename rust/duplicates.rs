@@ -82,7 +82,8 @@ mod tests {
             "zzz",
             "",
         ];
-        let sets = ShingleSets::build(&texts, 2, Unit::Word).unwrap();
+        let sets =
+            ShingleSets::build(&texts, 2, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         let sigs = minhash_sets(view, 64, 0, 1, Algorithm::Classic).unwrap();
         let (pairs, sims) = lsh_duplicates(&sigs, 64, 32, 2, 0.5, Verify::Exact(view)).unwrap();

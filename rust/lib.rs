@@ -1,6 +1,6 @@
 //! neardup's core: the stages of near-duplicate detection, one module each.
 //!
-//! text → [`normalize`] → [`shingle`] (64-bit hashes, [`hashing`]) → [`minhash`] signatures or
+//! text → [`normalize`] ([`tokens`] for hash version 2) → [`shingle`] (64-bit hashes, [`hashing`]) → [`minhash`] signatures or
 //! [`simhash`] fingerprints, for a whole collection by [`signing`] → [`lsh`] candidate pairs →
 //! verification ([`verify`]: MinHash estimate, exact [`jaccard`], Hamming) → [`duplicates`]
 //! (all verified pairs) or [`spanning`] (a spanning forest of the clusters) → [`cluster`]
@@ -14,6 +14,7 @@ pub mod error;
 pub mod exact;
 pub mod hashing;
 pub mod jaccard;
+pub mod lookup;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;
@@ -25,6 +26,7 @@ pub mod verify;
 
 pub mod shingle;
 pub mod simhash;
+pub mod tokens;
 
 #[cfg(test)]
 mod golden;

@@ -2,6 +2,7 @@
 //! shingled on the fly, or precomputed shingle sets), on one thread or several.
 
 use crate::error::{filled_vec, matrix_len, probe_allocation, Error, Result};
+use crate::hashing::HashVersion;
 use crate::minhash::{Algorithm, Signer};
 use crate::parallel::for_row_blocks;
 use crate::rows::prefetch_bytes;
@@ -10,6 +11,7 @@ use crate::simhash;
 
 /// Signatures (row-major, `texts.len() * num_perm`) of documents, shingled on the fly, with
 /// classic MinHash or one-permutation hashing.
+#[allow(clippy::too_many_arguments)]
 pub fn minhash_texts(
     texts: &[&str],
     num_perm: usize,
@@ -18,12 +20,13 @@ pub fn minhash_texts(
     unit: Unit,
     threads: usize,
     algorithm: Algorithm,
+    version: HashVersion,
 ) -> Result<Vec<u32>> {
     let mut out = signature_matrix(texts.len(), num_perm, algorithm)?;
     let signer = Signer::new(algorithm, num_perm, seed)?;
-    Shingler::new(k, unit)?;
+    Shingler::new(k, unit, version)?;
     for_row_blocks(&mut out, num_perm, threads, |first, rows| {
-        let mut shingler = Shingler::new(k, unit).expect("k was checked");
+        let mut shingler = Shingler::new(k, unit, version).expect("k was checked");
         let mut scratch = Vec::new();
         let mut bins = Vec::new();
         for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
@@ -69,9 +72,10 @@ fn prefetch_next(texts: &[&str], row: usize) {
     }
 }
 
-/// Number of normalised words of each document (0 means it can never be a near-duplicate).
-pub fn word_counts(texts: &[&str]) -> Vec<i64> {
-    let mut words = crate::normalize::Words::new();
+/// Number of normalised words (version 2: tokens) of each document (0 means it can never be a
+/// near-duplicate).
+pub fn word_counts(texts: &[&str], version: HashVersion) -> Vec<i64> {
+    let mut words = crate::normalize::Words::new(version);
     texts
         .iter()
         .map(|text| {
@@ -108,16 +112,17 @@ pub fn simhash_texts(
     k: usize,
     unit: Unit,
     threads: usize,
+    version: HashVersion,
 ) -> Result<Vec<u64>> {
     let words = simhash::words_for(bits)?;
-    Shingler::new(k, unit)?;
+    Shingler::new(k, unit, version)?;
     let mut out = filled_vec(
         matrix_len(texts.len(), words, "fingerprints")?,
         0,
         "fingerprints",
     )?;
     for_row_blocks(&mut out, words, threads, |first, rows| {
-        let mut shingler = Shingler::new(k, unit).expect("k was checked");
+        let mut shingler = Shingler::new(k, unit, version).expect("k was checked");
         let mut hasher = simhash::SimHasher::new();
         let mut scratch = Vec::new();
         for (row, fingerprint) in rows.chunks_exact_mut(words).enumerate() {
@@ -154,17 +159,28 @@ mod tests {
     #[test]
     fn texts_and_sets_give_the_same_signatures() {
         let texts = ["a b c d e f g", "a b c d e f h", "", "x y"];
-        let sets = ShingleSets::build(&texts, 3, Unit::Word).unwrap();
+        let sets =
+            ShingleSets::build(&texts, 3, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         for threads in [1, 2] {
             for algorithm in [Algorithm::Classic, Algorithm::Oph] {
                 assert_eq!(
-                    minhash_texts(&texts, 16, 5, 3, Unit::Word, threads, algorithm).unwrap(),
+                    minhash_texts(
+                        &texts,
+                        16,
+                        5,
+                        3,
+                        Unit::Word,
+                        threads,
+                        algorithm,
+                        HashVersion::V2
+                    )
+                    .unwrap(),
                     minhash_sets(view, 16, 5, threads, algorithm).unwrap()
                 );
             }
             assert_eq!(
-                simhash_texts(&texts, 128, false, 3, Unit::Word, threads).unwrap(),
+                simhash_texts(&texts, 128, false, 3, Unit::Word, threads, HashVersion::V2).unwrap(),
                 simhash_sets(view, 128, threads).unwrap()
             );
         }
@@ -174,12 +190,22 @@ mod tests {
     fn impossible_sizes_are_errors_not_aborts() {
         use crate::error::Error;
         let texts = ["a b c", "d e f"];
-        let sets = ShingleSets::build(&texts, 2, Unit::Word).unwrap();
+        let sets =
+            ShingleSets::build(&texts, 2, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         for num_perm in [1usize << 40, usize::MAX / 2, usize::MAX] {
             let classic = Algorithm::Classic;
             assert!(matches!(
-                minhash_texts(&texts, num_perm, 0, 2, Unit::Word, 1, classic),
+                minhash_texts(
+                    &texts,
+                    num_perm,
+                    0,
+                    2,
+                    Unit::Word,
+                    1,
+                    classic,
+                    HashVersion::V2
+                ),
                 Err(Error::Resource(_))
             ));
             assert!(matches!(

@@ -81,7 +81,8 @@ mod tests {
     fn cluster_edges_stay_linear_in_a_bucket_of_identical_documents() {
         let mut texts = vec!["the same words in the same order every time"; 2000];
         texts.push("something else entirely, nothing shared with the rest");
-        let sets = ShingleSets::build(&texts, 3, Unit::Word).unwrap();
+        let sets =
+            ShingleSets::build(&texts, 3, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         let sigs = minhash_sets(view, 16, 0, 1, Algorithm::Classic).unwrap();
         let (edges, sims) = lsh_cluster_edges(&sigs, 16, 4, 4, 0.5, Verify::Exact(view)).unwrap();

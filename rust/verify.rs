@@ -181,7 +181,8 @@ mod tests {
             })
             .collect();
         let texts: Vec<&str> = texts.iter().map(|t| t.as_str()).collect();
-        let sets = ShingleSets::build(&texts, 2, Unit::Word).unwrap();
+        let sets =
+            ShingleSets::build(&texts, 2, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         let pairs: Vec<(i64, i64)> = vec![(0, 3), (1, 4), (8, 5), (0, 6), (2, 0), (7, 1), (4, 4)];
         let got = jaccard_pairs(view, &pairs).unwrap();

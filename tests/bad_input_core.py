@@ -65,7 +65,7 @@ ROWS = [
     ),
     _row(
         "core-minhash-num_perm-2**64-1",
-        lambda: _core.minhash_texts(GOOD, 2**64 - 1, 0, 5, "word", 1, "classic"),
+        lambda: _core.minhash_texts(GOOD, 2**64 - 1, 0, 5, "word", 1, "classic", 2),
         ResourceError,
         "num_perm",
     ),
@@ -89,7 +89,7 @@ ROWS = [
     ),
     _row(
         "core-simhash-bits-2**40",
-        lambda: _core.simhash_texts(GOOD, 2**40, False, 5, "word", 1),
+        lambda: _core.simhash_texts(GOOD, 2**40, False, 5, "word", 1, 2),
         InvalidArgumentError,
         "bits must be 64 or 128",
     ),
@@ -132,39 +132,40 @@ ROWS = [
     ),
     _row(
         "core-minhash-unit-bogus",
-        lambda: _core.minhash_texts(GOOD, 8, 0, 5, "bogus", 1, "classic"),
+        lambda: _core.minhash_texts(GOOD, 8, 0, 5, "bogus", 1, "classic", 2),
         InvalidArgumentError,
         "unit must be 'word' or 'char'",
     ),
     _row(
         "core-minhash-algorithm-bogus",
-        lambda: _core.minhash_texts(GOOD, 8, 0, 5, "word", 1, "bogus"),
+        lambda: _core.minhash_texts(GOOD, 8, 0, 5, "word", 1, "bogus", 2),
         InvalidArgumentError,
         "algorithm must be 'classic' or 'oph'",
     ),
     # Documents the core cannot read: the error names the document.
     _row(
         "core-minhash-int-item",
-        lambda: _core.minhash_texts(["ok", 3], 8, 0, 5, "word", 1, "classic"),  # type: ignore[list-item]
+        lambda: _core.minhash_texts(["ok", 3], 8, 0, 5, "word", 1, "classic", 2),  # type: ignore[list-item]
         InputTypeError,
         r"texts\[1\] is int, expected str",
     ),
     _row(
         "core-minhash-not-a-list",
-        lambda: _core.minhash_texts(3, 8, 0, 5, "word", 1, "classic"),  # type: ignore[arg-type]
+        lambda: _core.minhash_texts(3, 8, 0, 5, "word", 1, "classic", 2),  # type: ignore[arg-type]
         InputTypeError,
         "texts must be a list of str",
     ),
     _row(
         "core-minhash-lone-surrogate",
-        lambda: _core.minhash_texts(["ok", "bad \udc80"], 8, 0, 5, "word", 1, "classic"),
+        lambda: _core.minhash_texts(["ok", "bad \udc80"], 8, 0, 5, "word", 1, "classic", 2),
         InputError,
         r"texts\[1\] is not valid Unicode",
     ),
     _row(
         "core-buffer-invalid-utf8",
         lambda: _core.word_counts(
-            (np.frombuffer(b"ok\xff", dtype=np.uint8), np.array([0, 2, 3], dtype=np.int64))
+            (np.frombuffer(b"ok\xff", dtype=np.uint8), np.array([0, 2, 3], dtype=np.int64)),
+            2,
         ),
         InputError,
         r"texts\[1\] is not valid UTF-8",
@@ -172,7 +173,8 @@ ROWS = [
     _row(
         "core-buffer-offsets-past-the-data",
         lambda: _core.word_counts(
-            (np.frombuffer(b"okay", dtype=np.uint8), np.array([0, 9], dtype=np.int64))
+            (np.frombuffer(b"okay", dtype=np.uint8), np.array([0, 9], dtype=np.int64)),
+            2,
         ),
         InputError,
         r"text offsets are inconsistent at texts\[0\]",
@@ -180,7 +182,8 @@ ROWS = [
     _row(
         "core-buffer-wrong-dtype",
         lambda: _core.word_counts(
-            (np.zeros(3, dtype=np.int8), np.array([0, 3], dtype=np.int64))  # type: ignore[arg-type]
+            (np.zeros(3, dtype=np.int8), np.array([0, 3], dtype=np.int64)),  # type: ignore[arg-type]
+            2,
         ),
         InputTypeError,
         r"texts as a tuple must be \(uint8 data, int64 offsets\)",

@@ -205,7 +205,7 @@ def test_core_error_kinds_map_to_the_builtins_callers_expect():
     with pytest.raises(ValueError):
         neardup.jaccard(UNSORTED, [[0, 1]])
     with pytest.raises(TypeError):
-        neardup._core.word_counts(["a", None])
+        neardup._core.word_counts(["a", None], 2)
 
 
 def test_sorted_hand_built_sets_still_give_the_exact_jaccard():

@@ -5,11 +5,15 @@ wrappers in ``neardup.stages`` convert everything else. Errors are the classes o
 ``neardup.errors`` (one per kind of the Rust ``Error``; a panic, a bug, is ``RuntimeError``).
 """
 
+from typing import final
+
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
     "HASH_VERSION",
+    "HASH_VERSIONS",
+    "IndexMirror",
     "all_pairs_jaccard",
     "band_hashes",
     "clusters",
@@ -17,6 +21,7 @@ __all__ = [
     "exact_duplicates",
     "hamming",
     "hamming_within",
+    "index_band_keys",
     "jaccard",
     "jaccard_at_least",
     "lsh_candidates",
@@ -39,14 +44,26 @@ _Texts = list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]
 _Pairs = npt.NDArray[np.int64]
 
 HASH_VERSION: int
+HASH_VERSIONS: tuple[int, ...]
 
-def normalize(text: str) -> str: ...
-def word_counts(texts: _Texts) -> npt.NDArray[np.int64]: ...
+def normalize(text: str, hash_version: int) -> str: ...
+def word_counts(texts: _Texts, hash_version: int) -> npt.NDArray[np.int64]: ...
 def shingle_sets(
-    texts: _Texts, k: int, unit: str, selected: npt.NDArray[np.bool_] | None = None
+    texts: _Texts,
+    k: int,
+    unit: str,
+    hash_version: int,
+    selected: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64]]: ...
 def minhash_texts(
-    texts: _Texts, num_perm: int, seed: int, k: int, unit: str, threads: int, algorithm: str
+    texts: _Texts,
+    num_perm: int,
+    seed: int,
+    k: int,
+    unit: str,
+    threads: int,
+    algorithm: str,
+    hash_version: int,
 ) -> npt.NDArray[np.uint32]: ...
 def minhash_sets(
     offsets: npt.NDArray[np.int64],
@@ -57,7 +74,7 @@ def minhash_sets(
     algorithm: str,
 ) -> npt.NDArray[np.uint32]: ...
 def simhash_texts(
-    texts: _Texts, bits: int, tf: bool, k: int, unit: str, threads: int
+    texts: _Texts, bits: int, tf: bool, k: int, unit: str, threads: int, hash_version: int
 ) -> npt.NDArray[np.uint64]: ...
 def simhash_sets(
     offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], bits: int, threads: int
@@ -103,5 +120,21 @@ def hamming(fingerprints: npt.NDArray[np.uint64], pairs: _Pairs) -> npt.NDArray[
 def hamming_within(
     fingerprints: npt.NDArray[np.uint64], max_distance: int, active: npt.NDArray[np.bool_]
 ) -> tuple[_Pairs, npt.NDArray[np.int32]]: ...
-def exact_duplicates(texts: _Texts, normalized: bool) -> npt.NDArray[np.int64]: ...
+def exact_duplicates(
+    texts: _Texts, normalized: bool, hash_version: int
+) -> npt.NDArray[np.int64]: ...
 def clusters(pairs: _Pairs, n: int) -> npt.NDArray[np.int64]: ...
+def index_band_keys(
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int
+) -> npt.NDArray[np.uint64]: ...
+
+@final
+class IndexMirror:
+    def __new__(cls, num_perm: int, bands: int, rows: int) -> IndexMirror: ...
+    def __len__(self) -> int: ...
+    def entry_count(self) -> int: ...
+    def append(self, signatures: npt.NDArray[np.uint32]) -> int: ...
+    def forget(self, rows: npt.NDArray[np.int64]) -> None: ...
+    def lookup(
+        self, signatures: npt.NDArray[np.uint32], threshold: float, top_k: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]]: ...
