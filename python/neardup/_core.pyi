@@ -1,7 +1,8 @@
 """Type stub of the compiled module ``neardup._core`` (Rust, see rust/bindings.rs).
 
 ``texts`` arguments are a list of str or a (uint8 UTF-8 data, int64 offsets) tuple; the public
-wrappers in ``neardup.stages`` convert everything else.
+wrappers in ``neardup.stages`` convert everything else. Errors are the classes of
+``neardup.errors`` (one per kind of the Rust ``Error``; a panic, a bug, is ``RuntimeError``).
 """
 
 from typing import final
