@@ -1,0 +1,201 @@
+"""Near-duplicate detection on a Ray cluster (Ray Data), with the single-machine answer.
+
+``pip install 'neardup[ray]'``. :func:`find_duplicates` takes a ``ray.data.Dataset`` and
+returns one with a row per input row: ``id``, ``position`` (input position), ``cluster`` (the
+canonical document's id), ``keep``, ``duplicate_of`` (canonical id, null when kept),
+``similarity`` (to the canonical document, null when kept) and ``exact_duplicate``
+(identical shingle set). :func:`dedup` returns only the kept rows, with the input's columns.
+
+The options are those of :func:`neardup.find_duplicates`, validated by the same
+:func:`neardup.make_plan`; the stages are the same functions, run per partition. The result
+equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)``: a document
+is removed exactly when its cluster there has a lower position, whatever the partitioning.
+
+>>> import ray, neardup.ray                                       # doctest: +SKIP
+>>> ds = ray.data.read_parquet("s3://bucket/corpus/")             # doctest: +SKIP
+>>> neardup.ray.dedup(ds, threshold=0.5).write_parquet("s3://bucket/kept/")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from neardup.errors import InvalidArgumentError, NeardupError
+from neardup.plan import Plan, make_plan
+
+__all__ = ["RayNotInstalledError", "dedup", "find_duplicates", "ray_plan"]
+
+
+class RayNotInstalledError(NeardupError, ImportError):
+    """Ray (``ray[data]``) is not installed: ``pip install 'neardup[ray]'``.
+
+    >>> issubclass(RayNotInstalledError, ImportError)
+    True
+    """
+
+
+def require_ray() -> Any:
+    """The ``ray`` module, or :class:`RayNotInstalledError` with the command that installs it.
+
+    >>> require_ray().__name__                                      # doctest: +SKIP
+    'ray'
+    """
+    try:
+        import ray
+        import ray.data  # noqa: F401
+    except ImportError as e:
+        raise RayNotInstalledError(
+            "the Ray engine needs Ray Data: pip install 'neardup[ray]' (or 'ray[data]')"
+        ) from e
+    return ray
+
+
+def ray_plan(n: int, **options: Any) -> Plan:
+    """The resolved plan of a Ray run over ``n`` documents (MinHash + LSH, all pairs verified).
+
+    Every option is checked by :func:`neardup.make_plan`; what the Ray engine does not run is
+    refused here, by name, before any task starts.
+
+    >>> ray_plan(20_000, threshold=0.5).describe()                 # doctest: +ELLIPSIS
+    'minhash, threshold 0.5, k=5 word shingles, P=128 classic, LSH 21x6, verify exact, ...'
+    >>> ray_plan(100, method="simhash")
+    Traceback (most recent call last):
+    ...
+    neardup.errors.InvalidArgumentError: the Ray engine runs method='minhash', not 'simhash'
+    """
+    options.setdefault("method", "minhash")
+    if options.get("pairs", "auto") == "auto":  # the Ray engine always verifies all pairs
+        options["pairs"] = "all"
+    plan = make_plan(**options).resolve(n)
+    if plan.method != "minhash":
+        hint = (
+            " (method='auto' picks exact-jaccard up to "
+            f"{plan.auto_exact_limit:,} documents: use the local engine for those)"
+            if plan.requested_method == "auto"
+            else ""
+        )
+        raise InvalidArgumentError(
+            f"the Ray engine runs method='minhash', not {plan.method!r}{hint}"
+        )
+    for name, value, supported in (
+        ("pairs", plan.pairs, "all"),
+        ("keep", plan.keep, "first"),
+    ):
+        if value != supported:
+            raise InvalidArgumentError(
+                f"the Ray engine supports {name}={supported!r} only, got {value!r}"
+            )
+    if plan.strip_boilerplate is not None:
+        raise InvalidArgumentError("the Ray engine does not strip boilerplate (strip_boilerplate)")
+    return plan
+
+
+def _blocks(ray: Any, dataset: Any, columns: Sequence[str]) -> tuple[list[Any], list[int]]:
+    """The dataset's Arrow blocks in input order (object refs) and their row counts."""
+    from ray.data import DataContext
+
+    context = DataContext.get_current()
+    before = context.execution_options.preserve_order
+    context.execution_options.preserve_order = True
+    try:
+        refs = list(dataset.select_columns(list(columns)).to_arrow_refs())
+    finally:
+        context.execution_options.preserve_order = before
+    sizes = ray.get([_rows.remote(r) for r in refs]) if refs else []
+    return refs, sizes
+
+
+class _LazyRemote:
+    def __init__(self) -> None:
+        self.fn: Any = None
+
+    def remote(self, table: Any) -> Any:
+        if self.fn is None:
+            import ray
+
+            self.fn = ray.remote(lambda t: t.num_rows)
+        return self.fn.remote(table)
+
+
+_rows = _LazyRemote()
+
+
+def run_dataset(
+    dataset: Any,
+    *,
+    text_column: str = "text",
+    id_column: str | None = None,
+    kept_rows_only: bool = False,
+    where: Sequence[Sequence[tuple[int, str, int]]] | None = None,
+    driver_edge_limit: int | None = None,
+    shuffle_partitions: int | None = None,
+    **options: Any,
+) -> Any:
+    """Runs the plan over a dataset; returns (``RayRun``, plan). Used by the API and the CLI."""
+    ray = require_ray()
+    from neardup.ray import _engine
+    from neardup.ray._components import DRIVER_EDGE_LIMIT
+
+    make_plan(**{**options, "method": options.get("method", "minhash")})  # fail before Ray work
+    names = list(dataset.schema().names)
+    for column in (text_column, id_column):
+        if column is not None and column not in names:
+            raise InvalidArgumentError(
+                f"the dataset has no column {column!r} (columns: {', '.join(names[:8])})"
+            )
+    columns = names if kept_rows_only else [c for c in (text_column, id_column) if c]
+    blocks, sizes = _blocks(ray, dataset, columns)
+    plan = ray_plan(int(sum(sizes)), **options)
+    try:
+        result = _engine.run(
+            ray,
+            blocks,
+            sizes,
+            where if where is not None else [()] * len(blocks),
+            plan,
+            text_column,
+            id_column,
+            kept_rows_only,
+            driver_edge_limit=DRIVER_EDGE_LIMIT if driver_edge_limit is None else driver_edge_limit,
+            shuffle_partitions=shuffle_partitions,
+        )
+    except ray.exceptions.RayTaskError as e:
+        cause = getattr(e, "cause", None)
+        if isinstance(cause, NeardupError):
+            raise cause from None
+        raise
+    return result, plan
+
+
+def find_duplicates(
+    dataset: Any, text_column: str = "text", id_column: str | None = None, **options: Any
+) -> Any:
+    """A ``ray.data.Dataset`` with, per input row, its cluster, whether it is kept, and its
+    similarity to the kept document. ``options`` are :func:`neardup.find_duplicates`'s
+    (``threshold``, ``num_perm``, ``k``, ``unit``, ``bands``, ``rows``, ``seed``,
+    ``verify``, ``algorithm``); ``method`` is ``"minhash"``.
+
+    >>> ds = ray.data.from_items([{"text": "a b c d e"}, {"text": "a b c d e!"}])  # doctest: +SKIP
+    >>> find_duplicates(ds, k=2).to_pandas()["keep"].tolist()       # doctest: +SKIP
+    [True, False]
+    """
+    ray = require_ray()
+    result, _ = run_dataset(dataset, text_column=text_column, id_column=id_column, **options)
+    return ray.data.from_arrow_refs(result.tables)
+
+
+def dedup(
+    dataset: Any, text_column: str = "text", id_column: str | None = None, **options: Any
+) -> Any:
+    """Only the kept rows of ``dataset`` (all its columns, input order): one per cluster.
+
+    >>> ds = ray.data.from_items([{"text": "a b c d e"}, {"text": "a b c d e!"}])  # doctest: +SKIP
+    >>> dedup(ds, k=2).count()                                      # doctest: +SKIP
+    1
+    """
+    ray = require_ray()
+    result, _ = run_dataset(
+        dataset, text_column=text_column, id_column=id_column, kept_rows_only=True, **options
+    )
+    return ray.data.from_arrow_refs(result.tables)
