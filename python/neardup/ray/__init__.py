@@ -58,7 +58,7 @@ def ray_plan(n: int, **options: Any) -> Plan:
     refused here, by name, before any task starts.
 
     >>> ray_plan(20_000, threshold=0.5).describe()                 # doctest: +ELLIPSIS
-    'minhash, threshold 0.5, k=5 word shingles, P=128 classic, LSH 21x6, verify exact, ...'
+    'minhash, threshold 0.5, k=5 word shingles, P=128 classic, LSH 32x4, verify exact, pairs all, ...'
     >>> ray_plan(100, method="simhash")
     Traceback (most recent call last):
     ...

@@ -88,7 +88,7 @@ def check_texts(column: Any, start: int, where: Sequence[tuple[int, str, int]] =
     >>> check_texts(pa.chunked_array([["a", None]]), 10)
     Traceback (most recent call last):
     ...
-    neardup.errors.InputError: row 11 (input position 11): text is null
+    neardup.errors.InputError: input position 11: text is null
     """
     import pyarrow as pa
 
@@ -106,11 +106,11 @@ def check_texts(column: Any, start: int, where: Sequence[tuple[int, str, int]] =
 
 
 def _where(row: int, start: int, where: Sequence[tuple[int, str, int]]) -> str:
-    """'file, row R' (1-based row in its file) or 'row R (input position P)'."""
+    """'file, row R' (R counts from 1 in that file) or 'input position P' (from 0)."""
     for first, path, file_row in reversed(list(where)):
         if row >= first:
             return f"{path}, row {file_row + row - first + 1}"
-    return f"row {start + row + 1} (input position {start + row})"
+    return f"input position {start + row}"
 
 
 @dataclass
@@ -282,14 +282,25 @@ def local_payload(
     sets = stages.shingles(
         table.column(text_column), k=plan.k, unit=plan.unit, only=only  # type: ignore[arg-type]
     )
-    local = wanted - start
-    sizes = sets.sizes()[local]
-    take = np.concatenate(
-        [np.arange(sets.offsets[i], sets.offsets[i + 1]) for i in local]
-        if len(local)
-        else [np.zeros(0, dtype=np.int64)]
-    )
-    return Payload(rows=wanted, sizes=sizes, hashes=sets.hashes[take])
+    sizes, hashes = ragged_take(sets.offsets, sets.hashes, wanted - start)
+    return Payload(rows=wanted, sizes=sizes, hashes=hashes)
+
+
+def ragged_take(
+    offsets: np.ndarray, values: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(sizes, concatenated values) of the selected rows of a ragged array, vectorised.
+
+    >>> ragged_take(np.array([0, 2, 2, 5]), np.arange(5), np.array([2, 0]))
+    (array([3, 2]), array([2, 3, 4, 0, 1]))
+    """
+    begin, end = offsets[rows], offsets[np.asarray(rows) + 1]
+    sizes = (end - begin).astype(np.int64)
+    total = int(sizes.sum())
+    if total == 0:
+        return sizes, values[:0]
+    shift = np.repeat(begin - (np.cumsum(sizes) - sizes), sizes)
+    return sizes, values[shift + np.arange(total)]
 
 
 def concat_payloads(payloads: Sequence[Payload]) -> Payload:
@@ -334,14 +345,9 @@ def take_payload(payload: Payload, rows: np.ndarray) -> Payload:
     if payload.signatures is not None:
         return Payload(rows=rows, signatures=payload.signatures[at], extra=extra)
     assert payload.sizes is not None and payload.hashes is not None
-    offsets = np.r_[0, np.cumsum(payload.sizes)]
-    sizes = payload.sizes[at]
-    take = (
-        np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in at.tolist()])
-        if len(at)
-        else np.zeros(0, dtype=np.int64)
-    )
-    return Payload(rows=rows, sizes=sizes, hashes=payload.hashes[take], extra=extra)
+    offsets = np.r_[0, np.cumsum(payload.sizes)].astype(np.int64)
+    sizes, hashes = ragged_take(offsets, payload.hashes, at)
+    return Payload(rows=rows, sizes=sizes, hashes=hashes, extra=extra)
 
 
 def compare(
