@@ -91,8 +91,12 @@ def ray_plan(n: int, **options: Any) -> Plan:
     return plan
 
 
-def _blocks(ray: Any, dataset: Any, columns: Sequence[str]) -> tuple[list[Any], list[int]]:
-    """The dataset's Arrow blocks in input order (object refs) and their row counts."""
+def _blocks(
+    ray: Any, dataset: Any, columns: Sequence[str], path_column: str | None
+) -> tuple[list[Any], list[int], list[list[tuple[int, str, int]]], dict[str, int]]:
+    """The dataset's Arrow blocks in input order (object refs), their row counts, where
+    each block's rows come from (first row in block, file, first row's index in the file),
+    and the rows of each file."""
     from ray.data import DataContext
 
     context = DataContext.get_current()
@@ -102,23 +106,51 @@ def _blocks(ray: Any, dataset: Any, columns: Sequence[str]) -> tuple[list[Any], 
         refs = list(dataset.select_columns(list(columns)).to_arrow_refs())
     finally:
         context.execution_options.preserve_order = before
-    sizes = ray.get([_rows.remote(r) for r in refs]) if refs else []
-    return refs, sizes
+    shapes = ray.get([_shape.remote(r, path_column) for r in refs]) if refs else []
+    seen: dict[str, int] = {}
+    where = []
+    for _, runs in shapes:
+        block = []
+        for first, length, path in runs:
+            block.append((first, path, seen.get(path, 0)))
+            seen[path] = seen.get(path, 0) + length
+        where.append(block)
+    return refs, [n for n, _ in shapes], where, seen
+
+
+def _shape_fn(table: Any, path_column: str | None) -> tuple[int, list[tuple[int, int, str]]]:
+    """Rows of a block and its runs of rows from one file: (first row, length, file)."""
+    if path_column is None or table.num_rows == 0:
+        return table.num_rows, []
+    import numpy as np
+
+    encoded = table.column(path_column).combine_chunks().dictionary_encode()
+    index = encoded.indices.to_numpy(zero_copy_only=False)
+    names = encoded.dictionary.to_pylist()
+    firsts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
+    lengths = np.diff(np.r_[firsts, len(index)])
+    runs = [
+        (int(f), int(n), str(names[index[f]]))
+        for f, n in zip(firsts.tolist(), lengths.tolist(), strict=True)
+    ]
+    return table.num_rows, runs
 
 
 class _LazyRemote:
-    def __init__(self) -> None:
-        self.fn: Any = None
+    """A remote function made on first use (importing neardup.ray must not need Ray)."""
 
-    def remote(self, table: Any) -> Any:
-        if self.fn is None:
+    def __init__(self, fn: Any) -> None:
+        self.fn, self.remote_fn = fn, None
+
+    def remote(self, *args: Any) -> Any:
+        if self.remote_fn is None:
             import ray
 
-            self.fn = ray.remote(lambda t: t.num_rows)
-        return self.fn.remote(table)
+            self.remote_fn = ray.remote(self.fn)
+        return self.remote_fn.remote(*args)
 
 
-_rows = _LazyRemote()
+_shape = _LazyRemote(_shape_fn)
 
 
 def run_dataset(
@@ -127,12 +159,16 @@ def run_dataset(
     text_column: str = "text",
     id_column: str | None = None,
     kept_rows_only: bool = False,
-    where: Sequence[Sequence[tuple[int, str, int]]] | None = None,
+    path_column: str | None = None,
     driver_edge_limit: int | None = None,
     shuffle_partitions: int | None = None,
     **options: Any,
 ) -> Any:
-    """Runs the plan over a dataset; returns (``RayRun``, plan). Used by the API and the CLI."""
+    """Runs the plan over a dataset; returns (``RayRun``, plan). Used by the API and the CLI.
+
+    ``path_column`` (the file each row was read from, as Ray Data's ``include_paths=True``
+    adds it) lets input errors name the file and row.
+    """
     ray = require_ray()
     from neardup.ray import _engine
     from neardup.ray._components import DRIVER_EDGE_LIMIT
@@ -144,15 +180,15 @@ def run_dataset(
             raise InvalidArgumentError(
                 f"the dataset has no column {column!r} (columns: {', '.join(names[:8])})"
             )
-    columns = names if kept_rows_only else [c for c in (text_column, id_column) if c]
-    blocks, sizes = _blocks(ray, dataset, columns)
+    columns = names if kept_rows_only else [c for c in (text_column, id_column, path_column) if c]
+    blocks, sizes, where, rows_per_file = _blocks(ray, dataset, list(dict.fromkeys(columns)), path_column)
     plan = ray_plan(int(sum(sizes)), **options)
     try:
         result = _engine.run(
             ray,
             blocks,
             sizes,
-            where if where is not None else [()] * len(blocks),
+            where,
             plan,
             text_column,
             id_column,
@@ -165,6 +201,7 @@ def run_dataset(
         if isinstance(cause, NeardupError):
             raise cause from None
         raise
+    result.rows_per_file = rows_per_file
     return result, plan
 
 
