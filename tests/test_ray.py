@@ -7,6 +7,8 @@ The equality checks compare with ``neardup.find_duplicates(method="minhash", pai
 from __future__ import annotations
 
 
+import functools
+import json
 import os
 import sysconfig
 from pathlib import Path
@@ -90,6 +92,11 @@ def _dataset(texts: list[str], parts: int, ids: list[str] | None = None):
     return ray.data.from_arrow([table.slice(a, b - a) for a, b in zip(bounds, bounds[1:])])
 
 
+@functools.cache
+def _expected_for(name: str, verify: str):
+    return _expected(corpus(name), verify)
+
+
 def _expected(texts: list[str], verify: str):
     ref = neardup.find_duplicates(
         texts, method="minhash", threshold=THRESHOLD, verify=verify, pairs="all"
@@ -103,8 +110,8 @@ def _expected(texts: list[str], verify: str):
     return ref, removed, sim
 
 
-def _check(out, texts, verify, ids=None):
-    ref, removed, sim = _expected(texts, verify)
+def _check(out, texts, verify, ids=None, expected=None):
+    ref, removed, sim = expected or _expected(texts, verify)
     out = out.sort_values("position")
     assert out["position"].tolist() == list(range(len(texts)))
     assert (out["keep"].to_numpy() == ref.keep).all()
@@ -124,7 +131,7 @@ def test_same_answer_as_single_machine_for_any_partitioning(local_ray, name, ver
     assert len(texts) == 20_000
     for parts in (1, 2, 7, 64):
         out = nray.find_duplicates(_dataset(texts, parts), threshold=THRESHOLD, verify=verify)
-        _check(out.to_pandas(), texts, verify)
+        _check(out.to_pandas(), texts, verify, expected=_expected_for(name, verify))
 
 
 def test_distributed_components_equal_union_find(local_ray):
@@ -136,7 +143,7 @@ def test_distributed_components_equal_union_find(local_ray):
     assert not result.components_on_driver
     out = ray.data.from_arrow_refs(result.tables).to_pandas()
     assert out["id"].tolist() == ids
-    _check(out, texts, "exact", ids)
+    _check(out, texts, "exact", ids, expected=_expected_for("synthetic", "exact"))
 
 
 def test_dedup_returns_the_kept_rows_with_their_columns(local_ray):
@@ -187,3 +194,84 @@ def test_unknown_column_is_named(local_ray):
     with pytest.raises(InvalidArgumentError, match="no column 'text'"):
         nray.find_duplicates(ds)
 
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _cli_pair(tmp_path: Path, inputs: list[str], suffix: str, *extra: str) -> None:
+    """Runs the local and the Ray engine on the same inputs; their outputs must be equal."""
+    from neardup.cli import main
+
+    outs = {}
+    for engine in ("local", "ray"):
+        out = tmp_path / f"kept-{engine}{suffix}"
+        clusters = tmp_path / f"clusters-{engine}.csv"
+        report = tmp_path / f"report-{engine}.json"
+        args = ["dedup", *inputs, "-o", str(out), "--engine", engine, "--method", "minhash"]
+        args += ["--threshold", str(THRESHOLD), "--clusters", str(clusters), "-q", *extra]
+        import contextlib
+        import io
+
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            assert main([*args, "--json"]) == 0
+        report.write_text(buffer.getvalue())
+        outs[engine] = (out, clusters, json.loads(buffer.getvalue()))
+    (lo, lc, ls), (ro, rc, rs) = outs["local"], outs["ray"]
+    if lo.is_dir():
+        assert sorted(p.name for p in lo.rglob("*")) == sorted(p.name for p in ro.rglob("*"))
+    else:
+        assert lo.read_bytes() == ro.read_bytes()
+    assert lc.read_text() == rc.read_text()
+    for key in ("documents", "empty", "exact_duplicates", "near_duplicates", "clusters"):
+        assert ls[key] == rs[key], key
+    for key in ("removed", "kept", "candidates", "pairs", "bands", "rows"):
+        assert ls[key] == rs[key], key
+    assert rs["removed"] > 50
+
+
+def test_cli_ray_engine_writes_the_local_outputs_jsonl(local_ray, tmp_path):
+    texts = corpus("synthetic")[:6000]
+    rows = [{"id": f"d{i}", "text": t, "n": i} for i, t in enumerate(texts)]
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _write_jsonl(a, rows[:2500])
+    _write_jsonl(b, rows[2500:])
+    _cli_pair(tmp_path, [str(a), str(b)], ".jsonl")
+
+
+def test_cli_ray_engine_writes_the_local_outputs_parquet(local_ray, tmp_path):
+    import pyarrow.parquet as pq
+
+    texts = corpus("stdlib")[:6000]
+    path = tmp_path / "c.parquet"
+    pq.write_table(pa.table({"text": texts, "k": list(range(len(texts)))}), path, row_group_size=999)
+    _cli_pair(tmp_path, [str(path)], ".parquet", "--verify", "estimate")
+
+
+def test_cli_ray_engine_on_a_folder(local_ray, tmp_path):
+    folder = tmp_path / "docs"
+    (folder / "sub").mkdir(parents=True)
+    texts = corpus("synthetic")[:5200]
+    for i, t in enumerate(texts):
+        (folder / ("sub" if i % 3 else "") / f"{i:05d}.txt").write_text(t, encoding="utf-8")
+    _cli_pair(tmp_path, [str(folder)], "")
+
+
+def test_cli_input_error_names_file_and_row_and_writes_nothing(local_ray, tmp_path, capsys):
+    from neardup.cli import main
+
+    texts = corpus("synthetic")[:6000]
+    rows: list[dict] = [{"text": t} for t in texts]
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _write_jsonl(a, rows[:3000])
+    rows[3000 + 1234] = {"text": None}
+    _write_jsonl(b, rows[3000:])
+    out = tmp_path / "kept.jsonl"
+    code = main(["dedup", str(a), str(b), "-o", str(out), "--engine", "ray", "--method", "minhash"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert f"{b}, row 1235: text is null" in err
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == sorted([a, b]) or set(tmp_path.iterdir()) == {a, b}

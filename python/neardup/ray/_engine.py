@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,8 @@ class RayRun:
     verified: int
     components_on_driver: bool
     shuffle_bytes: int
+    #: Rows read from each file (when the dataset has a path column).
+    rows_per_file: dict[str, int] = field(default_factory=dict)
 
 
 def _maybe_die() -> None:
@@ -91,7 +93,7 @@ def run(
     def buckets(*records: dict[str, np.ndarray]) -> Any:
         candidates, exact = _steps.bucket_pairs(records)
         split = _steps.split_by(_steps.partition_of(candidates[:, 0], starts), nblocks, candidates)
-        return (exact, len(candidates), *[s[0] for s in split])
+        return (exact, *[s[0] for s in split])
 
     def send_left(
         table: Any, signed: Signed, start: int, pair_chunks: Sequence[np.ndarray], label: bool
@@ -137,11 +139,11 @@ def run(
         right = _steps.local_payload(table, text_column, start, signed, wanted, plan)
         return pairs, left, right
 
-    @ray.remote(num_returns=2)
+    @ray.remote(num_returns=3)
     def verify(table: Any, signed: Signed, start: int, *incoming: Any) -> Any:
         pairs, left, right = receive(table, signed, start, incoming)
         kept, _ = _steps.compare(left, right, pairs, plan, plan.threshold)
-        return kept, len(kept)
+        return kept, len(kept), len(pairs)
 
     @ray.remote(num_returns=2)
     def label(table: Any, signed: Signed, start: int, *incoming: Any) -> Any:
@@ -158,16 +160,15 @@ def run(
         record_refs.append(out[2:])
     # 2. buckets -> candidate pairs (split by the partition of their first document)
     bucket_out = [
-        buckets.options(num_returns=nblocks + 2).remote(*[r[p] for r in record_refs])
+        buckets.options(num_returns=nblocks + 1).remote(*[r[p] for r in record_refs])
         for p in range(parts)
     ]
     exact_refs = [o[0] for o in bucket_out]
-    candidate_counts = [o[1] for o in bucket_out]
     # 3. verification join: i's payload to j's partition, compared there
     sent = [
         _list(
             left_for_verify.options(num_returns=nblocks).remote(
-                blocks[b], signed_refs[b], int(starts[b]), *[o[2 + b] for o in bucket_out]
+                blocks[b], signed_refs[b], int(starts[b]), *[o[1 + b] for o in bucket_out]
             ),
             nblocks,
         )
@@ -214,7 +215,7 @@ def run(
         members=[x[1] for x in labelled],
         documents=int(sum(sizes)),
         empty=int(sum(empties)),
-        candidates=int(sum(ray.get(candidate_counts))),
+        candidates=int(sum(ray.get([v[2] for v in verified]))),
         exact_links=int(sum(exact_sizes)),
         verified=int(sum(verified_sizes)),
         components_on_driver=on_driver,
