@@ -6,8 +6,8 @@ The equality checks compare with ``neardup.find_duplicates(method="minhash", pai
 
 from __future__ import annotations
 
-
 import functools
+import itertools
 import json
 import os
 import sysconfig
@@ -89,7 +89,7 @@ def _dataset(texts: list[str], parts: int, ids: list[str] | None = None):
     columns = {"text": texts} if ids is None else {"text": texts, "doc": ids}
     table = pa.table(columns)
     bounds = np.linspace(0, len(texts), parts + 1).astype(int)
-    return ray.data.from_arrow([table.slice(a, b - a) for a, b in zip(bounds, bounds[1:])])
+    return ray.data.from_arrow([table.slice(a, b - a) for a, b in itertools.pairwise(bounds)])
 
 
 @functools.cache
@@ -195,7 +195,6 @@ def test_unknown_column_is_named(local_ray):
         nray.find_duplicates(ds)
 
 
-
 def _write_jsonl(path: Path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
@@ -246,7 +245,9 @@ def test_cli_ray_engine_writes_the_local_outputs_parquet(local_ray, tmp_path):
 
     texts = corpus("stdlib")[:6000]
     path = tmp_path / "c.parquet"
-    pq.write_table(pa.table({"text": texts, "k": list(range(len(texts)))}), path, row_group_size=999)
+    pq.write_table(
+        pa.table({"text": texts, "k": list(range(len(texts)))}), path, row_group_size=999
+    )
     _cli_pair(tmp_path, [str(path)], ".parquet", "--verify", "estimate")
 
 

@@ -43,7 +43,7 @@ def require_ray() -> Any:
     """
     try:
         import ray
-        import ray.data  # noqa: F401
+        import ray.data
     except ImportError as e:
         raise RayNotInstalledError(
             "the Ray engine needs Ray Data: pip install 'neardup[ray]' (or 'ray[data]')"
@@ -57,8 +57,9 @@ def ray_plan(n: int, **options: Any) -> Plan:
     Every option is checked by :func:`neardup.make_plan`; what the Ray engine does not run is
     refused here, by name, before any task starts.
 
-    >>> ray_plan(20_000, threshold=0.5).describe()                 # doctest: +ELLIPSIS
-    'minhash, threshold 0.5, k=5 word shingles, P=128 classic, LSH 32x4, verify exact, pairs all, ...'
+    >>> plan = ray_plan(20_000, threshold=0.5)
+    >>> plan.method, plan.bands, plan.rows, plan.pairs
+    ('minhash', 32, 4, 'all')
     >>> ray_plan(100, method="simhash")
     Traceback (most recent call last):
     ...
@@ -140,7 +141,8 @@ class _LazyRemote:
     """A remote function made on first use (importing neardup.ray must not need Ray)."""
 
     def __init__(self, fn: Any) -> None:
-        self.fn, self.remote_fn = fn, None
+        self.fn = fn
+        self.remote_fn: Any = None
 
     def remote(self, *args: Any) -> Any:
         if self.remote_fn is None:
@@ -181,7 +183,9 @@ def run_dataset(
                 f"the dataset has no column {column!r} (columns: {', '.join(names[:8])})"
             )
     columns = names if kept_rows_only else [c for c in (text_column, id_column, path_column) if c]
-    blocks, sizes, where, rows_per_file = _blocks(ray, dataset, list(dict.fromkeys(columns)), path_column)
+    blocks, sizes, where, rows_per_file = _blocks(
+        ray, dataset, list(dict.fromkeys(columns)), path_column
+    )
     plan = ray_plan(int(sum(sizes)), **options)
     try:
         result = _engine.run(

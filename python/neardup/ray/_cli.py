@@ -215,7 +215,9 @@ def _cluster_rows(
                 },
             )
         )
-    for m, r, s, e in zip(member.tolist(), root.tolist(), sim.tolist(), exact.tolist(), strict=True):
+    for m, r, s, e in zip(
+        member.tolist(), root.tolist(), sim.tolist(), exact.tolist(), strict=True
+    ):
         rows.append(
             (
                 m,

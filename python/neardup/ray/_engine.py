@@ -78,7 +78,9 @@ def run(
     """Runs the plan over Arrow blocks (object refs, in input order) and returns output refs."""
     nblocks = len(blocks)
     starts = np.r_[0, np.cumsum(np.asarray(sizes, dtype=np.int64))][:-1].astype(np.int64)
-    parts = shuffle_partitions or max(1, min(nblocks, 2 * int(ray.cluster_resources().get("CPU", 1))))
+    parts = shuffle_partitions or max(
+        1, min(nblocks, 2 * int(ray.cluster_resources().get("CPU", 1)))
+    )
 
     @ray.remote
     def sign(table: Any, start: int, where: Any) -> Any:
@@ -105,9 +107,7 @@ def run(
         if label:  # the canonical document's id and digest travel to its members
             local = wanted - start
             ids = (
-                table.column(id_column).take(local).to_pylist()
-                if id_column is not None
-                else wanted
+                table.column(id_column).take(local).to_pylist() if id_column is not None else wanted
             )
             at = np.searchsorted(signed.positions, wanted)
             payload.extra = {"id": ids, "digest": signed.digests[at]}
@@ -313,7 +313,8 @@ class _Lazy:
     """Remote functions made on first use (importing this module must not need Ray)."""
 
     def __init__(self, fn: Any) -> None:
-        self.fn, self.remote_fn = fn, None
+        self.fn = fn
+        self.remote_fn: Any = None
 
     def __getattr__(self, name: str) -> Any:
         if self.remote_fn is None:

@@ -51,9 +51,9 @@ def hash_partition(keys: np.ndarray, parts: int) -> np.ndarray:
     >>> hash_partition(np.arange(4, dtype=np.int64), 1).tolist()
     [0, 0, 0, 0]
     """
-    return (_mix(keys.view(np.uint64) if keys.dtype == np.int64 else keys) % np.uint64(parts)).astype(
-        np.int64
-    )
+    return (
+        _mix(keys.view(np.uint64) if keys.dtype == np.int64 else keys) % np.uint64(parts)
+    ).astype(np.int64)
 
 
 def partition_of(positions: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -73,9 +73,7 @@ def split_by(part: np.ndarray, parts: int, *arrays: np.ndarray) -> list[tuple[np
     """
     order = np.argsort(part, kind="stable")
     bounds = np.searchsorted(part[order], np.arange(parts + 1))
-    return [
-        tuple(a[order[bounds[p] : bounds[p + 1]]] for a in arrays) for p in range(parts)
-    ]
+    return [tuple(a[order[bounds[p] : bounds[p + 1]]] for a in arrays) for p in range(parts)]
 
 
 def check_texts(column: Any, start: int, where: Sequence[tuple[int, str, int]] = ()) -> Any:
@@ -147,7 +145,10 @@ def sign_partition(
     live = np.flatnonzero(sizes > 0)
     digests = _set_digests(sets)[live]
     signatures = stages.minhash(
-        sets, num_perm=plan.num_perm, seed=plan.seed, algorithm=plan.algorithm  # type: ignore[arg-type]
+        sets,
+        num_perm=plan.num_perm,
+        seed=plan.seed,
+        algorithm=plan.algorithm,  # type: ignore[arg-type]
     )[live]
     keys = stages.band_hashes(signatures, plan.bands, plan.rows)  # type: ignore[arg-type]
     return Signed(
@@ -280,7 +281,10 @@ def local_payload(
     only = np.zeros(table.num_rows, dtype=bool)
     only[wanted - start] = True
     sets = stages.shingles(
-        table.column(text_column), k=plan.k, unit=plan.unit, only=only  # type: ignore[arg-type]
+        table.column(text_column),
+        k=plan.k,
+        unit=plan.unit,  # type: ignore[arg-type]
+        only=only,
     )
     sizes, hashes = ragged_take(sets.offsets, sets.hashes, wanted - start)
     return Payload(rows=wanted, sizes=sizes, hashes=hashes)
@@ -311,7 +315,7 @@ def concat_payloads(payloads: Sequence[Payload]) -> Payload:
     if all(p.extra is not None for p in payloads):
         extra = {
             k: _concat([p.extra[k] for p in payloads])  # type: ignore[index]
-            for k in first.extra
+            for k in first.extra or {}
         }
     return Payload(
         rows=np.concatenate([p.rows for p in payloads]),
