@@ -138,9 +138,14 @@ def test_distributed_components_equal_union_find(local_ray):
     texts = corpus("synthetic")
     ids = [f"doc-{i:05d}" for i in range(len(texts))]
     result, _ = nray.run_dataset(
-        _dataset(texts, 7, ids), id_column="doc", threshold=THRESHOLD, driver_edge_limit=0
+        _dataset(texts, 1, ids),
+        id_column="doc",
+        threshold=THRESHOLD,
+        driver_edge_limit=0,
+        max_partition_rows=3000,  # the one block is cut into 7 partitions
     )
     assert not result.components_on_driver
+    assert len(result.tables) == 7
     out = ray.data.from_arrow_refs(result.tables).to_pandas()
     assert out["id"].tolist() == ids
     _check(out, texts, "exact", ids, expected=_expected_for("synthetic", "exact"))
@@ -228,7 +233,7 @@ def _cli_pair(tmp_path: Path, inputs: list[str], suffix: str, *extra: str) -> No
         assert ls[key] == rs[key], key
     for key in ("removed", "kept", "candidates", "pairs", "bands", "rows"):
         assert ls[key] == rs[key], key
-    assert rs["removed"] > 50
+    assert rs["removed"] > 20
 
 
 def test_cli_ray_engine_writes_the_local_outputs_jsonl(local_ray, tmp_path):
@@ -243,7 +248,7 @@ def test_cli_ray_engine_writes_the_local_outputs_jsonl(local_ray, tmp_path):
 def test_cli_ray_engine_writes_the_local_outputs_parquet(local_ray, tmp_path):
     import pyarrow.parquet as pq
 
-    texts = corpus("stdlib")[:6000]
+    texts = corpus("stdlib")[:4000]
     path = tmp_path / "c.parquet"
     pq.write_table(
         pa.table({"text": texts, "k": list(range(len(texts)))}), path, row_group_size=999
@@ -254,7 +259,7 @@ def test_cli_ray_engine_writes_the_local_outputs_parquet(local_ray, tmp_path):
 def test_cli_ray_engine_on_a_folder(local_ray, tmp_path):
     folder = tmp_path / "docs"
     (folder / "sub").mkdir(parents=True)
-    texts = corpus("synthetic")[:5200]
+    texts = corpus("synthetic")[:1500]
     for i, t in enumerate(texts):
         (folder / ("sub" if i % 3 else "") / f"{i:05d}.txt").write_text(t, encoding="utf-8")
     _cli_pair(tmp_path, [str(folder)], "")

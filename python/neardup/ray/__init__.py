@@ -93,21 +93,26 @@ def ray_plan(n: int, **options: Any) -> Plan:
 
 
 def _blocks(
-    ray: Any, dataset: Any, columns: Sequence[str], path_column: str | None
+    ray: Any, dataset: Any, columns: Sequence[str], path_column: str | None, max_rows: int
 ) -> tuple[list[Any], list[int], list[list[tuple[int, str, int]]], dict[str, int]]:
     """The dataset's Arrow blocks in input order (object refs), their row counts, where
     each block's rows come from (first row in block, file, first row's index in the file),
     and the rows of each file."""
-    from ray.data import DataContext
-
-    context = DataContext.get_current()
-    before = context.execution_options.preserve_order
-    context.execution_options.preserve_order = True
-    try:
-        refs = list(dataset.select_columns(list(columns)).to_arrow_refs())
-    finally:
-        context.execution_options.preserve_order = before
+    selected = dataset.select_columns(list(columns))
+    # Positions are input order, so the blocks must come out in it: the dataset carries its
+    # own copy of the execution options (taken when it was made), so set it on a deep copy.
+    ordered = type(selected).copy(selected, _deep_copy=True)
+    ordered._context.execution_options.preserve_order = True
+    refs = list(ordered.to_arrow_refs())
     shapes = ray.get([_shape.remote(r, path_column) for r in refs]) if refs else []
+    if any(n > max_rows for n, _ in shapes):  # readers may give few large blocks: cut them
+        cut: list[Any] = []
+        for ref, (n, _) in zip(refs, shapes, strict=True):
+            pieces = -(-n // max_rows) if n > max_rows else 1
+            out = _slices.options(num_returns=pieces).remote(ref, pieces) if pieces > 1 else ref
+            cut += list(out) if pieces > 1 else [out]
+        refs = cut
+        shapes = ray.get([_shape.remote(r, path_column) for r in refs])
     seen: dict[str, int] = {}
     where = []
     for _, runs in shapes:
@@ -152,7 +157,28 @@ class _LazyRemote:
         return self.remote_fn.remote(*args)
 
 
+def _slices_fn(table: Any, pieces: int) -> tuple[Any, ...]:
+    """A block cut into ``pieces`` contiguous slices of (nearly) equal size."""
+    import numpy as np
+
+    bounds = np.linspace(0, table.num_rows, pieces + 1).astype(int).tolist()
+    return tuple(table.slice(a, b - a) for a, b in zip(bounds[:-1], bounds[1:], strict=True))
+
+
+class _LazyRemoteOptions(_LazyRemote):
+    def options(self, **kw: Any) -> Any:
+        if self.remote_fn is None:
+            import ray
+
+            self.remote_fn = ray.remote(self.fn)
+        return self.remote_fn.options(**kw)
+
+
 _shape = _LazyRemote(_shape_fn)
+_slices = _LazyRemoteOptions(_slices_fn)
+
+#: Rows per partition at most: larger blocks are cut (memory per task follows it).
+MAX_PARTITION_ROWS = 20_000
 
 
 def run_dataset(
@@ -164,6 +190,7 @@ def run_dataset(
     path_column: str | None = None,
     driver_edge_limit: int | None = None,
     shuffle_partitions: int | None = None,
+    max_partition_rows: int = MAX_PARTITION_ROWS,
     **options: Any,
 ) -> Any:
     """Runs the plan over a dataset; returns (``RayRun``, plan). Used by the API and the CLI.
@@ -184,7 +211,7 @@ def run_dataset(
             )
     columns = names if kept_rows_only else [c for c in (text_column, id_column, path_column) if c]
     blocks, sizes, where, rows_per_file = _blocks(
-        ray, dataset, list(dict.fromkeys(columns)), path_column
+        ray, dataset, list(dict.fromkeys(columns)), path_column, max_partition_rows
     )
     plan = ray_plan(int(sum(sizes)), **options)
     try:

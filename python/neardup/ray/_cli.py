@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,20 @@ import numpy as np
 from neardup import io as ndio
 from neardup.dedup import DedupSummary
 from neardup.errors import InputError
+
+
+@dataclass
+class RaySummary(DedupSummary):
+    """The local engine's summary plus what only a Ray run has.
+
+    >>> RaySummary(shuffle_bytes=8).as_dict()["shuffle_bytes"]
+    8
+    """
+
+    partitions: int = 0
+    shuffle_bytes: int = 0
+    components: str = ""
+
 
 #: The column Ray Data's readers add with ``include_paths=True``.
 PATH_COLUMN = "path"
@@ -118,7 +133,10 @@ def dedup_files_ray(
         keep = np.ones(n, dtype=bool)
         keep[member] = False
         _count_rows(sources, result.rows_per_file, files)
-        summary = DedupSummary(
+        summary = RaySummary(
+            partitions=len(result.tables),
+            shuffle_bytes=result.shuffle_bytes,
+            components="driver union-find" if result.components_on_driver else "large-star",
             documents=n,
             empty=result.empty,
             exact_duplicates=result.exact_links,
