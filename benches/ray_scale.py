@@ -11,6 +11,7 @@ JSON line per run; both engines must agree on the kept count.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -30,7 +31,7 @@ def corpus(n: int, seed: int = 0) -> list[str]:
     lengths = rng.integers(60, 140, n)
     words = rng.integers(0, len(vocab), int(lengths.sum()))
     bounds = np.r_[0, np.cumsum(lengths)]
-    docs = [" ".join(vocab[words[a:b]]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    docs = [" ".join(vocab[words[a:b]]) for a, b in itertools.pairwise(bounds)]
     copies = rng.choice(n, n // 10, replace=False)
     for c in copies.tolist():
         src = int(rng.integers(0, max(c, 1)))

@@ -18,6 +18,7 @@ is removed exactly when its cluster there has a lower position, whatever the par
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -162,7 +163,7 @@ def _slices_fn(table: Any, pieces: int) -> tuple[Any, ...]:
     import numpy as np
 
     bounds = np.linspace(0, table.num_rows, pieces + 1).astype(int).tolist()
-    return tuple(table.slice(a, b - a) for a, b in zip(bounds[:-1], bounds[1:], strict=True))
+    return tuple(table.slice(a, b - a) for a, b in itertools.pairwise(bounds))
 
 
 class _LazyRemoteOptions(_LazyRemote):
