@@ -52,8 +52,7 @@ def peak_rss(proc: subprocess.Popen, out: dict[str, int]) -> None:
             break
         for p in procs:
             try:
-                name = " ".join(p.cmdline()[:2])[-60:] or p.name()
-                out[f"{p.pid} {name}"] = max(out.get(f"{p.pid} {name}", 0), p.memory_info().rss)
+                out[str(p.pid)] = max(out.get(str(p.pid), 0), p.memory_info().rss)
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 pass
         time.sleep(0.1)
@@ -79,8 +78,10 @@ def run(engine: str, path: str, out_path: str) -> dict:
         "wall_s": round(wall, 2),
         "kept": summary["kept"],
         "seconds": summary["seconds"],
+        "shuffle_bytes": summary.get("shuffle_bytes"),
+        "partitions": summary.get("partitions"),
         "peak_rss_mb_top": [(k, round(v / 2**20)) for k, v in top],
-        "peak_rss_mb_sum": round(sum(rss.values()) / 2**20),
+        "processes": len({k.split()[0] for k in rss}),
     }
 
 

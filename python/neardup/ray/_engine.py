@@ -78,9 +78,12 @@ def run(
     """Runs the plan over Arrow blocks (object refs, in input order) and returns output refs."""
     nblocks = len(blocks)
     starts = np.r_[0, np.cumsum(np.asarray(sizes, dtype=np.int64))][:-1].astype(np.int64)
-    parts = shuffle_partitions or max(
-        1, min(nblocks, 2 * int(ray.cluster_resources().get("CPU", 1)))
-    )
+    # Bucket partitions: two per CPU, more when the corpus is large, so a bucket task holds
+    # about one input partition's records (memory per task stays bounded as the corpus grows).
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    per_partition = max(sizes) if len(sizes) else 1
+    wanted = max(2 * cpus, -(-int(sum(sizes)) // max(per_partition, 1)))
+    parts = shuffle_partitions or max(1, min(nblocks, wanted))
 
     @ray.remote
     def sign(table: Any, start: int, where: Any) -> Any:
