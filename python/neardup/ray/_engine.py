@@ -34,6 +34,10 @@ from neardup.ray._steps import Payload, Signed
 FAULT_ENV = "NEARDUP_RAY_KILL_ONCE"
 
 
+#: Documents whose bucket records one bucket task holds, about (b records of 36 bytes each).
+BUCKET_PARTITION_DOCUMENTS = 20_000
+
+
 @dataclass
 class RayRun:
     """What one Ray run produced: the output blocks and the statistics of its stages."""
@@ -79,10 +83,9 @@ def run(
     nblocks = len(blocks)
     starts = np.r_[0, np.cumsum(np.asarray(sizes, dtype=np.int64))][:-1].astype(np.int64)
     # Bucket partitions: two per CPU, more when the corpus is large, so a bucket task holds
-    # about one input partition's records (memory per task stays bounded as the corpus grows).
+    # about 20,000 documents' records (memory per task stays bounded as the corpus grows).
     cpus = int(ray.cluster_resources().get("CPU", 1))
-    per_partition = max(sizes) if len(sizes) else 1
-    wanted = max(2 * cpus, -(-int(sum(sizes)) // max(per_partition, 1)))
+    wanted = max(2 * cpus, -(-int(sum(sizes)) // BUCKET_PARTITION_DOCUMENTS))
     parts = shuffle_partitions or max(1, min(nblocks, wanted))
 
     @ray.remote
