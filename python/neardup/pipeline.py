@@ -111,13 +111,14 @@ def _candidate_sets(
     needed: Callable[[], np.ndarray],
     k: int,
     unit: stages.Unit,
+    hash_version: int,
 ) -> stages.ShingleSets:
     """The shingle sets exact verification reads: the stripped sets when boilerplate was
     stripped (already made), else those of the documents ``needed()`` marks (the candidates;
     in a real corpus a small share), which saves their time and memory for the others."""
     if stripped is not None:
         return stripped
-    return stages.shingles(texts, k=k, unit=unit, only=needed())
+    return stages.shingles(texts, k=k, unit=unit, only=needed(), hash_version=hash_version)
 
 
 def _rows_in(pairs: np.ndarray, n: int) -> np.ndarray:
@@ -196,7 +197,8 @@ def find_duplicates(
     plan = plan.resolve(n)
     method, threshold, bands, rows = plan.method, plan.threshold, plan.bands, plan.rows
     spanning = plan.pairs == "spanning"
-    params: dict[str, Any] = {"k": k, "unit": unit}
+    version = plan.hash_version
+    params: dict[str, Any] = {"k": k, "unit": unit, "hash_version": version}
     stripped = None
     if strip_boilerplate is not None:
         if method in ("sha256", "sha256-normalized"):
@@ -204,17 +206,23 @@ def find_duplicates(
         from neardup.boilerplate import strip_boilerplate as _strip
 
         stripped, strip_stats = _strip(
-            stages.shingles(core_texts, k=k, unit=unit), strip_boilerplate
+            stages.shingles(core_texts, k=k, unit=unit, hash_version=version), strip_boilerplate
         )
         params["boilerplate"] = strip_stats.as_dict()
 
     def _sets() -> stages.ShingleSets:
-        return stripped if stripped is not None else stages.shingles(core_texts, k=k, unit=unit)
+        return (
+            stripped
+            if stripped is not None
+            else stages.shingles(core_texts, k=k, unit=unit, hash_version=version)
+        )
 
     data = stripped if stripped is not None else core_texts
 
     if method in ("sha256", "sha256-normalized"):
-        labels = stages.exact_duplicates(core_texts, normalized=method == "sha256-normalized")
+        labels = stages.exact_duplicates(
+            core_texts, normalized=method == "sha256-normalized", hash_version=version
+        )
         if spanning:
             members = np.flatnonzero(labels != np.arange(n))
             found = np.stack([labels[members], members], axis=1).astype(np.int64)
@@ -235,7 +243,14 @@ def find_duplicates(
             num_perm=num_perm, seed=seed, bands=bands, rows=rows, verify=verify, algorithm=algorithm
         )
         signatures = stages.minhash(
-            data, num_perm=num_perm, seed=seed, k=k, unit=unit, threads=threads, algorithm=algorithm
+            data,
+            num_perm=num_perm,
+            seed=seed,
+            k=k,
+            unit=unit,
+            threads=threads,
+            algorithm=algorithm,
+            hash_version=version,
         )
         if verify != "exact":
             found, similarity = stages.lsh_duplicates(
@@ -248,6 +263,7 @@ def find_duplicates(
                 lambda: stages.lsh_candidate_rows(signatures, bands, rows),
                 k,
                 unit,
+                version,
             )
             found, similarity = stages.lsh_duplicates(
                 signatures, bands, rows, threshold, sets, spanning=True
@@ -255,7 +271,9 @@ def find_duplicates(
         else:
             candidates = stages.lsh_candidates(signatures, bands, rows)
             del signatures
-            sets = _candidate_sets(stripped, core_texts, lambda: _rows_in(candidates, n), k, unit)
+            sets = _candidate_sets(
+                stripped, core_texts, lambda: _rows_in(candidates, n), k, unit, version
+            )
             found, similarity = stages.verify_jaccard(sets, candidates, threshold)
     else:  # simhash
         if simhash_bits not in (64, 128):
@@ -264,13 +282,19 @@ def find_duplicates(
             simhash_max_hamming(threshold, simhash_bits) if max_hamming is None else max_hamming
         )
         params.update(bits=simhash_bits, max_hamming=radius, verify=verify)
-        fingerprints = stages.simhash(data, bits=simhash_bits, k=k, unit=unit, threads=threads)
+        fingerprints = stages.simhash(
+            data, bits=simhash_bits, k=k, unit=unit, threads=threads, hash_version=version
+        )
         active = (
-            stripped.sizes() > 0 if stripped is not None else stages.word_counts(core_texts) > 0
+            stripped.sizes() > 0
+            if stripped is not None
+            else stages.word_counts(core_texts, version) > 0
         )
         found, distance = stages.hamming_within(fingerprints, radius, active)
         if verify == "exact":
-            sets = _candidate_sets(stripped, core_texts, lambda: _rows_in(found, n), k, unit)
+            sets = _candidate_sets(
+                stripped, core_texts, lambda: _rows_in(found, n), k, unit, version
+            )
             found, similarity = stages.verify_jaccard(sets, found, threshold)
         else:
             similarity = (1.0 - distance / simhash_bits).astype(np.float32)
