@@ -24,6 +24,7 @@ from typing import Any
 
 from neardup.errors import InvalidArgumentError, NeardupError
 from neardup.plan import Plan, make_plan
+from neardup.ray._lazy import LazyRemote
 
 __all__ = ["RayNotInstalledError", "dedup", "find_duplicates", "ray_plan"]
 
@@ -143,19 +144,22 @@ def _shape_fn(table: Any, path_column: str | None) -> tuple[int, list[tuple[int,
     return table.num_rows, runs
 
 
-class _LazyRemote:
-    """A remote function made on first use (importing neardup.ray must not need Ray)."""
+def _shape_fn(table: Any, path_column: str | None) -> tuple[int, list[tuple[int, int, str]]]:
+    """Rows of a block and its runs of rows from one file: (first row, length, file)."""
+    if path_column is None or table.num_rows == 0:
+        return table.num_rows, []
+    import numpy as np
 
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-        self.remote_fn: Any = None
-
-    def remote(self, *args: Any) -> Any:
-        if self.remote_fn is None:
-            import ray
-
-            self.remote_fn = ray.remote(self.fn)
-        return self.remote_fn.remote(*args)
+    encoded = table.column(path_column).combine_chunks().dictionary_encode()
+    index = encoded.indices.to_numpy(zero_copy_only=False)
+    names = encoded.dictionary.to_pylist()
+    firsts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
+    lengths = np.diff(np.r_[firsts, len(index)])
+    runs = [
+        (int(f), int(n), str(names[index[f]]))
+        for f, n in zip(firsts.tolist(), lengths.tolist(), strict=True)
+    ]
+    return table.num_rows, runs
 
 
 def _slices_fn(table: Any, pieces: int) -> tuple[Any, ...]:
@@ -166,17 +170,8 @@ def _slices_fn(table: Any, pieces: int) -> tuple[Any, ...]:
     return tuple(table.slice(a, b - a) for a, b in itertools.pairwise(bounds))
 
 
-class _LazyRemoteOptions(_LazyRemote):
-    def options(self, **kw: Any) -> Any:
-        if self.remote_fn is None:
-            import ray
-
-            self.remote_fn = ray.remote(self.fn)
-        return self.remote_fn.options(**kw)
-
-
-_shape = _LazyRemote(_shape_fn)
-_slices = _LazyRemoteOptions(_slices_fn)
+_shape = LazyRemote(_shape_fn)
+_slices = LazyRemote(_slices_fn)
 
 #: Rows per partition at most: larger blocks are cut (memory per task follows it).
 MAX_PARTITION_ROWS = 20_000

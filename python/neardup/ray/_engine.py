@@ -27,6 +27,7 @@ import numpy as np
 from neardup.plan import Plan
 from neardup.ray import _steps
 from neardup.ray._components import DRIVER_EDGE_LIMIT, roots_distributed, roots_on_driver
+from neardup.ray._lazy import LazyRemote
 from neardup.ray._steps import Payload, Signed
 
 #: Test hook: when this environment variable names a missing file, the first signing task to
@@ -294,12 +295,6 @@ def _output_block(
     )
 
 
-def _remote(fn: Any) -> Any:
-    import ray
-
-    return ray.remote(fn)
-
-
 def _count_fn(edges: np.ndarray) -> int:
     return len(edges)
 
@@ -315,19 +310,6 @@ def _split_roots_fn(member_root: tuple[np.ndarray, np.ndarray], starts: np.ndarr
     return split[0][0] if n == 1 else tuple(s[0] for s in split)
 
 
-class _Lazy:
-    """Remote functions made on first use (importing this module must not need Ray)."""
-
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-        self.remote_fn: Any = None
-
-    def __getattr__(self, name: str) -> Any:
-        if self.remote_fn is None:
-            self.remote_fn = _remote(self.fn)
-        return getattr(self.remote_fn, name)
-
-
-_count = _Lazy(_count_fn)
-_empty_count = _Lazy(_empty_count_fn)
-_split_roots = _Lazy(_split_roots_fn)
+_count = LazyRemote(_count_fn)
+_empty_count = LazyRemote(_empty_count_fn)
+_split_roots = LazyRemote(_split_roots_fn)

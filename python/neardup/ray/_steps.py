@@ -140,7 +140,12 @@ def sign_partition(
     The texts go to Rust as one Arrow array (no per-row Python object).
     """
     texts = check_texts(table.column(text_column), start, where)
-    sets = stages.shingles(texts, k=plan.k, unit=plan.unit)  # type: ignore[arg-type]
+    sets = stages.shingles(
+        texts,
+        k=plan.k,
+        unit=plan.unit,  # type: ignore[arg-type]
+        hash_version=plan.hash_version,
+    )
     sizes = sets.sizes()
     live = np.flatnonzero(sizes > 0)
     digests = _set_digests(sets)[live]
@@ -285,6 +290,7 @@ def local_payload(
         k=plan.k,
         unit=plan.unit,  # type: ignore[arg-type]
         only=only,
+        hash_version=plan.hash_version,
     )
     sizes, hashes = ragged_take(sets.offsets, sets.hashes, wanted - start)
     return Payload(rows=wanted, sizes=sizes, hashes=hashes)
@@ -379,7 +385,13 @@ def compare(
         return pairs[ok], sim[ok]
     assert both.sizes is not None and both.hashes is not None
     offsets = np.r_[0, np.cumsum(both.sizes)].astype(np.int64)
-    sets = stages.ShingleSets(offsets, both.hashes, k=plan.k, unit=plan.unit)  # type: ignore[arg-type]
+    sets = stages.ShingleSets(
+        offsets,
+        both.hashes,
+        k=plan.k,
+        unit=plan.unit,  # type: ignore[arg-type]
+        hash_version=plan.hash_version,
+    )
     if threshold is None:
         return pairs, stages.jaccard(sets, local)
     kept, sim = stages.verify_jaccard(sets, local, threshold)
