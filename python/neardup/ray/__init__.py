@@ -144,24 +144,6 @@ def _shape_fn(table: Any, path_column: str | None) -> tuple[int, list[tuple[int,
     return table.num_rows, runs
 
 
-def _shape_fn(table: Any, path_column: str | None) -> tuple[int, list[tuple[int, int, str]]]:
-    """Rows of a block and its runs of rows from one file: (first row, length, file)."""
-    if path_column is None or table.num_rows == 0:
-        return table.num_rows, []
-    import numpy as np
-
-    encoded = table.column(path_column).combine_chunks().dictionary_encode()
-    index = encoded.indices.to_numpy(zero_copy_only=False)
-    names = encoded.dictionary.to_pylist()
-    firsts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
-    lengths = np.diff(np.r_[firsts, len(index)])
-    runs = [
-        (int(f), int(n), str(names[index[f]]))
-        for f, n in zip(firsts.tolist(), lengths.tolist(), strict=True)
-    ]
-    return table.num_rows, runs
-
-
 def _slices_fn(table: Any, pieces: int) -> tuple[Any, ...]:
     """A block cut into ``pieces`` contiguous slices of (nearly) equal size."""
     import numpy as np
