@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from neardup import stages
-from neardup.dedup import _set_digests
+from neardup.engine import set_digests
 from neardup.errors import InputError
 from neardup.plan import Plan
 
@@ -148,7 +148,7 @@ def sign_partition(
     )
     sizes = sets.sizes()
     live = np.flatnonzero(sizes > 0)
-    digests = _set_digests(sets)[live]
+    digests = set_digests(sets)[live]
     signatures = stages.minhash(
         sets,
         num_perm=plan.num_perm,
