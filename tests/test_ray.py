@@ -231,8 +231,13 @@ def _cli_pair(tmp_path: Path, inputs: list[str], suffix: str, *extra: str) -> No
     assert lc.read_text() == rc.read_text()
     for key in ("documents", "empty", "exact_duplicates", "near_duplicates", "clusters"):
         assert ls[key] == rs[key], key
-    for key in ("removed", "kept", "candidates", "pairs", "bands", "rows"):
+    for key in ("removed", "kept", "bands", "rows"):
         assert ls[key] == rs[key], key
+    if "estimate" not in extra:  # the local engine counts no candidates when it estimates
+        assert ls["candidates"] == rs["candidates"]
+    # "pairs": the local engine reports pairs expanded over exact copies (find_duplicates'
+    # pairs), the Ray engine the verified pairs between distinct sets: at most as many
+    assert rs["pairs"] <= ls["pairs"]
     assert rs["removed"] > 20
 
 
