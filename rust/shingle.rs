@@ -232,7 +232,8 @@ pub struct SetsView<'a> {
 }
 
 impl<'a> SetsView<'a> {
-    /// Checks that offsets start at 0, never decrease and end at `hashes.len()`.
+    /// Checks that offsets start at 0, never decrease and end at `hashes.len()`, and that every
+    /// set is sorted and duplicate-free.
     pub fn new(offsets: &'a [i64], hashes: &'a [u64]) -> Result<Self> {
         if offsets.first() != Some(&0) {
             return Err(Error::new("offsets must start with 0"));
@@ -246,6 +247,23 @@ impl<'a> SetsView<'a> {
                 hashes.len(),
                 offsets[offsets.len() - 1]
             )));
+        }
+        // Every stage merges sets as sorted and duplicate-free: a set built otherwise would give
+        // a wrong similarity silently, so it is refused here, once, in O(total).
+        for (i, w) in offsets.windows(2).enumerate() {
+            let set = &hashes[w[0] as usize..w[1] as usize];
+            if let Some(at) = set.windows(2).position(|p| p[0] >= p[1]) {
+                return Err(Error::input(
+                    i,
+                    format!(
+                        "shingle set {i} is not sorted and duplicate-free: hashes[{}] = {} is \
+                         followed by {} (sort and de-duplicate each set, e.g. with np.unique)",
+                        w[0] as usize + at,
+                        set[at],
+                        set[at + 1]
+                    ),
+                ));
+            }
         }
         Ok(SetsView { offsets, hashes })
     }

@@ -18,7 +18,8 @@ import json
 import sys
 from typing import Any
 
-from neardup.commands.dedup import add_common_text_args, add_minhash_args
+from neardup.commands._args import add_minhash_args
+from neardup.commands._args import add_text_args as add_common_text_args
 
 __all__ = ["add_parser", "run"]
 
