@@ -61,22 +61,33 @@ impl Shingler {
 
     /// Appends the hash of every shingle of `text` to `out`, in document order, repeats kept.
     pub fn hashes_into(&mut self, text: &str, out: &mut Vec<u64>) {
-        self.words.fill(text);
-        if self.words.is_empty() {
-            return;
-        }
-        let normalized = self.words.text.as_bytes();
-        match self.unit {
-            Unit::Word if self.version == HashVersion::V2 => {
-                self.token_hashes.clear();
+        if self.unit == Unit::Word && self.version == HashVersion::V2 {
+            self.token_hashes.clear();
+            // ASCII text: each word's hash straight from the source, no normalised copy.
+            if !self
+                .words
+                .ascii_token_hashes(text, shingle_hash, &mut self.token_hashes)
+            {
+                self.words.fill(text);
+                let normalized = self.words.text.as_bytes();
                 self.token_hashes.extend(
                     self.words
                         .spans
                         .iter()
                         .map(|&(start, end)| shingle_hash(&normalized[start..end])),
                 );
+            }
+            if !self.token_hashes.is_empty() {
                 combine_shingles(&self.token_hashes, self.k, out);
             }
+            return;
+        }
+        self.words.fill(text);
+        if self.words.is_empty() {
+            return;
+        }
+        let normalized = self.words.text.as_bytes();
+        match self.unit {
             Unit::Word => {
                 let spans = &self.words.spans;
                 if spans.len() < self.k {
