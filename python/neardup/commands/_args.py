@@ -141,7 +141,13 @@ def add_plan_args(p: argparse.ArgumentParser) -> None:
         "MinHash + LSH above",
     )
     add_shingle_args(p)
-    p.add_argument("--simhash-bits", type=int, choices=(64, 128), default=64)
+    p.add_argument(
+        "--simhash-bits",
+        type=int,
+        choices=(64, 128),
+        default=64,
+        help="SimHash fingerprint width (default 64)",
+    )
     p.add_argument(
         "--max-hamming",
         type=int,

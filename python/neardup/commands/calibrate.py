@@ -29,7 +29,9 @@ def add_parser(subparsers: Any) -> None:
         "known non-duplicates), compute their exact Jaccard, and recommend a threshold above "
         "the chosen percentile with LSH bands/rows whose S* sits just below it.",
     )
-    p.add_argument("inputs", nargs="+", metavar="INPUT")
+    p.add_argument(
+        "inputs", nargs="+", metavar="INPUT", help="JSONL/Parquet/CSV files or text folders"
+    )
     add_text_args(p)
     p.add_argument(
         "--pairs", metavar="FILE", help="known non-duplicate pairs: CSV or JSONL, two ids per row"
@@ -60,16 +62,29 @@ def add_parser(subparsers: Any) -> None:
         default=0.05,
         help="added to the percentile before rounding up (default 0.05)",
     )
-    p.add_argument("--num-perm", type=int, default=128, metavar="P")
-    p.add_argument("--k", type=int, default=5)
+    p.add_argument(
+        "--num-perm",
+        type=int,
+        default=128,
+        metavar="P",
+        help="MinHash permutations the recommended banding is for (default 128)",
+    )
+    p.add_argument("--k", type=int, default=5, help="shingle size (default 5)")
     p.add_argument("--unit", choices=UNITS, default="word", help="shingle unit (default word)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the pair sample (default 0)")
     p.add_argument(
         "--strip-boilerplate",
         action="store_true",
         help="strip shingles in more than --max-df of the sampled documents first",
     )
-    p.add_argument("--max-df", type=float, default=0.1, metavar="SHARE")
+    p.add_argument(
+        "--max-df",
+        type=float,
+        default=0.1,
+        metavar="SHARE",
+        help="with --strip-boilerplate: drop shingles in more than this share of the "
+        "documents (default 0.1)",
+    )
     p.add_argument("--plot", metavar="PNG", help="save a histogram with threshold and S-curve")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run)

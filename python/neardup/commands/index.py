@@ -86,7 +86,7 @@ def add_parser(subparsers: Any) -> None:
     s.add_argument("index", metavar="INDEX", help="index file")
     s.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     c = acts.add_parser("check", help="verify the whole file (integrity, band rows, signatures)")
-    c.add_argument("index", metavar="INDEX")
+    c.add_argument("index", metavar="INDEX", help="the index file (SQLite)")
     p.set_defaults(run=run)
 
 
