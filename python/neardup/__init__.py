@@ -10,6 +10,14 @@ arrays in and out. Start with :func:`find_duplicates`; every stage is also a fun
 
 from neardup import synth
 from neardup._core import HASH_VERSION
+from neardup.banding import (
+    Banding,
+    choose_banding,
+    lsh_half_point,
+    lsh_params,
+    lsh_probability,
+    lsh_threshold,
+)
 from neardup.boilerplate import StripStats, strip_boilerplate
 from neardup.calibrate import Calibration, calibrate
 from neardup.evaluate import Evaluation, evaluate
@@ -34,10 +42,6 @@ from neardup.stages import (
     lsh_candidate_rows,
     lsh_candidates,
     lsh_duplicates,
-    lsh_half_point,
-    lsh_params,
-    lsh_probability,
-    lsh_threshold,
     minhash,
     normalize,
     shingles,
@@ -51,6 +55,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AUTO_EXACT_LIMIT",
     "HASH_VERSION",
+    "Banding",
     "Calibration",
     "DuplicateResult",
     "Evaluation",
@@ -63,6 +68,7 @@ __all__ = [
     "all_pairs_jaccard",
     "band_hashes",
     "calibrate",
+    "choose_banding",
     "clusters",
     "estimate_jaccard",
     "evaluate",

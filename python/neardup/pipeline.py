@@ -10,6 +10,7 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup import stages
+from neardup.banding import choose_banding, lsh_probability
 from neardup._texts import as_core_texts, count
 
 Method = Literal["auto", "exact-jaccard", "minhash", "simhash", "sha256", "sha256-normalized"]
@@ -167,11 +168,13 @@ def find_duplicates(
     """Finds near-duplicate documents and clusters them.
 
     ``method``: ``"auto"`` brute-forces exact Jaccard up to 5,000 documents and uses MinHash +
-    LSH above; ``"exact-jaccard"``; ``"minhash"`` (LSH banding from :func:`lsh_params` unless
-    ``bands``/``rows`` are given; candidates verified by exact Jaccard of the shingle sets, made
-    for the candidates' documents only, or with ``verify="estimate"`` by the share of equal
-    slots); ``"simhash"`` (pairs within
-    ``max_hamming`` bits, by default the radius matching ``threshold``, brute force over all
+    LSH above; ``"exact-jaccard"``; ``"minhash"`` (LSH banding from :func:`choose_banding`
+    unless ``bands``/``rows`` are given: with exact verification recall-first, a pair exactly at
+    the threshold becomes a candidate with probability >= 0.99, the expected recall and the
+    predicted and actual candidate counts land in ``params``; candidates verified by exact
+    Jaccard of the shingle sets, made for the candidates' documents only, or with
+    ``verify="estimate"`` by the share of equal slots under the classic banding of
+    :func:`lsh_params`); ``"simhash"`` (pairs within ``max_hamming`` bits, by default the radius matching ``threshold``, brute force over all
     pairs; verified by exact Jaccard, or with ``verify="estimate"`` kept as they are with
     similarity 1 - distance/bits); ``"sha256"`` / ``"sha256-normalized"`` (identical bytes /
     identical normalised text; similarity 1). Empty documents are never near-duplicates
@@ -236,14 +239,21 @@ def find_duplicates(
     elif method == "minhash":
         if (bands is None) != (rows is None):
             raise ValueError("give both bands and rows, or neither")
-        if bands is None or rows is None:
-            bands, rows = stages.lsh_params(threshold, num_perm)
-        params.update(
-            num_perm=num_perm, seed=seed, bands=bands, rows=rows, verify=verify, algorithm=algorithm
-        )
+        params.update(num_perm=num_perm, seed=seed, verify=verify, algorithm=algorithm)
         signatures = stages.minhash(
             data, num_perm=num_perm, seed=seed, k=k, unit=unit, threads=threads, algorithm=algorithm
         )
+        if bands is None or rows is None:
+            banding = choose_banding(threshold, num_perm, verify, signatures)
+            bands, rows = banding.bands, banding.rows
+            params.update(banding.as_params())
+        else:
+            params.update(
+                bands=bands,
+                rows=rows,
+                expected_recall=lsh_probability(threshold, bands, rows),
+                banding_reason="given",
+            )
         if verify != "exact":
             found, similarity = stages.lsh_duplicates(
                 signatures, bands, rows, threshold, spanning=spanning
@@ -261,6 +271,7 @@ def find_duplicates(
             )
         else:
             candidates = stages.lsh_candidates(signatures, bands, rows)
+            params["candidates"] = len(candidates)
             del signatures
             sets = _candidate_sets(stripped, core_texts, lambda: _rows_in(candidates, n), k, unit)
             found, similarity = stages.verify_jaccard(sets, candidates, threshold)
