@@ -143,8 +143,7 @@ def english_descriptions() -> dict[str, str]:
 
 
 def description_documents() -> Iterator[tuple[str, str]]:
-    for package, text in sorted(english_descriptions().items()):
-        yield package, text
+    yield from sorted(english_descriptions().items())
 
 
 def cjk_documents() -> Iterator[tuple[str, str]]:

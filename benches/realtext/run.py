@@ -23,8 +23,8 @@ from pathlib import Path
 import neardup
 
 sys.path.insert(0, str(Path(__file__).parent))
-import corpora  # noqa: E402
-import scorer  # noqa: E402
+import corpora
+import scorer
 
 THRESHOLDS = (0.2, 0.3, 0.5, 0.8, 0.95)
 

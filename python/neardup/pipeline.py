@@ -10,8 +10,8 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup import stages
-from neardup.banding import choose_banding, lsh_probability
 from neardup._texts import as_core_texts, count
+from neardup.banding import choose_banding, lsh_probability
 
 Method = Literal["auto", "exact-jaccard", "minhash", "simhash", "sha256", "sha256-normalized"]
 
@@ -167,20 +167,20 @@ def find_duplicates(
 ) -> DuplicateResult:
     """Finds near-duplicate documents and clusters them.
 
-    ``method``: ``"auto"`` brute-forces exact Jaccard up to 5,000 documents and uses MinHash +
-    LSH above; ``"exact-jaccard"``; ``"minhash"`` (LSH banding from :func:`choose_banding`
-    unless ``bands``/``rows`` are given: with exact verification recall-first, a pair exactly at
-    the threshold becomes a candidate with probability >= 0.99, the expected recall and the
-    predicted and actual candidate counts land in ``params``; candidates verified by exact
-    Jaccard of the shingle sets, made for the candidates' documents only, or with
-    ``verify="estimate"`` by the share of equal slots under the classic banding of
-    :func:`lsh_params`); ``"simhash"`` (pairs within ``max_hamming`` bits, by default the radius matching ``threshold``, brute force over all
-    pairs; verified by exact Jaccard, or with ``verify="estimate"`` kept as they are with
-    similarity 1 - distance/bits); ``"sha256"`` / ``"sha256-normalized"`` (identical bytes /
-    identical normalised text; similarity 1). Empty documents are never near-duplicates
-    (SHA-256 still groups them). ``strip_boilerplate=max_df`` first drops every shingle found
-    in more than that share of the documents (see :func:`neardup.strip_boilerplate`; the
-    statistics land in ``params["boilerplate"]``).
+    ``method``: ``"auto"`` brute-forces exact Jaccard up to 5,000 documents and uses MinHash + LSH
+    above; ``"exact-jaccard"``; ``"minhash"`` (LSH banding from :func:`choose_banding` unless
+    ``bands``/``rows`` are given: with exact verification recall-first, a pair exactly at the
+    threshold becomes a candidate with probability >= 0.99, the expected recall and the predicted
+    and actual candidate counts land in ``params``; candidates verified by exact Jaccard of the
+    shingle sets, made for the candidates' documents only, or with ``verify="estimate"`` by the
+    share of equal slots under the classic banding of :func:`lsh_params`); ``"simhash"`` (pairs
+    within ``max_hamming`` bits, by default the radius matching ``threshold``, brute force over all
+    pairs; verified by exact Jaccard, or with ``verify="estimate"`` kept as they are with similarity
+    1 - distance/bits); ``"sha256"`` / ``"sha256-normalized"`` (identical bytes / identical
+    normalised text; similarity 1). Empty documents are never near-duplicates (SHA-256 still groups
+    them). ``strip_boilerplate=max_df`` first drops every shingle found in more than that share of
+    the documents (see :func:`neardup.strip_boilerplate`; the statistics land in
+    ``params["boilerplate"]``).
 
     ``algorithm="oph"`` makes MinHash signatures by one-permutation hashing (faster, as
     accurate on documents longer than ``num_perm`` shingles; see :func:`neardup.minhash`).
