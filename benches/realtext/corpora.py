@@ -168,6 +168,20 @@ SOURCES = {
 }
 
 
+#: The committed CI sample (tests/data/realtext_descriptions.jsonl): the first packages, by
+#: name, of two template families (Haskell's -dev/-doc/-prof triples, Go's -dev libraries).
+SAMPLE_FAMILIES = {"libghc-": 1200, "golang-": 600}
+
+
+def sample_documents() -> list[tuple[str, str]]:
+    english = english_descriptions()
+    chosen: list[tuple[str, str]] = []
+    for prefix, size in SAMPLE_FAMILIES.items():
+        family = sorted(p for p in english if p.startswith(prefix))[:size]
+        chosen.extend((f"debian:{p}", english[p]) for p in family)
+    return chosen
+
+
 def build(name: str, size: int = DEFAULT_SIZE) -> list[tuple[str, str]]:
     """(source, text) of corpus ``name``: every document, or a seed-0 sample of ``size``."""
     documents = list(SOURCES[name]())
@@ -192,8 +206,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("/tmp/realtext"))
     parser.add_argument("--size", type=int, default=DEFAULT_SIZE)
+    parser.add_argument("--sample", type=Path, help="write only the CI sample, to this file")
     parser.add_argument("corpora", nargs="*", default=list(SOURCES))
     args = parser.parse_args()
+    if args.sample is not None:
+        write(sample_documents(), args.sample)
+        return
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.corpora:
         documents = build(name, args.size)

@@ -116,22 +116,21 @@ def _collision(per_band: float, bands: int) -> float:
     return -math.expm1(bands * math.log1p(-per_band))
 
 
-def _fewest_bands(threshold: float, rows: int, recall: float) -> int:
-    """The smallest b with 1 - (1 - T^r)^b >= recall (may exceed what P slots allow)."""
+def _fewest_bands(threshold: float, rows: int, recall: float, most: int) -> int | None:
+    """The smallest b <= ``most`` with 1 - (1 - T^r)^b >= recall, or None if there is none."""
     per_band = threshold**rows
     if per_band >= 1.0:
         return 1
-    if per_band <= 0.0:
-        return 2**62
-    bands = max(1, math.ceil(math.log1p(-recall) / math.log1p(-per_band)))
-    if bands > 2**20:
-        return bands  # far beyond any signature width; the steps below would never end
-    # Guard the float logarithms: step until the curve really reaches the target.
-    while bands > 1 and _collision(per_band, bands - 1) >= recall:
-        bands -= 1
-    while _collision(per_band, bands) < recall:
-        bands += 1
-    return bands
+    if _collision(per_band, most) < recall:
+        return None
+    low, high = 1, most  # the curve rises with b: bisect for the first b that reaches it
+    while low < high:
+        middle = (low + high) // 2
+        if _collision(per_band, middle) >= recall:
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def recall_bandings(threshold: float, num_perm: int, recall: float) -> list[tuple[int, int]]:
@@ -146,8 +145,8 @@ def recall_bandings(threshold: float, num_perm: int, recall: float) -> list[tupl
     recall = _check_recall(recall)
     found = []
     for rows in range(num_perm, 0, -1):
-        bands = _fewest_bands(threshold, rows, recall)
-        if bands * rows <= num_perm:
+        bands = _fewest_bands(threshold, rows, recall, num_perm // rows)
+        if bands is not None:
             found.append((bands, rows))
     return found
 
