@@ -86,7 +86,7 @@ def test_cost_model_is_exact_when_the_sample_is_the_corpus():
 
 
 def test_cost_model_scales_a_sample_without_bias():
-    texts = corpus(2, families=400, members=8)  # 3,400 documents, more than the sample
+    texts = corpus(2, families=300, members=8)  # 2,600 documents, more than the sample
     signatures = neardup.minhash(texts, seed=0)
     chosen = neardup.choose_banding(0.5, 128, "exact", signatures)
     actual = len(neardup.lsh_candidates(signatures, chosen.bands, chosen.rows))

@@ -168,18 +168,20 @@ SOURCES = {
 }
 
 
-#: The committed CI sample (tests/data/realtext_descriptions.jsonl): the first packages, by
-#: name, of two template families (Haskell's -dev/-doc/-prof triples, Go's -dev libraries).
-SAMPLE_FAMILIES = {"libghc-": 1200, "golang-": 600}
+#: The committed CI samples (tests/data/realtext_*.jsonl): the first packages, by name, of two
+#: template families of English descriptions (Haskell's -dev/-doc/-prof triples, Go's -dev
+#: libraries), and the first 700 Simplified Chinese descriptions by package name.
+SAMPLE_FAMILIES = {"libghc-": 1000, "golang-": 500}
 
 
-def sample_documents() -> list[tuple[str, str]]:
+def sample_documents() -> dict[str, list[tuple[str, str]]]:
     english = english_descriptions()
-    chosen: list[tuple[str, str]] = []
+    descriptions: list[tuple[str, str]] = []
     for prefix, size in SAMPLE_FAMILIES.items():
         family = sorted(p for p in english if p.startswith(prefix))[:size]
-        chosen.extend((f"debian:{p}", english[p]) for p in family)
-    return chosen
+        descriptions.extend((f"debian:{p}", english[p]) for p in family)
+    chinese = sorted(translations(("zh_CN",)).items())[:700]
+    return {"descriptions": descriptions, "cjk": [(f"debian:{k}", t) for k, t in chinese]}
 
 
 def build(name: str, size: int = DEFAULT_SIZE) -> list[tuple[str, str]]:
@@ -206,11 +208,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("/tmp/realtext"))
     parser.add_argument("--size", type=int, default=DEFAULT_SIZE)
-    parser.add_argument("--sample", type=Path, help="write only the CI sample, to this file")
+    parser.add_argument("--sample", type=Path, help="write only the CI samples, into this folder")
     parser.add_argument("corpora", nargs="*", default=list(SOURCES))
     args = parser.parse_args()
     if args.sample is not None:
-        write(sample_documents(), args.sample)
+        for name, documents in sample_documents().items():
+            write(documents, args.sample / f"realtext_{name}.jsonl")
         return
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.corpora:

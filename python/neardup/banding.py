@@ -32,6 +32,9 @@ DEFAULT_RECALL = 0.99
 #: Documents whose signatures the cost model bands (a uniform sample, fixed seed).
 SAMPLE_SIZE = 2_000
 
+#: Lower recall targets tried, in order, when the recall-first banding is over the budget.
+FALLBACK_RECALLS = (0.95, 0.9, 0.8)
+
 #: Admissible bandings the cost model compares (the steepest ones; flatter ones only add).
 COMPARED_BANDINGS = 4
 
@@ -244,8 +247,9 @@ def choose_banding(
     verification: the recall-first bandings (P(T) >= ``recall``); given ``signatures``
     (uint32[n, num_perm]) the one that a sample of 2,000 documents predicts to make the fewest
     candidates, else the steepest. When the chosen banding is predicted to cost more than 30
-    candidates a document beyond the predicted duplicate pairs, and the classic banding fewer,
-    the classic one is used and ``reason`` says so.
+    candidates a document beyond the predicted duplicate pairs (typically boilerplate shared by
+    many documents), the steepest banding within the budget at a lower recall target (0.95,
+    0.9, 0.8) is used, else the classic one, and ``reason`` says so.
 
     >>> b = choose_banding(0.3, 128, "exact")
     >>> (b.bands, b.rows), round(b.expected_recall, 4)
@@ -291,20 +295,46 @@ def choose_banding(
     bands, rows = min(compared, key=lambda banding: predictions[banding].candidates)
     chosen = predictions[(bands, rows)]
     budget = CANDIDATES_PER_DOCUMENT * n + chosen.duplicates
-    if chosen.candidates > budget:
-        fallback = _predict(sample, n, *classic, threshold)
-        if fallback.candidates < chosen.candidates:
-            return Banding(
-                *classic,
-                lsh_probability(threshold, *classic),
-                fallback.candidates,
-                f"classic rule: recall-first {bands}x{rows} was predicted to make "
-                f"{chosen.candidates} candidates, over the budget of {budget}",
-            )
+    if chosen.candidates <= budget:
+        return Banding(
+            bands,
+            rows,
+            lsh_probability(threshold, bands, rows),
+            chosen.candidates,
+            f"recall-first: fewest predicted candidates among bandings with P(T) >= {recall}",
+        )
+    over = (
+        f"recall-first {bands}x{rows} was predicted to make {chosen.candidates} candidates, "
+        f"over the budget of {budget} (boilerplate shared across documents? see "
+        "strip_boilerplate)"
+    )
+    # Steeper bandings, a lower recall target at a time, until one fits the budget.
+    for lower in FALLBACK_RECALLS:
+        if lower >= recall:
+            continue
+        for steeper in recall_bandings(threshold, num_perm, lower)[:COMPARED_BANDINGS]:
+            if lsh_probability(threshold, *steeper) <= lsh_probability(threshold, *classic):
+                continue
+            guess = predictions.get(steeper) or _predict(sample, n, *steeper, threshold)
+            if guess.candidates <= budget:
+                return Banding(
+                    *steeper,
+                    lsh_probability(threshold, *steeper),
+                    guess.candidates,
+                    f"P(T) >= {lower}: {over}",
+                )
+    fallback = _predict(sample, n, *classic, threshold)
+    if fallback.candidates >= chosen.candidates:  # the classic banding would cost no less
+        return Banding(
+            bands,
+            rows,
+            lsh_probability(threshold, bands, rows),
+            chosen.candidates,
+            f"recall-first, over budget but no steeper banding is cheaper: {over}",
+        )
     return Banding(
-        bands,
-        rows,
-        lsh_probability(threshold, bands, rows),
-        chosen.candidates,
-        f"recall-first: fewest predicted candidates among bandings with P(T) >= {recall}",
+        *classic,
+        lsh_probability(threshold, *classic),
+        fallback.candidates,
+        f"classic rule: {over}",
     )
