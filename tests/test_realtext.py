@@ -20,7 +20,7 @@ import pytest
 import neardup
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "benches" / "realtext"))
-import scorer  # noqa: E402
+import scorer
 
 DATA = Path(__file__).parent / "data"
 SEEDS = range(4)
