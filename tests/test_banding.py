@@ -40,7 +40,7 @@ def test_classic_rule_is_unchanged():
 def test_stages_reexport_the_banding_maths():
     assert neardup.stages.lsh_params is banding.lsh_params
     assert neardup.stages.lsh_probability is banding.lsh_probability
-    assert neardup.stages.check_threshold is banding.check_threshold
+    assert neardup.stages.lsh_threshold is banding.lsh_threshold
 
 
 @pytest.mark.parametrize("recall", [0.0, 1.0, 1.5, float("nan")])

@@ -240,3 +240,146 @@ def test_write_table_formats(tmp_path):
     assert (tmp_path / "t.csv").read_text().splitlines() == ["id,cluster,similarity", "a,0,0.5"]
     assert json.loads((tmp_path / "t.jsonl").read_text()) == rows[0]
     assert pq.read_table(tmp_path / "t.parquet").to_pylist() == rows
+
+
+# -- the bad-input rows of neardup.io (tests/bad_input_io.py; the matrix imports them too) ----
+from bad_input_io import IO_ROWS, check_io_row  # noqa: E402
+
+
+@pytest.mark.parametrize("row", IO_ROWS, ids=[r["id"] for r in IO_ROWS])
+def test_bad_input_rows(row, tmp_path):
+    check_io_row(row, tmp_path)
+
+
+# -- the output's extension names its format; every field survives a conversion -------------
+MIXED = [
+    {"id": "a", "text": "first", "n": 1, "tags": ["x"], "meta": {"lang": "en"}},
+    {"id": "b", "text": "second “quoted”", "n": 2, "tags": [], "meta": {"lang": "fr"}},
+    {"id": "c", "text": "third", "n": None, "tags": None, "meta": None},
+]
+
+
+def _written(sources, keep, out):
+    for _ in ndio.iter_batches(sources):
+        pass
+    return ndio.write_kept(sources, np.asarray(keep), out)
+
+
+def test_jsonl_to_parquet_keeps_every_field(tmp_path):
+    _write_jsonl(tmp_path / "in.jsonl", MIXED)
+    src = ndio.open_source(tmp_path / "in.jsonl")
+    assert _written([src], [True, False, True], tmp_path / "kept.parquet") == 2
+    assert pq.read_table(tmp_path / "kept.parquet").to_pylist() == [MIXED[0], MIXED[2]]
+
+
+def test_parquet_to_jsonl_keeps_every_field(tmp_path):
+    _parquet(tmp_path / "in.parquet", MIXED)
+    src = ndio.open_source(tmp_path / "in.parquet")
+    assert _written([src], [False, True, True], tmp_path / "kept.jsonl.gz") == 2
+    with gzip.open(tmp_path / "kept.jsonl.gz", "rt", encoding="utf-8") as f:
+        assert [json.loads(line) for line in f] == MIXED[1:]
+
+
+@pytest.mark.parametrize("out", ["kept.jsonl", "kept.parquet"])
+def test_csv_to_other_formats_keeps_every_column_as_text(tmp_path, out):
+    (tmp_path / "in.csv").write_text('id,text,extra\n1,"a, b",x\n2,"two\nlines",\n')
+    src = ndio.open_source(tmp_path / "in.csv")
+    assert _written([src], [True, True], tmp_path / out) == 2
+    want = [
+        {"id": "1", "text": "a, b", "extra": "x"},
+        {"id": "2", "text": "two\nlines", "extra": ""},
+    ]
+    if out.endswith(".parquet"):
+        assert pq.read_table(tmp_path / out).to_pylist() == want
+    else:
+        assert [json.loads(x) for x in (tmp_path / out).read_text().splitlines()] == want
+
+
+def test_several_jsonl_inputs_to_one_parquet_unify_the_fields(tmp_path):
+    _write_jsonl(tmp_path / "a.jsonl", [{"text": "a", "n": 1}])
+    _write_jsonl(tmp_path / "b.jsonl", [{"text": "b", "n": 2.5, "extra": "e"}])
+    sources = ndio.open_sources([tmp_path / "a.jsonl", tmp_path / "b.jsonl"])
+    assert _written(sources, [True, True], tmp_path / "kept.parquet") == 2
+    got = pq.read_table(tmp_path / "kept.parquet").to_pylist()
+    assert got == [{"text": "a", "n": 1.0, "extra": None}, {"text": "b", "n": 2.5, "extra": "e"}]
+
+
+def test_jsonl_to_jsonl_gz_and_back_is_byte_exact(tmp_path):
+    _write_jsonl(tmp_path / "in.jsonl", MIXED)
+    src = ndio.open_source(tmp_path / "in.jsonl")
+    _written([src], [True, True, True], tmp_path / "k.jsonl.gz")
+    back = ndio.open_source(tmp_path / "k.jsonl.gz")
+    _written([back], [True, True, True], tmp_path / "k.jsonl")
+    assert (tmp_path / "k.jsonl").read_bytes() == (tmp_path / "in.jsonl").read_bytes()
+
+
+def test_parquet_to_parquet_keeps_the_schema_even_when_nothing_is_kept(tmp_path):
+    tbl = _parquet(tmp_path / "in.parquet", MIXED)
+    src = ndio.open_source(tmp_path / "in.parquet")
+    assert _written([src], [False, False, False], tmp_path / "kept.parquet") == 0
+    assert pq.read_table(tmp_path / "kept.parquet").schema.equals(tbl.schema)
+
+
+def test_cli_dedup_writes_the_format_the_output_names(tmp_path):
+    from neardup.cli import main
+
+    _write_jsonl(tmp_path / "in.jsonl", [*MIXED, dict(MIXED[0], id="a2")])
+    assert main(["dedup", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "k.parquet"), "-q"]) == 0
+    assert pq.read_table(tmp_path / "k.parquet").to_pylist() == MIXED
+    code = main(["dedup", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "k.csv"), "-q"])
+    assert code == 1 and not (tmp_path / "k.csv").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "k.parquet"]
+
+
+def test_check_output_refuses_before_any_row_is_read(tmp_path):
+    _write_jsonl(tmp_path / "in.jsonl", MIXED)
+    src = ndio.open_source(tmp_path / "in.jsonl")  # not read: n_rows unknown
+    assert ndio.check_output(tmp_path / "k.parquet", [src]) == "parquet"
+    assert ndio.check_output(tmp_path / "k", [src]) == "jsonl"  # no extension: the input's
+    assert ndio.check_output("-", [src]) == "jsonl"
+    with pytest.raises(ndio.InputError, match="CSV output needs CSV input"):
+        ndio.check_output(tmp_path / "k.csv", [src])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+
+
+# -- random bytes and random text: rows or an InputError, never another exception ------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_BYTES = st.binary(max_size=300) | st.lists(
+    st.sampled_from([b'"', b",", b"\n", b"\r", b"{", b"}", b"\\ud800", b"text", b":", b"\xff"]),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=_BYTES, name=st.sampled_from(["r.jsonl", "r.csv", "r.jsonl.gz", "r.parquet"]))
+def test_random_bytes_read_as_rows_or_input_error(tmp_path, data, name):
+    path = tmp_path / name
+    path.write_bytes(b"id,text\n" + data if name == "r.csv" and data[:1] == b"1" else data)
+    try:
+        ids, texts = ndio.read_texts(path)
+    except ndio.InputError as e:
+        assert "\n" not in str(e)
+        return
+    assert len(ids) == len(texts) and all(isinstance(t, str) for t in texts)
+    for t in texts:
+        t.encode("utf-8")  # no lone surrogate gets through
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(rows=st.lists(st.lists(st.text(max_size=12), min_size=2, max_size=2), max_size=6))
+def test_csv_rows_round_trip_exactly(tmp_path, rows):
+    import csv
+
+    path = tmp_path / "in.csv"
+    rows = [[a.replace("\x00", ""), b.replace("\x00", "")] for a, b in rows]
+    rows = [r for r in rows if any(r)]  # csv writes an empty row as a blank line
+    with open(path, "w", encoding="utf-8", errors="surrogatepass", newline="") as f:
+        csv.writer(f).writerows([["id", "text"], *rows])
+    ids, texts = ndio.read_texts(path)
+    assert [[str(i), t] for i, t in zip(ids, texts, strict=True)] == rows

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from neardup.cli import build_parser
-from neardup.reproduce import ReproConfig, run, strip_repeated_sentences
+from neardup.reproduce import ReproConfig, run
 
 SMALL = ReproConfig(
     docs=3_000,
@@ -92,21 +92,6 @@ def test_key_rows_have_the_articles_shape(small_run: tuple[dict, Path]) -> None:
     assert bp["0.45"]["raw"]["exact_fp_per_tp"] > 10
     assert bp["0.45"]["stripped"]["exact_fp_per_tp"] < 0.01
     assert bp["0.45"]["raw"]["p99_unrelated"] > bp["0.0"]["raw"]["p99_unrelated"] + 0.2
-
-
-def test_strip_repeated_sentences() -> None:
-    docs = [f"Unique text number {i}. Shared notice here. Tail {i}!" for i in range(6)]
-    docs.append("Only mine.")
-    out = strip_repeated_sentences(docs, min_share=0.5)
-    assert out[0] == "Unique text number 0. Tail 0!"
-    assert out[-1] == "Only mine."
-    # a sentence repeated in a small group (a duplicate cluster) is kept
-    assert strip_repeated_sentences(["A b. C d.", "A b. E f.", "G h.", "I j."], 0.6) == [
-        "A b. C d.",
-        "A b. E f.",
-        "G h.",
-        "I j.",
-    ]
 
 
 def test_cli_parses_reproduce() -> None:

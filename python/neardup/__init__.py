@@ -8,7 +8,7 @@ arrays in and out. Start with :func:`find_duplicates`; every stage is also a fun
 [[0, 1]]
 """
 
-from neardup import synth
+from neardup import errors, synth
 from neardup._core import HASH_VERSION
 from neardup.banding import (
     Banding,
@@ -22,13 +22,8 @@ from neardup.boilerplate import StripStats, strip_boilerplate
 from neardup.calibrate import Calibration, calibrate
 from neardup.evaluate import Evaluation, evaluate
 from neardup.index import Index, IndexMismatchError, Match
-from neardup.pipeline import (
-    AUTO_EXACT_LIMIT,
-    DuplicateResult,
-    find_duplicates,
-    pairs_within_groups,
-    simhash_max_hamming,
-)
+from neardup.pipeline import DuplicateResult, find_duplicates, pairs_within_groups
+from neardup.plan import AUTO_EXACT_LIMIT, Plan, make_plan, simhash_max_hamming
 from neardup.stages import (
     ShingleSets,
     all_pairs_jaccard,
@@ -62,6 +57,7 @@ __all__ = [
     "Index",
     "IndexMismatchError",
     "Match",
+    "Plan",
     "ShingleSets",
     "StripStats",
     "__version__",
@@ -70,6 +66,7 @@ __all__ = [
     "calibrate",
     "choose_banding",
     "clusters",
+    "errors",
     "estimate_jaccard",
     "evaluate",
     "exact_duplicates",
@@ -84,6 +81,7 @@ __all__ = [
     "lsh_params",
     "lsh_probability",
     "lsh_threshold",
+    "make_plan",
     "minhash",
     "normalize",
     "pairs_within_groups",

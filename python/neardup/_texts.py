@@ -12,6 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from neardup._validate import check_int
+from neardup.errors import InputError, InputTypeError
+
 CoreTexts = list[str] | tuple[np.ndarray, np.ndarray]
 
 
@@ -22,8 +25,8 @@ def _item_to_str(item: object, index: int) -> str:
         try:
             return bytes(item).decode("utf-8")
         except UnicodeDecodeError as error:
-            raise ValueError(f"texts[{index}] is not valid UTF-8: {error}") from None
-    raise TypeError(f"texts[{index}] is {type(item).__name__}, expected str (or UTF-8 bytes)")
+            raise InputError(f"texts[{index}] is not valid UTF-8: {error}") from None
+    raise InputTypeError(f"texts[{index}] is {type(item).__name__}, expected str (or UTF-8 bytes)")
 
 
 def _list_of_str(items: list[Any]) -> list[str]:
@@ -46,10 +49,10 @@ def _from_arrow(array: Any) -> tuple[np.ndarray, np.ndarray]:
     narrow = t.is_string(array.type) or t.is_binary(array.type)
     wide = t.is_large_string(array.type) or t.is_large_binary(array.type)
     if not (narrow or wide):
-        raise TypeError(f"texts must be an Arrow string array, got type {array.type}")
+        raise InputTypeError(f"texts must be an Arrow string array, got type {array.type}")
     if array.null_count:
         first_null = int(np.flatnonzero(array.is_null().to_numpy(zero_copy_only=False))[0])
-        raise TypeError(f"texts[{first_null}] is null, expected str")
+        raise InputTypeError(f"texts[{first_null}] is null, expected str")
     _, offsets_buffer, data_buffer = array.buffers()
     offset_type = np.int64 if wide else np.int32
     offsets = np.frombuffer(offsets_buffer, dtype=offset_type)[
@@ -63,17 +66,51 @@ def _from_arrow(array: Any) -> tuple[np.ndarray, np.ndarray]:
     return data, offsets.astype(np.int64, copy=False)
 
 
+def _table_hint(texts: Any) -> str | None:
+    """A message for a whole table passed where one column of texts is wanted."""
+    name = type(texts).__name__
+    if name in ("Table", "RecordBatch", "DataFrame", "LazyFrame", "Dataset", "DatasetDict"):
+        return (
+            f"texts must be one column of documents, got a whole {name}: "
+            f"pass the text column, e.g. table['text']"
+        )
+    return None
+
+
+def _arrow_of(texts: Any) -> Any | None:
+    """The Arrow array behind a column from polars, Hugging Face datasets, or any object
+    speaking the Arrow PyCapsule interface; None when ``texts`` is none of those."""
+    module = type(texts).__module__ or ""
+    if module.startswith("polars") and hasattr(texts, "to_arrow"):
+        return texts.to_arrow()
+    if module.startswith("datasets") and type(texts).__name__ == "Column":
+        source, name = texts.source, texts.column_name
+        if type(source).__name__ == "Dataset":  # the arrow view follows indices and selects
+            return source.with_format("arrow")[name]
+        return None
+    if hasattr(texts, "__arrow_c_stream__") or hasattr(texts, "__arrow_c_array__"):
+        import pyarrow as pa
+
+        if hasattr(texts, "__arrow_c_stream__"):
+            return pa.chunked_array(texts)
+        return pa.array(texts)
+    return None
+
+
 def as_core_texts(texts: Any) -> CoreTexts:
     """Converts ``texts`` into a list of str or Arrow-style buffers for the core.
 
     Accepts a list/tuple of str (bytes items are decoded as strict UTF-8), a 1-D numpy array of
-    str, bytes or objects, a pyarrow (chunked) string array, a pandas Series, or any iterable.
+    str, bytes or objects, a pyarrow (chunked) string array or Table column, a pandas or
+    polars Series, a Hugging Face ``datasets`` column (``ds["text"]``), anything exposing the
+    Arrow C stream interface (``__arrow_c_stream__``), or any iterable. Arrow-backed inputs
+    reach the core as buffers, without one Python object per document.
 
     >>> as_core_texts(("a", b"b"))
     ['a', 'b']
     """
     if isinstance(texts, (str, bytes)):
-        raise TypeError("texts must be a sequence of documents, not a single str or bytes")
+        raise InputTypeError("texts must be a sequence of documents, not a single str or bytes")
     if isinstance(texts, list):
         return _list_of_str(texts)
     if (  # already converted Arrow-style (data, offsets): pass through, so calls compose
@@ -84,18 +121,24 @@ def as_core_texts(texts: Any) -> CoreTexts:
         and texts[1].dtype == np.int64
     ):
         return texts
+    hint = _table_hint(texts)
+    if hint is not None:
+        raise InputTypeError(hint)
     module = type(texts).__module__ or ""
     if module.startswith("pyarrow"):
         return _from_arrow(texts)
+    arrow = _arrow_of(texts)
+    if arrow is not None:
+        return _from_arrow(arrow)
     if isinstance(texts, np.ndarray):
         if texts.ndim != 1:
-            raise ValueError(f"texts must be a 1-D array, got shape {texts.shape}")
+            raise InputError(f"texts must be a 1-D array, got shape {texts.shape}")
         return _list_of_str(texts.tolist())
     if module.startswith("pandas"):
         return _list_of_str(texts.tolist())
     if isinstance(texts, Iterable):
         return _list_of_str(list(texts))
-    raise TypeError(f"texts must be an iterable of str, got {type(texts).__name__}")
+    raise InputTypeError(f"texts must be an iterable of str, got {type(texts).__name__}")
 
 
 def count(texts: CoreTexts) -> int:
@@ -111,8 +154,7 @@ def iter_batches(texts: Any, batch_size: int) -> Iterator[CoreTexts]:
     >>> [len(b) for b in iter_batches(iter(["a", "b", "c"]), 2)]
     [2, 1]
     """
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    batch_size = check_int("batch_size", batch_size, low=1)
     batch: list[Any] = []
     start = 0
     for item in texts:

@@ -24,7 +24,8 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from neardup import _core
-from neardup.errors import InvalidArgumentError
+from neardup._validate import check_choice, check_int, check_threshold
+from neardup.errors import ArgumentTypeError, InvalidArgumentError
 
 #: Recall at the threshold that :func:`choose_banding` guarantees when verification is exact.
 DEFAULT_RECALL = 0.99
@@ -43,34 +44,15 @@ COMPARED_BANDINGS = 4
 CANDIDATES_PER_DOCUMENT = 30
 
 
-def check_threshold(threshold: float) -> float:
-    """Returns ``threshold`` as a float if it lies in (0, 1], else raises InvalidArgumentError.
-
-    >>> check_threshold(0.3)
-    0.3
-    """
-    try:
-        value = float(threshold)
-    except (TypeError, ValueError):
-        raise TypeError(f"threshold must be a number, got {type(threshold).__name__}") from None
-    if not 0.0 < value <= 1.0:
-        raise InvalidArgumentError(f"threshold must be in (0, 1], got {threshold}")
-    return value
-
-
 def _positive(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
-    return int(value)
+    return check_int(name, value, low=1)
 
 
 def _check_recall(recall: float) -> float:
     try:
         value = float(recall)
     except (TypeError, ValueError):
-        raise TypeError(f"recall must be a number, got {type(recall).__name__}") from None
+        raise ArgumentTypeError(f"recall must be a number, got {type(recall).__name__}") from None
     if not 0.0 < value < 1.0:
         raise InvalidArgumentError(f"recall must be in (0, 1), got {recall}")
     return value
@@ -259,8 +241,7 @@ def choose_banding(
     """
     threshold = check_threshold(threshold)
     num_perm = _positive("num_perm", num_perm)
-    if verify not in ("exact", "estimate"):
-        raise InvalidArgumentError(f"verify must be 'exact' or 'estimate', got {verify!r}")
+    check_choice("verify", verify, ("exact", "estimate"))
     recall = _check_recall(recall)
     classic = _core.lsh_params(threshold, num_perm)
     if verify == "estimate":

@@ -27,7 +27,7 @@ import numpy as np
 
 from neardup import io as ndio
 from neardup.boilerplate import FrequencyCounter, remove_shingles, summarize
-from neardup.pipeline import AUTO_EXACT_LIMIT
+from neardup.plan import AUTO_EXACT_LIMIT
 
 __all__ = ["AUTO_EXACT_LIMIT", "DedupSummary", "dedup_files"]
 

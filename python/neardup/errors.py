@@ -18,6 +18,7 @@ InvalidArgumentError True
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentTypeError",
     "IndexCorruptError",
     "IndexMismatchError",
     "InputError",
@@ -41,6 +42,14 @@ class InvalidArgumentError(NeardupError, ValueError):
 
     >>> str(InvalidArgumentError("threshold must be in (0, 1], got 2.0"))
     'threshold must be in (0, 1], got 2.0'
+    """
+
+
+class ArgumentTypeError(NeardupError, TypeError):
+    """An argument has the wrong type (``k="5"``, ``num_perm=True``); the message names it.
+
+    >>> isinstance(ArgumentTypeError("k must be an int, got str"), TypeError)
+    True
     """
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -12,12 +11,7 @@ import numpy as np
 from neardup import stages
 from neardup._texts import as_core_texts, count
 from neardup.banding import choose_banding, lsh_probability
-
-Method = Literal["auto", "exact-jaccard", "minhash", "simhash", "sha256", "sha256-normalized"]
-
-#: Below this many documents ``method="auto"`` brute-forces exact Jaccard (the article's advice:
-#: it is the accuracy ceiling and costs seconds); above, MinHash + LSH.
-AUTO_EXACT_LIMIT = 5_000
+from neardup.plan import Method, make_plan, simhash_max_hamming
 
 
 @dataclass(frozen=True)
@@ -92,19 +86,6 @@ class DuplicateResult:
         return result_plot(self, ax=ax, bins=bins)
 
 
-def simhash_max_hamming(threshold: float, bits: int) -> int:
-    """The Hamming radius matching a Jaccard threshold for SimHash fingerprints.
-
-    For two sets of equal size with Jaccard J, the cosine of their indicator vectors is
-    2J / (1 + J), and SimHash bits differ with probability arccos(cosine) / pi (Charikar).
-
-    >>> simhash_max_hamming(0.3, 64)
-    22
-    """
-    cosine = 2 * threshold / (1 + threshold)
-    return math.floor(bits * math.acos(min(1.0, cosine)) / math.pi)
-
-
 def pairs_within_groups(labels: np.ndarray) -> np.ndarray:
     """All pairs i < j of documents sharing a label, int64[m, 2], sorted.
 
@@ -164,13 +145,14 @@ def find_duplicates(
     pairs: Literal["all", "spanning"] = "all",
     strip_boilerplate: float | None = None,
     algorithm: Literal["classic", "oph"] = "classic",
+    hash_version: int | None = None,
 ) -> DuplicateResult:
     """Finds near-duplicate documents and clusters them.
 
     ``method``: ``"auto"`` brute-forces exact Jaccard up to 5,000 documents and uses MinHash + LSH
-    above; ``"exact-jaccard"``; ``"minhash"`` (LSH banding from :func:`choose_banding` unless
-    ``bands``/``rows`` are given: with exact verification recall-first, a pair exactly at the
-    threshold becomes a candidate with probability >= 0.99, the expected recall and the predicted
+    above; ``"exact-jaccard"``; ``"minhash"`` (LSH banding from :func:`neardup.choose_banding`
+    unless ``bands``/``rows`` are given: with exact verification recall-first, a pair exactly at the
+    threshold becomes a candidate with probability >= 0.99, and the expected recall, the predicted
     and actual candidate counts land in ``params``; candidates verified by exact Jaccard of the
     shingle sets, made for the candidates' documents only, or with ``verify="estimate"`` by the
     share of equal slots under the classic banding of :func:`lsh_params`); ``"simhash"`` (pairs
@@ -194,18 +176,30 @@ def find_duplicates(
     >>> r.pairs.tolist(), r.keep.tolist()
     ([[0, 1]], [True, False, True])
     """
-    threshold = stages.check_threshold(threshold)
-    if method not in ("auto", "exact-jaccard", "minhash", "simhash", "sha256", "sha256-normalized"):
-        raise ValueError(f"unknown method {method!r}")
-    if verify not in ("exact", "estimate"):
-        raise ValueError(f"verify must be 'exact' or 'estimate', got {verify!r}")
-    if pairs not in ("all", "spanning"):
-        raise ValueError(f"pairs must be 'all' or 'spanning', got {pairs!r}")
-    spanning = pairs == "spanning"
+    plan = make_plan(
+        threshold=threshold,
+        method=method,
+        num_perm=num_perm,
+        k=k,
+        unit=unit,
+        bands=bands,
+        rows=rows,
+        seed=seed,
+        verify=verify,
+        pairs="all" if pairs == "auto" else pairs,
+        strip_boilerplate=strip_boilerplate,
+        simhash_bits=simhash_bits,
+        max_hamming=max_hamming,
+        threads=threads,
+        algorithm=algorithm,
+        hash_version=hash_version,
+    )
     core_texts = as_core_texts(texts)
     n = count(core_texts)
-    if method == "auto":
-        method = "exact-jaccard" if n <= AUTO_EXACT_LIMIT else "minhash"
+    banding_given = plan.bands is not None
+    plan = plan.resolve(n)
+    method, threshold, bands, rows = plan.method, plan.threshold, plan.bands, plan.rows
+    spanning = plan.pairs == "spanning"
     params: dict[str, Any] = {"k": k, "unit": unit}
     stripped = None
     if strip_boilerplate is not None:
@@ -237,23 +231,22 @@ def find_duplicates(
         sets = _sets()
         found, similarity = stages.all_pairs_jaccard(sets, threshold)
     elif method == "minhash":
-        if (bands is None) != (rows is None):
-            raise ValueError("give both bands and rows, or neither")
         params.update(num_perm=num_perm, seed=seed, verify=verify, algorithm=algorithm)
         signatures = stages.minhash(
             data, num_perm=num_perm, seed=seed, k=k, unit=unit, threads=threads, algorithm=algorithm
         )
-        if bands is None or rows is None:
-            banding = choose_banding(threshold, num_perm, verify, signatures)
-            bands, rows = banding.bands, banding.rows
-            params.update(banding.as_params())
-        else:
+        if banding_given:
+            assert bands is not None and rows is not None  # the plan checked both are given
             params.update(
                 bands=bands,
                 rows=rows,
                 expected_recall=lsh_probability(threshold, bands, rows),
                 banding_reason="given",
             )
+        else:  # the cost model refines the plan's banding on a sample of the signatures
+            banding = choose_banding(threshold, num_perm, verify, signatures)  # type: ignore[arg-type]
+            bands, rows = banding.bands, banding.rows
+            params.update(banding.as_params())
         if verify != "exact":
             found, similarity = stages.lsh_duplicates(
                 signatures, bands, rows, threshold, spanning=spanning

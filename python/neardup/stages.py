@@ -13,10 +13,10 @@ import numpy as np
 
 from neardup import _core
 from neardup._texts import as_core_texts, iter_batches, reindexed
+from neardup._validate import check_choice, check_int, check_seed, check_threshold
 
 # The S-curve maths and the banding rules live in neardup.banding; re-exported as stages.
 from neardup.banding import (  # noqa: F401
-    check_threshold,
     lsh_half_point,
     lsh_params,
     lsh_probability,
@@ -24,6 +24,7 @@ from neardup.banding import (  # noqa: F401
 )
 
 Unit = Literal["word", "char"]
+UNITS: tuple[str, ...] = ("word", "char")
 
 #: Documents per batch when ``texts`` is an iterable without a length (a generator, a file).
 BATCH_SIZE = 10_000
@@ -103,25 +104,15 @@ def word_counts(texts: Any) -> np.ndarray:
 
 
 def _check_positive(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
-    return int(value)
+    return check_int(name, value, low=1)
 
 
 def _check_seed(seed: int) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
-    return int(seed)
+    return check_seed(seed)
 
 
 def _check_unit(unit: str) -> str:
-    if unit not in ("word", "char"):
-        raise ValueError(f"unit must be 'word' or 'char', got {unit!r}")
-    return unit
+    return check_choice("unit", unit, UNITS)
 
 
 def shingles(texts: Any, k: int = 5, unit: Unit = "word", only: Any = None) -> ShingleSets:

@@ -1,0 +1,95 @@
+"""Argument checks, written once: the plan and the stage functions both call these.
+
+Each check returns the value in its canonical Python type or raises an exception from
+:mod:`neardup.errors` whose message names the argument.
+
+>>> check_int("k", 5, low=1)
+5
+>>> check_choice("unit", "word", ("word", "char"))
+'word'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from neardup.errors import ArgumentTypeError, InvalidArgumentError
+
+
+def check_int(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an int within [low, high]; bools and floats are refused.
+
+    >>> check_int("num_perm", 128, low=1, high=8192)
+    128
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ArgumentTypeError(f"{name} must be an int, got {type(value).__name__}")
+    value = int(value)
+    if low is not None and value < low:
+        raise InvalidArgumentError(f"{name} must be at least {low}, got {value}")
+    if high is not None and value > high:
+        raise InvalidArgumentError(f"{name} must be at most {high}, got {value}")
+    return value
+
+
+def check_optional_int(
+    name: str, value: Any, low: int | None = None, high: int | None = None
+) -> int | None:
+    """Like :func:`check_int`, with ``None`` passed through.
+
+    >>> check_optional_int("bands", None) is None
+    True
+    """
+    return None if value is None else check_int(name, value, low, high)
+
+
+def check_fraction(name: str, value: Any, *, include_zero: bool = False) -> float:
+    """``value`` as a float in (0, 1] (or [0, 1] with ``include_zero``); NaN is refused.
+
+    >>> check_fraction("threshold", 0.3)
+    0.3
+    """
+    if isinstance(value, bool):
+        raise ArgumentTypeError(f"{name} must be a number, got bool")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{name} must be a number, got {type(value).__name__}") from None
+    low_ok = number >= 0.0 if include_zero else number > 0.0
+    if not (low_ok and number <= 1.0):  # also false for NaN
+        interval = "[0, 1]" if include_zero else "(0, 1]"
+        raise InvalidArgumentError(f"{name} must be in {interval}, got {value}")
+    return number
+
+
+def check_threshold(threshold: Any) -> float:
+    """A Jaccard threshold: a float in (0, 1].
+
+    >>> check_threshold(1)
+    1.0
+    """
+    return check_fraction("threshold", threshold)
+
+
+def check_seed(seed: Any) -> int:
+    """A hash seed: an int in [0, 2**64).
+
+    >>> check_seed(0)
+    0
+    """
+    return check_int("seed", seed, low=0, high=2**64 - 1)
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    """``value`` if it is one of ``choices``, else an error listing them.
+
+    >>> check_choice("verify", "exact", ("exact", "estimate"))
+    'exact'
+    """
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise InvalidArgumentError(f"{name} must be one of {listed}, got {value!r}")
+    return value

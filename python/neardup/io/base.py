@@ -1,0 +1,199 @@
+"""The pieces every format shares: :class:`Batch`, the reader and writer protocols, row checks.
+
+A format is one module of ``neardup.io`` with a :class:`Reader` (streams batches of texts
+and ids, copies kept rows unchanged, yields kept rows as records for conversion) and a
+:class:`Writer` (writes kept rows of any source it can hold faithfully).
+
+>>> b = Batch(texts=["a", "b"], ids=[0, 1], start=0)
+>>> len(b), b.start
+(2, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from neardup.errors import InputError
+
+if TYPE_CHECKING:
+    from neardup.io.source import Source
+
+DEFAULT_BATCH = 8192
+
+
+@dataclass
+class Batch:
+    """A batch of documents: the text column, the ids and the global position of the first row.
+
+    ``texts`` is a ``list[str]`` or a pyarrow string array (Parquet), which the core accepts
+    without creating per-row Python objects.
+
+    >>> len(Batch(texts=["a", "b"], ids=[0, 1], start=0))
+    2
+    """
+
+    texts: Any
+    ids: list[Any]
+    start: int
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+class Reader(Protocol):
+    """What a format offers for reading (one instance per format, stateless).
+
+    >>> from neardup.io.jsonl import READER
+    >>> READER.name
+    'jsonl'
+    """
+
+    #: The name :func:`neardup.io.detect_format` returns for this format.
+    name: str
+
+    def check(self, src: Source) -> Any:
+        """Fail early on an unreadable input or a missing column; return its schema or None."""
+        ...
+
+    def batches(self, src: Source, batch_size: int, start: int) -> Iterator[Batch]:
+        """Batches of (texts, ids); ``start`` is the global position of the first row."""
+        ...
+
+    def records(self, src: Source, keep: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(where, every field as a dict) of each row where ``keep`` is true (for conversion);
+        ``where`` names the file and line or row for error messages."""
+        ...
+
+
+class Writer(Protocol):
+    """An open output of one format; :func:`neardup.io.write_kept` drives it.
+
+    >>> from neardup.io.jsonl import JsonlWriter
+    >>> hasattr(JsonlWriter, "write")
+    True
+    """
+
+    def write(self, parts: Sequence[tuple[Source, np.ndarray]]) -> int:
+        """Write the rows of each source where its ``keep`` mask is true; return the count."""
+        ...
+
+    def close(self) -> None:
+        """Flush and close the output."""
+        ...
+
+
+class Output(Protocol):
+    """What a format offers for writing (one instance per format, stateless).
+
+    >>> from neardup.io.csvfile import OUTPUT
+    >>> OUTPUT.name
+    'csv'
+    """
+
+    name: str
+
+    def check(self, output: str, sources: Sequence[Source]) -> None:
+        """Raise an :class:`InputError` when ``output`` cannot hold these inputs' rows."""
+        ...
+
+    def open(self, tmp: str, output: str, sources: Sequence[Source], batch_size: int) -> Writer:
+        """A writer to the temporary path ``tmp`` that will become ``output``."""
+        ...
+
+
+def grouped(rows: Iterator[tuple[str, Any]], batch_size: int, start: int) -> Iterator[Batch]:
+    """Batches of at most ``batch_size`` (text, id) rows; ``start`` is the first row's position.
+
+    >>> [(b.texts, b.start) for b in grouped(iter([("a", 0), ("b", 1), ("c", 2)]), 2, 5)]
+    [(['a', 'b'], 5), (['c'], 7)]
+    """
+    texts: list[str] = []
+    ids: list[Any] = []
+    for text, row_id in rows:
+        texts.append(text)
+        ids.append(row_id)
+        if len(texts) >= batch_size:
+            yield Batch(texts, ids, start)
+            start += len(texts)
+            texts, ids = [], []
+    if texts:
+        yield Batch(texts, ids, start)
+
+
+def row_text(where: str, field: str, value: Any, present: bool, fields: Iterable[str]) -> str:
+    """The text of one row, or an :class:`InputError` saying ``where`` what is wrong with it.
+
+    >>> row_text("a.jsonl:3", "text", "hi", True, ["text"])
+    'hi'
+    >>> row_text("a.jsonl:3", "text", None, True, ["text"])
+    Traceback (most recent call last):
+    ...
+    neardup.errors.InputError: a.jsonl:3: row without text ('text' is null)
+    """
+    if not present:
+        raise InputError(f"{where}: no field {field!r} (fields: {shown_names(fields)})")
+    if value is None:
+        raise InputError(f"{where}: row without text ({field!r} is null)")
+    if not isinstance(value, str):
+        raise InputError(f"{where}: {field!r} is {type(value).__name__}, expected a string")
+    return value
+
+
+def check_no_surrogate(where: str, field: str, raw: bytes, text: str) -> None:
+    """Raise an :class:`InputError` if ``text`` (parsed from ``raw``) holds a lone surrogate.
+
+    A JSON ``\\uXXXX`` escape is the only way a surrogate, which UTF-8 cannot hold, gets into
+    a string parsed from valid UTF-8; paired surrogates decode to one character and pass.
+    ASCII texts cost nothing (``isascii`` is a flag in CPython); others one ``in`` scan and,
+    with an escape present, one encode.
+
+    >>> check_no_surrogate("a.jsonl:1", "text", rb'{"text": "\\ud83d\\ude00"}', "\\U0001f600")
+    >>> check_no_surrogate("a.jsonl:2", "text", rb'{"text": "\\ud800"}', "\\ud800")
+    Traceback (most recent call last):
+    ...
+    neardup.errors.InputError: a.jsonl:2: 'text' holds a lone surrogate (\\ud800), not valid Unicode
+    """
+    if text.isascii() or b"\\u" not in raw:
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        bad = text[e.start]
+        raise InputError(
+            f"{where}: {field!r} holds a lone surrogate (\\u{ord(bad):04x}), not valid Unicode"
+        ) from None
+
+
+def oneline(e: BaseException) -> str:
+    """An exception's message on one line (pyarrow's span several).
+
+    >>> oneline(ValueError("a\\n  b"))
+    'a b'
+    """
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def changed(src: Source) -> InputError:
+    """The error for an input whose row count differs between two reads.
+
+    >>> changed(type("S", (), {"label": "a.jsonl"})())
+    InputError('a.jsonl: input changed while reading')
+    """
+    return InputError(f"{src.label}: input changed while reading")
+
+
+def shown_names(names: Sequence[str], most: int = 8) -> str:
+    """Field or column names for a one-line message: the first ``most``, escaped where they
+    hold line breaks or other unprintable characters.
+
+    >>> print(shown_names(["id", "te" + chr(10) + "xt"]))
+    id, 'te\\nxt'
+    >>> shown_names([])
+    'none'
+    """
+    shown = [n if n.isprintable() else repr(n) for n in list(names)[:most]]
+    return ", ".join(shown) or "none"
