@@ -31,7 +31,7 @@ from neardup.errors import ArgumentTypeError, InvalidArgumentError
 DEFAULT_RECALL = 0.99
 
 #: Documents whose signatures the cost model bands (a uniform sample, fixed seed).
-SAMPLE_SIZE = 2_000
+SAMPLE_SIZE = 1_000
 
 #: Lower recall targets tried, in order, when the recall-first banding is over the budget.
 FALLBACK_RECALLS = (0.95, 0.9, 0.8)
@@ -227,7 +227,7 @@ def choose_banding(
 
     ``verify="estimate"``: the classic rule (:func:`lsh_params` without ``recall``). Exact
     verification: the recall-first bandings (P(T) >= ``recall``); given ``signatures``
-    (uint32[n, num_perm]) the one that a sample of 2,000 documents predicts to make the fewest
+    (uint32[n, num_perm]) the one that a sample of 1,000 documents predicts to make the fewest
     candidates, else the steepest. When the chosen banding is predicted to cost more than 30
     candidates a document beyond the predicted duplicate pairs (typically boilerplate shared by
     many documents), the steepest banding within the budget at a lower recall target (0.95,
