@@ -11,11 +11,20 @@ fn main() {
     let path = std::env::args().nth(1).expect("usage: verify_times FILE");
     let data = std::fs::read_to_string(path).expect("readable UTF-8 file");
     let texts: Vec<&str> = data.split('\0').collect();
-    let sets = ShingleSets::build(&texts, 5, Unit::Word).unwrap();
+    let sets = ShingleSets::build(&texts, 5, Unit::Word, _core::hashing::HashVersion::V2).unwrap();
     let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
     let algorithm = _core::minhash::Algorithm::Classic;
-    let signatures =
-        _core::batch::minhash_texts(&texts, 128, 0, 5, Unit::Word, 1, algorithm).unwrap();
+    let signatures = _core::batch::minhash_texts(
+        &texts,
+        128,
+        0,
+        5,
+        Unit::Word,
+        1,
+        algorithm,
+        _core::hashing::HashVersion::V2,
+    )
+    .unwrap();
     let candidates = _core::lsh::candidates(&signatures, 128, 42, 3).unwrap();
     let rounds: usize = std::env::var("ROUNDS")
         .ok()

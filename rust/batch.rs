@@ -3,6 +3,7 @@
 
 use crate::cluster;
 use crate::error::{Error, Result};
+use crate::hashing::HashVersion;
 use crate::jaccard::{jaccard_u64, prefetch, prefetch_bytes, PREFETCH_AHEAD};
 use crate::lsh;
 use crate::minhash::{self, Algorithm, Signer};
@@ -12,6 +13,7 @@ use crate::simhash;
 
 /// Signatures (row-major, `texts.len() * num_perm`) of documents, shingled on the fly, with
 /// classic MinHash or one-permutation hashing.
+#[allow(clippy::too_many_arguments)]
 pub fn minhash_texts(
     texts: &[&str],
     num_perm: usize,
@@ -20,12 +22,13 @@ pub fn minhash_texts(
     unit: Unit,
     threads: usize,
     algorithm: Algorithm,
+    version: HashVersion,
 ) -> Result<Vec<u32>> {
     let signer = Signer::new(algorithm, num_perm, seed)?;
-    Shingler::new(k, unit)?;
+    Shingler::new(k, unit, version)?;
     let mut out = vec![0u32; texts.len() * num_perm];
     for_row_blocks(&mut out, num_perm, threads, |first, rows| {
-        let mut shingler = Shingler::new(k, unit).expect("k was checked");
+        let mut shingler = Shingler::new(k, unit, version).expect("k was checked");
         let mut scratch = Vec::new();
         let mut bins = Vec::new();
         for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
@@ -47,9 +50,10 @@ fn prefetch_next(texts: &[&str], row: usize) {
     }
 }
 
-/// Number of normalised words of each document (0 means it can never be a near-duplicate).
-pub fn word_counts(texts: &[&str]) -> Vec<i64> {
-    let mut words = crate::normalize::Words::new();
+/// Number of normalised words (version 2: tokens) of each document (0 means it can never be a
+/// near-duplicate).
+pub fn word_counts(texts: &[&str], version: HashVersion) -> Vec<i64> {
+    let mut words = crate::normalize::Words::new(version);
     texts
         .iter()
         .map(|text| {
@@ -86,12 +90,13 @@ pub fn simhash_texts(
     k: usize,
     unit: Unit,
     threads: usize,
+    version: HashVersion,
 ) -> Result<Vec<u64>> {
     let words = simhash::words_for(bits)?;
-    Shingler::new(k, unit)?;
+    Shingler::new(k, unit, version)?;
     let mut out = vec![0u64; texts.len() * words];
     for_row_blocks(&mut out, words, threads, |first, rows| {
-        let mut shingler = Shingler::new(k, unit).expect("k was checked");
+        let mut shingler = Shingler::new(k, unit, version).expect("k was checked");
         let mut hasher = simhash::SimHasher::new();
         let mut scratch = Vec::new();
         for (row, fingerprint) in rows.chunks_exact_mut(words).enumerate() {
@@ -388,17 +393,27 @@ mod tests {
     #[test]
     fn texts_and_sets_give_the_same_signatures() {
         let texts = ["a b c d e f g", "a b c d e f h", "", "x y"];
-        let sets = ShingleSets::build(&texts, 3, Unit::Word).unwrap();
+        let sets = ShingleSets::build(&texts, 3, Unit::Word, HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         for threads in [1, 2] {
             for algorithm in [Algorithm::Classic, Algorithm::Oph] {
                 assert_eq!(
-                    minhash_texts(&texts, 16, 5, 3, Unit::Word, threads, algorithm).unwrap(),
+                    minhash_texts(
+                        &texts,
+                        16,
+                        5,
+                        3,
+                        Unit::Word,
+                        threads,
+                        algorithm,
+                        HashVersion::V2
+                    )
+                    .unwrap(),
                     minhash_sets(view, 16, 5, threads, algorithm).unwrap()
                 );
             }
             assert_eq!(
-                simhash_texts(&texts, 128, false, 3, Unit::Word, threads).unwrap(),
+                simhash_texts(&texts, 128, false, 3, Unit::Word, threads, HashVersion::V2).unwrap(),
                 simhash_sets(view, 128, threads).unwrap()
             );
         }
@@ -412,7 +427,7 @@ mod tests {
             "zzz",
             "",
         ];
-        let sets = ShingleSets::build(&texts, 2, Unit::Word).unwrap();
+        let sets = ShingleSets::build(&texts, 2, Unit::Word, HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         let sigs = minhash_sets(view, 64, 0, 1, Algorithm::Classic).unwrap();
         let (pairs, sims) = lsh_duplicates(&sigs, 64, 32, 2, 0.5, Verify::Exact(view)).unwrap();
@@ -424,7 +439,7 @@ mod tests {
     fn cluster_edges_stay_linear_in_a_bucket_of_identical_documents() {
         let mut texts = vec!["the same words in the same order every time"; 2000];
         texts.push("something else entirely, nothing shared with the rest");
-        let sets = ShingleSets::build(&texts, 3, Unit::Word).unwrap();
+        let sets = ShingleSets::build(&texts, 3, Unit::Word, HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         let sigs = minhash_sets(view, 16, 0, 1, Algorithm::Classic).unwrap();
         let (edges, sims) = lsh_cluster_edges(&sigs, 16, 4, 4, 0.5, Verify::Exact(view)).unwrap();
@@ -449,7 +464,7 @@ mod tests {
             })
             .collect();
         let texts: Vec<&str> = texts.iter().map(|t| t.as_str()).collect();
-        let sets = ShingleSets::build(&texts, 2, Unit::Word).unwrap();
+        let sets = ShingleSets::build(&texts, 2, Unit::Word, HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         let pairs: Vec<(i64, i64)> = vec![(0, 3), (1, 4), (8, 5), (0, 6), (2, 0), (7, 1), (4, 4)];
         let got = jaccard_pairs(view, &pairs).unwrap();

@@ -3,6 +3,7 @@
 
 use crate::batch::{self, Verify};
 use crate::error::Result;
+use crate::hashing::HashVersion;
 use crate::minhash::Algorithm;
 use crate::shingle::{SetsView, ShingleSets, Unit};
 use crate::{cluster, exact, hashing, lsh};
@@ -106,6 +107,10 @@ fn parse_unit(unit: &str) -> PyResult<Unit> {
     Unit::parse(unit).map_err(|e| PyValueError::new_err(e.0))
 }
 
+fn parse_version(hash_version: u32) -> PyResult<HashVersion> {
+    HashVersion::new(hash_version).map_err(|e| PyValueError::new_err(e.0))
+}
+
 fn parse_algorithm(algorithm: &str) -> PyResult<Algorithm> {
     Algorithm::parse(algorithm).map_err(|e| PyValueError::new_err(e.0))
 }
@@ -158,39 +163,47 @@ fn pair_matrix<'py>(
 }
 
 #[pyfunction]
-fn normalize(py: Python<'_>, text: &str) -> PyResult<String> {
-    run(py, || Ok(crate::normalize::normalize(text)))
+fn normalize(py: Python<'_>, text: &str, hash_version: u32) -> PyResult<String> {
+    let version = parse_version(hash_version)?;
+    run(py, || Ok(crate::normalize::normalize(text, version)))
 }
 
 #[pyfunction]
 fn word_counts<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
+    hash_version: u32,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let version = parse_version(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
-    Ok(run(py, || Ok(batch::word_counts(&strs)))?.into_pyarray(py))
+    Ok(run(py, || Ok(batch::word_counts(&strs, version)))?.into_pyarray(py))
 }
 
 #[pyfunction]
-#[pyo3(signature = (texts, k, unit, selected=None))]
+#[pyo3(signature = (texts, k, unit, hash_version, selected=None))]
 #[allow(clippy::type_complexity)]
 fn shingle_sets<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
     k: usize,
     unit: &str,
+    hash_version: u32,
     selected: Option<PyReadonlyArray1<'py, bool>>,
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u64>>)> {
     let unit = parse_unit(unit)?;
+    let version = parse_version(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     let selected = selected.as_ref().map(|s| s.as_slice()).transpose()?;
-    let sets = run(py, || ShingleSets::build_selected(&strs, k, unit, selected))?;
+    let sets = run(py, || {
+        ShingleSets::build_selected(&strs, k, unit, version, selected)
+    })?;
     Ok((sets.offsets.into_pyarray(py), sets.hashes.into_pyarray(py)))
 }
 
 #[pyfunction]
+#[allow(clippy::too_many_arguments)]
 fn minhash_texts<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
@@ -200,13 +213,15 @@ fn minhash_texts<'py>(
     unit: &str,
     threads: usize,
     algorithm: &str,
+    hash_version: u32,
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let unit = parse_unit(unit)?;
     let algorithm = parse_algorithm(algorithm)?;
+    let version = parse_version(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     let signatures = run(py, || {
-        batch::minhash_texts(&strs, num_perm, seed, k, unit, threads, algorithm)
+        batch::minhash_texts(&strs, num_perm, seed, k, unit, threads, algorithm, version)
     })?;
     matrix(py, signatures, num_perm)
 }
@@ -230,6 +245,7 @@ fn minhash_sets<'py>(
 }
 
 #[pyfunction]
+#[allow(clippy::too_many_arguments)]
 fn simhash_texts<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
@@ -238,12 +254,14 @@ fn simhash_texts<'py>(
     k: usize,
     unit: &str,
     threads: usize,
+    hash_version: u32,
 ) -> PyResult<Bound<'py, PyArray2<u64>>> {
     let unit = parse_unit(unit)?;
+    let version = parse_version(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     let fingerprints = run(py, || {
-        batch::simhash_texts(&strs, bits, tf, k, unit, threads)
+        batch::simhash_texts(&strs, bits, tf, k, unit, threads, version)
     })?;
     matrix(py, fingerprints, bits / 64)
 }
@@ -446,10 +464,15 @@ fn exact_duplicates<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
     normalized: bool,
+    hash_version: u32,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let version = parse_version(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
-    Ok(run(py, || Ok(exact::exact_duplicates(&strs, normalized)))?.into_pyarray(py))
+    Ok(run(py, || {
+        Ok(exact::exact_duplicates(&strs, normalized, version))
+    })?
+    .into_pyarray(py))
 }
 
 #[pyfunction]
@@ -468,6 +491,7 @@ fn clusters<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("HASH_VERSION", hashing::HASH_VERSION)?;
+    m.add("HASH_VERSIONS", (1u32, 2u32))?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(word_counts, m)?)?;
     m.add_function(wrap_pyfunction!(shingle_sets, m)?)?;
@@ -491,5 +515,93 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hamming_within, m)?)?;
     m.add_function(wrap_pyfunction!(exact_duplicates, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
+    m.add_function(wrap_pyfunction!(index_band_keys, m)?)?;
+    m.add_class::<IndexMirror>()?;
     Ok(())
+}
+
+/// The band keys a persistent index stores, uint64[n, bands] (`rust/lookup.rs`).
+#[pyfunction]
+fn index_band_keys<'py>(
+    py: Python<'py>,
+    signatures: PyReadonlyArray2<'py, u32>,
+    bands: usize,
+    rows: usize,
+) -> PyResult<Bound<'py, PyArray2<u64>>> {
+    let (num_perm, slots) = signature_rows(&signatures)?;
+    let keys = run(py, || {
+        crate::lookup::index_band_keys(slots, num_perm, bands, rows)
+    })?;
+    matrix(py, keys, bands)
+}
+
+/// The in-memory mirror of a persistent index (`neardup.index`): stored signatures and band
+/// keys, looked up in batches (`rust/lookup.rs`).
+#[pyclass(module = "neardup._core")]
+struct IndexMirror {
+    inner: crate::lookup::Mirror,
+}
+
+#[pymethods]
+impl IndexMirror {
+    #[new]
+    fn new(num_perm: usize, bands: usize, rows: usize) -> PyResult<Self> {
+        let inner = crate::lookup::Mirror::new(num_perm, bands, rows)
+            .map_err(|e| PyValueError::new_err(e.0))?;
+        Ok(IndexMirror { inner })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Band-table entries held (main + delta).
+    fn entry_count(&self) -> usize {
+        self.inner.entry_count()
+    }
+
+    fn append(&mut self, py: Python<'_>, signatures: PyReadonlyArray2<'_, u32>) -> PyResult<usize> {
+        let (num_perm, sigs) = signature_rows(&signatures)?;
+        if num_perm != self.inner.num_perm() {
+            return Err(PyValueError::new_err(
+                "signatures do not match the index's num_perm",
+            ));
+        }
+        let inner = &mut self.inner;
+        run(py, || inner.append(sigs))
+    }
+
+    fn forget(&mut self, rows: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
+        self.inner
+            .forget(rows.as_slice()?)
+            .map_err(|e| PyValueError::new_err(e.0))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn lookup<'py>(
+        &self,
+        py: Python<'py>,
+        signatures: PyReadonlyArray2<'py, u32>,
+        threshold: f64,
+        top_k: usize,
+    ) -> PyResult<(
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<f32>>,
+    )> {
+        let (num_perm, sigs) = signature_rows(&signatures)?;
+        if num_perm != self.inner.num_perm() {
+            return Err(PyValueError::new_err(
+                "signatures do not match the index's num_perm",
+            ));
+        }
+        let select = crate::lookup::Selection { threshold, top_k };
+        let inner = &self.inner;
+        let m = run(py, || inner.lookup(sigs, select))?;
+        Ok((
+            m.offsets.into_pyarray(py),
+            m.rows.into_pyarray(py),
+            m.similarity.into_pyarray(py),
+        ))
+    }
 }

@@ -2,10 +2,51 @@
 //! stores signatures needs the same bits from every release on every platform, so nothing here
 //! may change without a new `HASH_VERSION` (golden-vector tests guard it).
 
+use crate::error::{Error, Result};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-/// Bumped whenever any hash below would produce different bits.
-pub const HASH_VERSION: u32 = 1;
+/// The default hash version: the one new signatures get. Every older version stays computable.
+pub const HASH_VERSION: u32 = 2;
+
+/// Which definition of normalisation and shingle hashing to compute (README "Definitions").
+///
+/// * `V1` (0.1): words are runs of alphanumeric characters; a shingle's hash is XXH3-64 of its
+///   space-joined words.
+/// * `V2`: NFKC first, combining marks stay in their word, each character of a script written
+///   without spaces is a token of its own, and a word shingle's hash combines the hashes of its
+///   tokens ([`combine_tokens`]), so each token is hashed once instead of k times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HashVersion {
+    V1,
+    #[default]
+    V2,
+}
+
+impl HashVersion {
+    pub fn new(version: u32) -> Result<HashVersion> {
+        match version {
+            1 => Ok(HashVersion::V1),
+            2 => Ok(HashVersion::V2),
+            other => Err(Error::new(format!(
+                "hash_version must be 1 or 2, got {other}"
+            ))),
+        }
+    }
+}
+
+/// Multiplier of the polynomial that combines token hashes (XXH64's PRIME64_1; odd).
+pub const TOKEN_BASE: u64 = 0x9E37_79B1_85EB_CA87;
+
+/// Hash version 2's hash of a shingle from the hashes t_0..t_{n-1} of its tokens:
+/// mix64(Σ t_i · TOKEN_BASE^(n-1-i) mod 2^64), the polynomial evaluated by Horner's rule.
+#[inline]
+pub fn combine_tokens(tokens: &[u64]) -> u64 {
+    mix64(
+        tokens
+            .iter()
+            .fold(0u64, |acc, &t| acc.wrapping_mul(TOKEN_BASE).wrapping_add(t)),
+    )
+}
 
 /// Seed of the shingle hash. Fixed: shingle hashes are shared by MinHash, SimHash and Jaccard.
 pub const SHINGLE_SEED: u64 = 0;
@@ -59,6 +100,21 @@ mod tests {
         let mut g = SplitMix64::new(1234567);
         assert_eq!(g.next_u64(), 6457827717110365317);
         assert_eq!(g.next_u64(), 3203168211198807973);
+    }
+
+    #[test]
+    fn combined_tokens_follow_the_documented_polynomial() {
+        let (a, b, c) = (1u64, 2u64, 0xFFFF_FFFF_FFFF_FFFF);
+        let want = mix64(
+            a.wrapping_mul(TOKEN_BASE.wrapping_mul(TOKEN_BASE))
+                .wrapping_add(b.wrapping_mul(TOKEN_BASE))
+                .wrapping_add(c),
+        );
+        assert_eq!(combine_tokens(&[a, b, c]), want);
+        assert_eq!(combine_tokens(&[a]), mix64(a));
+        // Order matters.
+        assert_ne!(combine_tokens(&[a, b]), combine_tokens(&[b, a]));
+        assert!(HashVersion::new(3).is_err() && HashVersion::new(0).is_err());
     }
 
     #[test]

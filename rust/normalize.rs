@@ -1,19 +1,28 @@
-//! Normalisation: the text a shingle sees.
+//! Normalisation: the text a shingle sees, in two versions ([`HashVersion`]).
 //!
-//! Rule: a word is a maximal run of characters that are Unicode alphanumeric (Alphabetic or
+//! Version 1: a word is a maximal run of characters that are Unicode alphanumeric (Alphabetic or
 //! Numeric, Rust's `char::is_alphanumeric`); every other character separates words. Each word
 //! character is lowercased on its own with the full Unicode mapping (`char::to_lowercase`, no
 //! context rules such as the Greek final sigma). The normalised text is the words joined by
 //! single spaces. For ASCII input this equals the article's
 //! `toLowerCase().replace(/[^a-z0-9 ]+/g, ' ')` followed by a split on whitespace.
+//!
+//! Version 2 ([`crate::tokens`]) first brings the text to NFKC, counts combining marks as word
+//! characters, and splits words into tokens: each character of a script written without spaces
+//! is a token of its own. ASCII text is the same in both versions (it needs no normalisation).
+
+use crate::hashing::HashVersion;
 
 /// Reusable buffers holding one document's normalised words.
 #[derive(Debug, Default, Clone)]
 pub struct Words {
+    version: HashVersion,
     /// The words joined by single spaces.
     pub text: String,
-    /// Byte range of each word in `text`.
+    /// Byte range of each word (version 2: each token) in `text`.
     pub spans: Vec<(usize, usize)>,
+    /// Scratch of version 2: the NFKC form of a document that is not already in it.
+    pub(crate) composed: String,
     /// Scratch of the ASCII path: one bit per source byte, set on word bytes.
     mask: Vec<u64>,
     /// Scratch of the ASCII path: the source bytes with bit 0x20 set (lowercase for letters).
@@ -21,8 +30,11 @@ pub struct Words {
 }
 
 impl Words {
-    pub fn new() -> Self {
-        Self::default()
+    pub fn new(version: HashVersion) -> Self {
+        Words {
+            version,
+            ..Self::default()
+        }
     }
 
     /// Replaces the content with the normalised words of `source`.
@@ -32,6 +44,14 @@ impl Words {
         if self.fill_ascii(source.as_bytes()) {
             return;
         }
+        match self.version {
+            HashVersion::V1 => self.fill_unicode_v1(source),
+            HashVersion::V2 => crate::tokens::fill_unicode_v2(self, source),
+        }
+    }
+
+    /// Version 1 of [`Words::fill`] on text that is not all ASCII.
+    fn fill_unicode_v1(&mut self, source: &str) {
         let bytes = source.as_bytes();
         let mut word_start: Option<usize> = None;
         let mut i = 0;
@@ -257,8 +277,8 @@ fn classify8(v: u64) -> (u64, u64) {
 }
 
 /// The normalised text of `source`: its words, lowercased, joined by single spaces.
-pub fn normalize(source: &str) -> String {
-    let mut words = Words::new();
+pub fn normalize(source: &str, version: HashVersion) -> String {
+    let mut words = Words::new(version);
     words.fill(source);
     words.text
 }
@@ -267,17 +287,21 @@ pub fn normalize(source: &str) -> String {
 mod tests {
     use super::*;
 
+    fn normalize_v1(source: &str) -> String {
+        normalize(source, HashVersion::V1)
+    }
+
     #[test]
     fn ascii_punctuation_and_case_split_words() {
         assert_eq!(
-            normalize("  Hello,  World!\n\nIt's 2024."),
+            normalize_v1("  Hello,  World!\n\nIt's 2024."),
             "hello world it s 2024"
         );
     }
 
     #[test]
     fn empty_and_separator_only_inputs_have_no_words() {
-        let mut w = Words::new();
+        let mut w = Words::new(HashVersion::V1);
         w.fill("  \t\n ... ");
         assert!(w.is_empty());
         assert_eq!(w.text, "");
@@ -285,11 +309,11 @@ mod tests {
 
     #[test]
     fn unicode_letters_and_marks_stay_in_words() {
-        assert_eq!(normalize("Ünïcödé ÉTÉ—Straße"), "ünïcödé été straße");
+        assert_eq!(normalize_v1("Ünïcödé ÉTÉ—Straße"), "ünïcödé été straße");
         // Devanagari vowel signs are combining marks with the Alphabetic property.
-        assert_eq!(normalize("हिंदी भाषा"), "हिंदी भाषा");
+        assert_eq!(normalize_v1("हिंदी भाषा"), "हिंदी भाषा");
         // Dotted capital I lowercases to two chars, both kept in the word.
-        assert_eq!(normalize("İstanbul"), "i\u{307}stanbul");
+        assert_eq!(normalize_v1("İstanbul"), "i\u{307}stanbul");
     }
 
     #[test]
@@ -327,11 +351,11 @@ mod tests {
 
     /// The general (char-decoding) path, for comparison with the ASCII fast path.
     fn slow(source: &str) -> Words {
-        let mut w = Words::new();
+        let mut w = Words::new(HashVersion::V1);
         // A non-ASCII prefix word forces the general path; drop it from the result.
         w.fill(&format!("é {source}"));
         let shift = 3; // "é " is 3 bytes
-        let mut out = Words::new();
+        let mut out = Words::new(HashVersion::V1);
         out.text = w.text.get(shift..).unwrap_or("").to_string();
         out.spans = w.spans[1..]
             .iter()
@@ -352,14 +376,14 @@ mod tests {
             "ALL CAPS 99 bottles\u{7f}of\u{0}beer",
         ];
         for case in cases {
-            let mut fast = Words::new();
+            let mut fast = Words::new(HashVersion::V1);
             fast.fill(case);
             let slow = slow(case);
             assert_eq!(fast.text, slow.text, "{case:?}");
             assert_eq!(fast.spans, slow.spans, "{case:?}");
         }
         let all: String = (0u8..128).map(|b| b as char).collect();
-        let mut fast = Words::new();
+        let mut fast = Words::new(HashVersion::V1);
         fast.fill(&all);
         assert_eq!(fast.text, slow(&all).text);
         // Random ASCII of every length around the 64-byte chunks, words of every length.
@@ -405,7 +429,7 @@ mod tests {
 
     #[test]
     fn spans_point_at_words() {
-        let mut w = Words::new();
+        let mut w = Words::new(HashVersion::V1);
         w.fill("ab, CD éf");
         let words: Vec<&str> = w.spans.iter().map(|&(s, e)| &w.text[s..e]).collect();
         assert_eq!(words, ["ab", "cd", "éf"]);

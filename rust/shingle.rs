@@ -6,9 +6,13 @@
 //!
 //! A document with at least one word but fewer than k units is one shingle (its whole
 //! normalised text); a document without words has no shingles.
+//!
+//! Hash version 1 hashes every shingle's bytes (XXH3-64). Version 2 counts word shingles in
+//! tokens (see [`crate::tokens`]) and hashes each token once: a shingle's hash combines the
+//! hashes of its tokens ([`combine_tokens`]); char shingles still hash their bytes.
 
 use crate::error::{Error, Result};
-use crate::hashing::shingle_hash;
+use crate::hashing::{combine_tokens, mix64, shingle_hash, HashVersion, TOKEN_BASE};
 use crate::normalize::Words;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,20 +38,24 @@ impl Unit {
 pub struct Shingler {
     k: usize,
     unit: Unit,
+    version: HashVersion,
     words: Words,
     char_starts: Vec<usize>,
+    token_hashes: Vec<u64>,
 }
 
 impl Shingler {
-    pub fn new(k: usize, unit: Unit) -> Result<Self> {
+    pub fn new(k: usize, unit: Unit, version: HashVersion) -> Result<Self> {
         if k < 1 {
             return Err(Error::new(format!("k must be at least 1, got {k}")));
         }
         Ok(Shingler {
             k,
             unit,
-            words: Words::new(),
+            version,
+            words: Words::new(version),
             char_starts: Vec::new(),
+            token_hashes: Vec::new(),
         })
     }
 
@@ -59,6 +67,16 @@ impl Shingler {
         }
         let normalized = self.words.text.as_bytes();
         match self.unit {
+            Unit::Word if self.version == HashVersion::V2 => {
+                self.token_hashes.clear();
+                self.token_hashes.extend(
+                    self.words
+                        .spans
+                        .iter()
+                        .map(|&(start, end)| shingle_hash(&normalized[start..end])),
+                );
+                combine_shingles(&self.token_hashes, self.k, out);
+            }
             Unit::Word => {
                 let spans = &self.words.spans;
                 if spans.len() < self.k {
@@ -101,6 +119,30 @@ impl Shingler {
     }
 }
 
+/// Appends the hash of every run of `k` consecutive tokens (all of them when there are fewer)
+/// to `out`: [`combine_tokens`] of each run, computed as a rolling polynomial so that each
+/// shingle costs two multiplies whatever k is.
+fn combine_shingles(tokens: &[u64], k: usize, out: &mut Vec<u64>) {
+    if tokens.len() < k {
+        out.push(combine_tokens(tokens));
+        return;
+    }
+    // TOKEN_BASE^(k-1): the weight of the token that leaves the window.
+    let leaving = (1..k).fold(1u64, |acc, _| acc.wrapping_mul(TOKEN_BASE));
+    let mut window = tokens[..k]
+        .iter()
+        .fold(0u64, |acc, &t| acc.wrapping_mul(TOKEN_BASE).wrapping_add(t));
+    out.reserve(tokens.len() + 1 - k);
+    out.push(mix64(window));
+    for (&old, &new) in tokens.iter().zip(&tokens[k..]) {
+        window = window
+            .wrapping_sub(old.wrapping_mul(leaving))
+            .wrapping_mul(TOKEN_BASE)
+            .wrapping_add(new);
+        out.push(mix64(window));
+    }
+}
+
 /// Many documents' shingle sets in one flat array: set `i` is `hashes[offsets[i]..offsets[i+1]]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ShingleSets {
@@ -109,8 +151,8 @@ pub struct ShingleSets {
 }
 
 impl ShingleSets {
-    pub fn build(texts: &[&str], k: usize, unit: Unit) -> Result<Self> {
-        Self::build_selected(texts, k, unit, None)
+    pub fn build(texts: &[&str], k: usize, unit: Unit, version: HashVersion) -> Result<Self> {
+        Self::build_selected(texts, k, unit, version, None)
     }
 
     /// The sets of the documents with `selected[i]`, and empty sets for the others (all when
@@ -119,6 +161,7 @@ impl ShingleSets {
         texts: &[&str],
         k: usize,
         unit: Unit,
+        version: HashVersion,
         selected: Option<&[bool]>,
     ) -> Result<Self> {
         if let Some(selected) = selected {
@@ -131,7 +174,7 @@ impl ShingleSets {
             }
         }
         let is_selected = |i: usize| selected.map_or(true, |s| s[i]);
-        let mut shingler = Shingler::new(k, unit)?;
+        let mut shingler = Shingler::new(k, unit, version)?;
         // A first guess at the total (a word and its separator take about six bytes of prose) saves
         // most re-allocations of a large vector as it grows; it grows past the guess as needed.
         let guess: usize = texts
@@ -216,7 +259,9 @@ mod tests {
 
     fn hashes(text: &str, k: usize, unit: Unit) -> Vec<u64> {
         let mut out = Vec::new();
-        Shingler::new(k, unit).unwrap().hashes_into(text, &mut out);
+        Shingler::new(k, unit, HashVersion::V1)
+            .unwrap()
+            .hashes_into(text, &mut out);
         out
     }
 
@@ -251,8 +296,36 @@ mod tests {
     }
 
     #[test]
+    fn version_2_word_shingles_combine_token_hashes() {
+        let mut out = Vec::new();
+        let mut shingler = Shingler::new(2, Unit::Word, HashVersion::V2).unwrap();
+        shingler.hashes_into("The quick, brown 狐", &mut out);
+        let t = |s: &str| shingle_hash(s.as_bytes());
+        let want: Vec<u64> = [["the", "quick"], ["quick", "brown"], ["brown", "狐"]]
+            .iter()
+            .map(|pair| combine_tokens(&[t(pair[0]), t(pair[1])]))
+            .collect();
+        assert_eq!(out, want);
+        // The rolling window equals the direct formula for every k and length.
+        let tokens: Vec<u64> = (0..40).map(mix64).collect();
+        for k in 1..8 {
+            for len in 0..40 {
+                let mut rolled = Vec::new();
+                combine_shingles(&tokens[..len], k, &mut rolled);
+                let direct: Vec<u64> = if len < k {
+                    vec![combine_tokens(&tokens[..len])]
+                } else {
+                    tokens[..len].windows(k).map(combine_tokens).collect()
+                };
+                assert_eq!(rolled, direct, "k {k} len {len}");
+            }
+        }
+    }
+
+    #[test]
     fn sets_are_sorted_and_unique() {
-        let sets = ShingleSets::build(&["a b a b a b", "", "x"], 2, Unit::Word).unwrap();
+        let sets =
+            ShingleSets::build(&["a b a b a b", "", "x"], 2, Unit::Word, HashVersion::V2).unwrap();
         assert_eq!(sets.offsets, vec![0, 2, 2, 3]);
         assert!(sets.hashes[0] < sets.hashes[1]);
     }
@@ -260,17 +333,26 @@ mod tests {
     #[test]
     fn unselected_documents_get_empty_sets() {
         let texts = ["a b c", "d e f", "g h i"];
-        let all = ShingleSets::build(&texts, 2, Unit::Word).unwrap();
-        let some = ShingleSets::build_selected(&texts, 2, Unit::Word, Some(&[false, true, false]))
-            .unwrap();
+        let all = ShingleSets::build(&texts, 2, Unit::Word, HashVersion::V2).unwrap();
+        let some = ShingleSets::build_selected(
+            &texts,
+            2,
+            Unit::Word,
+            HashVersion::V2,
+            Some(&[false, true, false]),
+        )
+        .unwrap();
         assert_eq!(some.offsets, vec![0, 0, 2, 2]);
         assert_eq!(some.hashes, all.hashes[2..4]);
-        assert!(ShingleSets::build_selected(&texts, 2, Unit::Word, Some(&[true])).is_err());
+        assert!(
+            ShingleSets::build_selected(&texts, 2, Unit::Word, HashVersion::V2, Some(&[true]))
+                .is_err()
+        );
     }
 
     #[test]
     fn zero_k_and_bad_offsets_are_errors() {
-        assert!(Shingler::new(0, Unit::Word).is_err());
+        assert!(Shingler::new(0, Unit::Word, HashVersion::V2).is_err());
         assert!(SetsView::new(&[0, 3, 2], &[1, 2]).is_err());
         assert!(SetsView::new(&[1, 2], &[1, 2]).is_err());
         assert!(SetsView::new(&[0, 1], &[1, 2]).is_err());

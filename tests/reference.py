@@ -7,6 +7,7 @@ by the package itself.
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections import Counter
 
 import xxhash
@@ -14,8 +15,8 @@ import xxhash
 MASK64 = (1 << 64) - 1
 
 
-def normalize(text: str) -> str:
-    """Lowercased runs of alphanumeric characters, joined by single spaces."""
+def normalize_v1(text: str) -> str:
+    """Version 1: lowercased runs of alphanumeric characters, joined by single spaces."""
     words: list[str] = []
     current: list[str] = []
     for char in text:
@@ -29,23 +30,96 @@ def normalize(text: str) -> str:
     return " ".join(words)
 
 
-def shingle_hashes(text: str, k: int, unit: str = "word") -> list[int]:
-    """Hash of every shingle, in document order (XXH3-64, seed 0, of the shingle's UTF-8)."""
-    normalized = normalize(text)
+# Blocks of scripts written without spaces (rust/tokens.rs SPACELESS_BLOCKS), inclusive.
+SPACELESS_BLOCKS = [
+    (0x0E00, 0x0EFF),
+    (0x1000, 0x109F),
+    (0x1780, 0x17FF),
+    (0x1950, 0x19FF),
+    (0x1A20, 0x1AAF),
+    (0x2E80, 0x2FDF),
+    (0x3000, 0x312F),
+    (0x31A0, 0x31BF),
+    (0x31F0, 0x31FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xA000, 0xA4CF),
+    (0xA9E0, 0xA9FF),
+    (0xAA60, 0xAADF),
+    (0xF900, 0xFAFF),
+    (0x1AFF0, 0x1B16F),
+    (0x20000, 0x3FFFF),
+]
+
+
+def words_and_tokens_v2(text: str) -> list[list[str]]:
+    """Version 2: the words of the NFKC text, each a list of its tokens.
+
+    A word character is alphanumeric or a combining mark (category M*), lowercased one by one;
+    a character of a spaceless script starts a token of its own (marks after it join it)."""
+    words: list[list[str]] = []
+    tokens: list[str] = []
+    kind = None  # None, "run" or "spaceless": the kind of the token being built
+    for char in unicodedata.normalize("NFKC", text):
+        mark = unicodedata.category(char).startswith("M")
+        if not (mark or char.isalnum()):
+            if tokens:
+                words.append(tokens)
+            tokens, kind = [], None
+            continue
+        spaceless = not mark and any(lo <= ord(char) <= hi for lo, hi in SPACELESS_BLOCKS)
+        if kind is None or (kind == "run" and spaceless) or (kind == "spaceless" and not mark):
+            tokens.append("")
+            kind = "spaceless" if spaceless else "run"
+        tokens[-1] += char.lower()
+    if tokens:
+        words.append(tokens)
+    return words
+
+
+def normalize(text: str, hash_version: int = 2) -> str:
+    if hash_version == 1:
+        return normalize_v1(text)
+    return " ".join("".join(tokens) for tokens in words_and_tokens_v2(text))
+
+
+def xxh3(data: str) -> int:
+    return xxhash.xxh3_64_intdigest(data.encode(), seed=0)
+
+
+TOKEN_BASE = 0x9E3779B185EBCA87
+
+
+def combine_tokens(tokens: list[int]) -> int:
+    """mix64 of the polynomial sum of t_i * TOKEN_BASE^(n-1-i), mod 2^64."""
+    acc = 0
+    for t in tokens:
+        acc = (acc * TOKEN_BASE + t) & MASK64
+    return mix64(acc)
+
+
+def shingle_hashes(text: str, k: int, unit: str = "word", hash_version: int = 2) -> list[int]:
+    """Hash of every shingle, in document order.
+
+    Version 1, and char shingles: XXH3-64 (seed 0) of the shingle's UTF-8. Version 2 word
+    shingles: :func:`combine_tokens` of the XXH3-64 hashes of its k tokens."""
+    normalized = normalize(text, hash_version)
     if not normalized:
         return []
+    if unit == "word" and hash_version == 2:
+        tokens = [xxh3(t) for word in words_and_tokens_v2(text) for t in word]
+        if len(tokens) < k:
+            return [combine_tokens(tokens)]
+        return [combine_tokens(tokens[i : i + k]) for i in range(len(tokens) - k + 1)]
     units: list[str] = normalized.split(" ") if unit == "word" else list(normalized)
     joiner = " " if unit == "word" else ""
     if len(units) < k:
-        return [xxhash.xxh3_64_intdigest(normalized.encode(), seed=0)]
-    return [
-        xxhash.xxh3_64_intdigest(joiner.join(units[i : i + k]).encode(), seed=0)
-        for i in range(len(units) - k + 1)
-    ]
+        return [xxh3(normalized)]
+    return [xxh3(joiner.join(units[i : i + k])) for i in range(len(units) - k + 1)]
 
 
-def shingle_set(text: str, k: int, unit: str = "word") -> list[int]:
-    return sorted(set(shingle_hashes(text, k, unit)))
+def shingle_set(text: str, k: int, unit: str = "word", hash_version: int = 2) -> list[int]:
+    return sorted(set(shingle_hashes(text, k, unit, hash_version)))
 
 
 def splitmix64(seed: int):
@@ -144,10 +218,10 @@ def connected_components(pairs: list[tuple[int, int]], n: int) -> list[int]:
     return labels
 
 
-def sha256_groups(texts: list[str], normalized: bool = False) -> list[int]:
+def sha256_groups(texts: list[str], normalized: bool = False, hash_version: int = 2) -> list[int]:
     first: dict[bytes, int] = {}
     labels = []
     for i, text in enumerate(texts):
-        data = (normalize(text) if normalized else text).encode()
+        data = (normalize(text, hash_version) if normalized else text).encode()
         labels.append(first.setdefault(hashlib.sha256(data).digest(), i))
     return labels

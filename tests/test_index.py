@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import neardup
-from neardup.index import Index, IndexMismatchError, Match
+from neardup.index import Index, IndexCorruptError, IndexMismatchError, Match
 
 
 def _docs(n, seed=0, words=120):
@@ -114,7 +114,11 @@ def test_changed_hash_bits_are_detected(tmp_path):
     con.execute("UPDATE meta SET value = ? WHERE key = 'signature_probe'", (json.dumps("0" * 32),))
     con.commit()
     con.close()
-    with pytest.raises(IndexMismatchError, match="hash version mismatch"):
+    with pytest.raises(
+        IndexMismatchError,
+        match="signature mismatch: this neardup build computes other hash version "
+        f"{neardup.HASH_VERSION}",
+    ):
         Index(path)
 
 
@@ -124,11 +128,11 @@ def test_not_an_index(tmp_path):
     con.execute("CREATE TABLE t(x)")
     con.commit()
     con.close()
-    with pytest.raises(IndexMismatchError, match="not a neardup index"):
+    with pytest.raises(IndexCorruptError, match="not a neardup index"):
         Index(p)
     junk = tmp_path / "junk.ndx"
     junk.write_bytes(b"definitely not sqlite" * 100)
-    with pytest.raises(IndexMismatchError):
+    with pytest.raises(IndexCorruptError, match="not an SQLite file"):
         Index(junk)
 
 
@@ -157,7 +161,7 @@ CHILD = textwrap.dedent(
             return out
 
 
-    ix._db = Stall(ix._db)
+    ix._store.db = Stall(ix._store.db)
     b = 0
     while True:
         texts = [" ".join(f"w{rng.randrange(10**6)}" for _ in range(60)) for _ in range(batch)]
@@ -271,3 +275,19 @@ def test_other_connections_writes_are_seen(tmp_path):
     assert [m.id for m in writer.query([base[1]])[0]] == ["r1", "w1"]
     reader.close()
     writer.close()
+
+
+def test_an_index_computes_with_the_hash_version_it_was_built_with(tmp_path):
+    import unicodedata
+
+    text = "Le café était très bon et la journée fut agréable pour tous les élèves présents"
+    decomposed = unicodedata.normalize("NFD", text)
+    for version, finds_nfd in ((1, False), (2, True)):
+        path = tmp_path / f"v{version}.ndx"
+        with Index(path, threshold=0.9, hash_version=version) as ix:
+            ix.add(["fr"], [text])
+        with Index(path) as ix:  # reopened without saying the version
+            assert ix.hash_version == version
+            assert ix.query([text]) == [[Match("fr", 1.0)]]
+            assert bool(ix.query([decomposed])[0]) is finds_nfd
+            ix.check()

@@ -225,3 +225,40 @@ def test_a_giant_bucket_of_identical_documents_stays_linear():
     assert len(result.pairs) == 9_999 + 40  # a spanning tree of the copies + the planted pairs
     assert np.all(result.clusters[:10_000] == 0)
     assert result.num_removed == 9_999 + 40
+
+
+@pytest.mark.parametrize("method", ["auto", "minhash"])
+def test_default_pairs_switch_to_spanning_on_a_giant_cluster(method):
+    # Issue 9 item 10: pairs="auto" (the default) answers with spanning pairs once all pairs
+    # would pass spanning_limit; the clusters and the kept documents stay the same.
+    copies = ["exactly the same page, over and over again, word for word"] * 300
+    near = [f"{' '.join(f'w{i}' for i in range(60))} tail{j}" for j in range(60)]
+    texts = copies + near + TEXTS
+    every = neardup.find_duplicates(texts, threshold=0.5, method=method, pairs="all")
+    assert every.params["pairs_used"] == "all"
+    assert len(every.pairs) >= 300 * 299 // 2 + 60 * 59 // 2
+    guarded = neardup.find_duplicates(texts, threshold=0.5, method=method, spanning_limit=2_000)
+    assert guarded.params["pairs_used"] == "spanning" and guarded.params["pairs_reason"]
+    np.testing.assert_array_equal(guarded.clusters, every.clusters)
+    np.testing.assert_array_equal(guarded.keep, every.keep)
+    assert len(guarded.pairs) < 300 + 60 * 59 // 2 + 40
+    assert {tuple(p) for p in guarded.pairs.tolist()} <= {tuple(p) for p in every.pairs.tolist()}
+    below = neardup.find_duplicates(texts, threshold=0.5, method=method, spanning_limit=10**6)
+    assert below.params["pairs_used"] == "all" and len(below.pairs) == len(every.pairs)
+
+
+def test_pairs_all_refuses_an_output_it_cannot_hold(monkeypatch):
+    monkeypatch.setattr(neardup.engine, "MAX_REPORTED_PAIRS", 1_000)
+    with pytest.raises(neardup.errors.ResourceError, match="pairs='spanning'"):
+        neardup.find_duplicates(["one two three four five six"] * 100, pairs="all")
+
+
+def test_keep_longest_and_params_report_the_plan_and_the_run():
+    texts = ["a b c d e f g", "A b c d e f g, and more words here", "x y z"]
+    result = neardup.find_duplicates(texts, threshold=0.3, k=2, keep="longest")
+    assert result.keep.tolist() == [False, True, True]
+    assert result.clusters.tolist() == [0, 0, 2]  # labels stay the lowest index
+    params = result.params
+    assert params["keep"] == "longest" and params["requested_method"] == "auto"
+    assert params["method"] == "exact-jaccard" and params["unique"] == 3
+    assert {"pairs_used", "candidates", "exact_duplicates", "pairs_reported"} <= params.keys()

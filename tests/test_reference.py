@@ -1,6 +1,9 @@
 """The Rust core against the pure-Python reference, on generated inputs (Unicode included)."""
 
+import unicodedata
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,34 +38,93 @@ ascii_words = st.text(alphabet="abcXYZ019 ,.!\n\t-'", max_size=80)
 texts = st.one_of(st.text(alphabet=characters, max_size=60), ascii_words)
 text_lists = st.lists(texts, min_size=0, max_size=12)
 
+# Hash version 2 counts combining marks as word characters, so they join the alphabet, and
+# the text comes in every normalisation form, with CJK, kana, Thai, Vietnamese and full-width
+# forms mixed in (symbols stay out for the reason above).
+characters_v2 = st.characters(
+    categories=["Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pd", "Po", "Zs"]
+)
+scripts = st.sampled_from(
+    [
+        *"日本語の中文字テキストカタカナひらがなภาษาไทยที่นี่Tiếng Việt ＡＢＣ１２ｶﾀ ﬁ é,.!。、 ",
+        "e\u0301",
+        "\u0301",
+        "a\u0323\u0302",
+        "\u0e35\u0e48",
+        "ﾞ",
+    ]
+)
+raw_v2 = st.one_of(
+    st.text(alphabet=characters_v2, max_size=40),
+    st.lists(scripts, max_size=30).map("".join),
+    ascii_words,
+)
+texts_v2 = st.tuples(raw_v2, st.sampled_from(["NFC", "NFD", "NFKD", None])).map(
+    lambda t: unicodedata.normalize(t[1], t[0]) if t[1] else t[0]
+)
+text_lists_v2 = st.lists(texts_v2, min_size=0, max_size=8)
+TEXTS = {1: texts, 2: texts_v2}
+TEXT_LISTS = {1: text_lists, 2: text_lists_v2}
+both_versions = pytest.mark.parametrize("version", [1, 2])
 
-@given(texts)
-def test_normalize_matches_reference(text):
-    assert neardup.normalize(text) == ref.normalize(text)
+
+@both_versions
+def test_normalize_matches_reference(version):
+    @given(TEXTS[version])
+    def check(text):
+        assert neardup.normalize(text, hash_version=version) == ref.normalize(text, version)
+
+    check()
 
 
-@given(texts, st.integers(1, 6), st.sampled_from(["word", "char"]))
-def test_shingle_sets_match_reference(text, k, unit):
-    sets = neardup.shingles([text], k=k, unit=unit)
-    assert sets[0].tolist() == ref.shingle_set(text, k, unit)
+@both_versions
+def test_shingle_sets_match_reference(version):
+    @given(TEXTS[version], st.integers(1, 6), st.sampled_from(["word", "char"]))
+    def check(text, k, unit):
+        sets = neardup.shingles([text], k=k, unit=unit, hash_version=version)
+        assert sets[0].tolist() == ref.shingle_set(text, k, unit, version)
+        assert sets.hash_version == version
+
+    check()
 
 
-@given(text_lists, st.integers(1, 40), st.integers(0, 2**64 - 1), st.integers(1, 5))
-@settings(max_examples=60)
-def test_minhash_matches_reference(docs, num_perm, seed, k):
-    got = neardup.minhash(docs, num_perm=num_perm, seed=seed, k=k)
-    want = [ref.minhash(ref.shingle_hashes(d, k), num_perm, seed) for d in docs]
-    assert got.shape == (len(docs), num_perm)
-    assert got.tolist() == want
+@given(raw_v2, st.integers(1, 5), st.sampled_from(["word", "char"]))
+def test_every_normalisation_form_gives_the_same_version_2_shingles(text, k, unit):
+    forms = [unicodedata.normalize(form, text) for form in ("NFC", "NFD", "NFKC", "NFKD")]
+    sets = neardup.shingles(forms, k=k, unit=unit)
+    assert all(sets[i].tolist() == sets[0].tolist() for i in range(4))
+    assert len(set(neardup.exact_duplicates(forms, normalized=True).tolist())) == 1
 
 
-@given(text_lists, st.sampled_from([64, 128]), st.booleans(), st.integers(1, 4))
-@settings(max_examples=60)
-def test_simhash_matches_reference(docs, bits, tf, k):
-    got = neardup.simhash(docs, bits=bits, weights="tf" if tf else None, k=k)
-    want = [ref.simhash(ref.shingle_hashes(d, k), bits, tf) for d in docs]
-    assert got.shape == (len(docs), bits // 64)
-    assert got.tolist() == want
+@both_versions
+def test_minhash_matches_reference(version):
+    @given(TEXT_LISTS[version], st.integers(1, 40), st.integers(0, 2**64 - 1), st.integers(1, 5))
+    @settings(max_examples=40)
+    def check(docs, num_perm, seed, k):
+        got = neardup.minhash(docs, num_perm=num_perm, seed=seed, k=k, hash_version=version)
+        want = [
+            ref.minhash(ref.shingle_hashes(d, k, hash_version=version), num_perm, seed)
+            for d in docs
+        ]
+        assert got.shape == (len(docs), num_perm)
+        assert got.tolist() == want
+
+    check()
+
+
+@both_versions
+def test_simhash_matches_reference(version):
+    @given(TEXT_LISTS[version], st.sampled_from([64, 128]), st.booleans(), st.integers(1, 4))
+    @settings(max_examples=40)
+    def check(docs, bits, tf, k):
+        got = neardup.simhash(
+            docs, bits=bits, weights="tf" if tf else None, k=k, hash_version=version
+        )
+        want = [ref.simhash(ref.shingle_hashes(d, k, hash_version=version), bits, tf) for d in docs]
+        assert got.shape == (len(docs), bits // 64)
+        assert got.tolist() == want
+
+    check()
 
 
 @given(
@@ -139,16 +201,24 @@ def test_exact_verification_matches_python_sets(docs, k, threshold, pairs):
         assert s == np.float32(ref.jaccard(reference_sets[i], reference_sets[j]))
 
 
-@given(text_lists)
-def test_sha256_groups_match_reference(docs):
-    assert neardup.exact_duplicates(docs).tolist() == ref.sha256_groups(docs)
-    assert neardup.exact_duplicates(docs, normalized=True).tolist() == ref.sha256_groups(
-        docs, normalized=True
-    )
+@both_versions
+def test_sha256_groups_match_reference(version):
+    @given(TEXT_LISTS[version])
+    def check(docs):
+        assert neardup.exact_duplicates(docs, hash_version=version).tolist() == ref.sha256_groups(
+            docs
+        )
+        got = neardup.exact_duplicates(docs, normalized=True, hash_version=version)
+        assert got.tolist() == ref.sha256_groups(docs, normalized=True, hash_version=version)
+
+    check()
 
 
-def test_unicode_marks_stay_inside_words():
+def test_unicode_marks_stay_inside_words_in_version_1():
+    def normalize(text):
+        return neardup.normalize(text, hash_version=1)
+
     # Devanagari vowel signs are combining marks with the Unicode Alphabetic property.
-    assert neardup.normalize("हिंदी भाषा") == "हिंदी भाषा"
-    assert neardup.normalize("İstanbul’da") == "i\u0307stanbul da"
-    assert neardup.normalize("ΟΔΥΣΣΕΥΣ") == "οδυσσευσ"  # per-character lowercasing, no final sigma
+    assert normalize("हिंदी भाषा") == "हिंदी भाषा"
+    assert normalize("İstanbul’da") == "i\u0307stanbul da"
+    assert normalize("ΟΔΥΣΣΕΥΣ") == "οδυσσευσ"  # per-character lowercasing, no final sigma

@@ -74,8 +74,12 @@ def test_key_rows_have_the_articles_shape(small_run: tuple[dict, Path]) -> None:
     mt = r["minhash_thresholds"]
     exact05 = mt["exact Jaccard"]["0.5"]["recall"]
     assert 0.8 < exact05 < 0.95
+    # P = 16's gap is a draw with a wide spread: over MinHash seeds 0-7 on a 1,000-document
+    # corpus it ranged from -0.07 to +0.01 with hash version 1 and from -0.08 to -0.005 with
+    # version 2 (same mean, -0.03), so its bound is 0.1; the wider signatures keep 0.05.
     for p in (16, 32, 64, 128, 256):
-        assert abs(mt[f"MinHash P={p}"]["0.5"]["recall"] - exact05) < 0.05
+        bound = 0.1 if p == 16 else 0.05
+        assert abs(mt[f"MinHash P={p}"]["0.5"]["recall"] - exact05) < bound
     assert r["simhash"]["SimHash 64"]["f1"] < r["simhash"]["MinHash P=128"]["f1"] - 0.05
     # per edit type: the trivial edits are found by everything but sha256 raw
     assert per_edit["sha256 normalised"]["recall_whitespace"] == 1.0

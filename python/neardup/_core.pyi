@@ -4,6 +4,8 @@
 wrappers in ``neardup.stages`` convert everything else.
 """
 
+from typing import final
+
 import numpy as np
 import numpy.typing as npt
 
@@ -11,14 +13,26 @@ Texts = list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]
 Pairs = npt.NDArray[np.int64]
 
 HASH_VERSION: int
+HASH_VERSIONS: tuple[int, ...]
 
-def normalize(text: str) -> str: ...
-def word_counts(texts: Texts) -> npt.NDArray[np.int64]: ...
+def normalize(text: str, hash_version: int) -> str: ...
+def word_counts(texts: Texts, hash_version: int) -> npt.NDArray[np.int64]: ...
 def shingle_sets(
-    texts: Texts, k: int, unit: str, selected: npt.NDArray[np.bool_] | None = None
+    texts: Texts,
+    k: int,
+    unit: str,
+    hash_version: int,
+    selected: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64]]: ...
 def minhash_texts(
-    texts: Texts, num_perm: int, seed: int, k: int, unit: str, threads: int, algorithm: str
+    texts: Texts,
+    num_perm: int,
+    seed: int,
+    k: int,
+    unit: str,
+    threads: int,
+    algorithm: str,
+    hash_version: int,
 ) -> npt.NDArray[np.uint32]: ...
 def minhash_sets(
     offsets: npt.NDArray[np.int64],
@@ -29,7 +43,7 @@ def minhash_sets(
     algorithm: str,
 ) -> npt.NDArray[np.uint32]: ...
 def simhash_texts(
-    texts: Texts, bits: int, tf: bool, k: int, unit: str, threads: int
+    texts: Texts, bits: int, tf: bool, k: int, unit: str, threads: int, hash_version: int
 ) -> npt.NDArray[np.uint64]: ...
 def simhash_sets(
     offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], bits: int, threads: int
@@ -75,5 +89,21 @@ def hamming(fingerprints: npt.NDArray[np.uint64], pairs: Pairs) -> npt.NDArray[n
 def hamming_within(
     fingerprints: npt.NDArray[np.uint64], max_distance: int, active: npt.NDArray[np.bool_]
 ) -> tuple[Pairs, npt.NDArray[np.int32]]: ...
-def exact_duplicates(texts: Texts, normalized: bool) -> npt.NDArray[np.int64]: ...
+def exact_duplicates(
+    texts: Texts, normalized: bool, hash_version: int
+) -> npt.NDArray[np.int64]: ...
 def clusters(pairs: Pairs, n: int) -> npt.NDArray[np.int64]: ...
+def index_band_keys(
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int
+) -> npt.NDArray[np.uint64]: ...
+
+@final
+class IndexMirror:
+    def __new__(cls, num_perm: int, bands: int, rows: int) -> IndexMirror: ...
+    def __len__(self) -> int: ...
+    def entry_count(self) -> int: ...
+    def append(self, signatures: npt.NDArray[np.uint32]) -> int: ...
+    def forget(self, rows: npt.NDArray[np.int64]) -> None: ...
+    def lookup(
+        self, signatures: npt.NDArray[np.uint32], threshold: float, top_k: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]]: ...

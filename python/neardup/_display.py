@@ -58,7 +58,7 @@ def result_html(result: Any, texts: Any = None, examples: int = 5) -> str:
         ("method", html.escape(str(result.method))),
         ("threshold", f"{result.threshold:g}"),
     ]
-    params = ", ".join(f"{k}={v}" for k, v in result.params.items() if k != "boilerplate")
+    params = _describe(result.params)
     head = "".join(f"<th style='text-align:left'>{k}</th>" for k, _ in counts)
     row = "".join(f"<td>{v}</td>" for _, v in counts)
     parts = [
@@ -110,3 +110,23 @@ def result_plot(result: Any, ax: Any = None, bins: int = 50) -> Any:
     ax.set_title(f"{len(result.pairs):,} pairs, {result.num_clusters:,} clusters ({result.method})")
     ax.legend()
     return ax
+
+
+def _describe(params: dict[str, Any]) -> str:
+    """The plan in one line plus what the run decided (or every parameter, for a hand-built
+    result whose params are not a plan).
+
+    >>> import neardup
+    >>> _describe(neardup.find_duplicates(["a b", "a b"], k=1).params)[:13]
+    'exact-jaccard'
+    """
+    import dataclasses
+
+    from neardup.plan import Plan
+
+    names = {f.name for f in dataclasses.fields(Plan)}
+    if not names <= params.keys():
+        return ", ".join(f"{k}={v}" for k, v in params.items() if k != "boilerplate")
+    plan = Plan(**{k: params[k] for k in names})
+    run = [f"{k}={params[k]}" for k in ("pairs_used", "candidates", "unique") if k in params]
+    return plan.describe() + ("; " + ", ".join(run) if run else "")

@@ -93,3 +93,20 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
         listed = ", ".join(repr(c) for c in choices)
         raise InvalidArgumentError(f"{name} must be one of {listed}, got {value!r}")
     return value
+
+
+#: Every hash version this release computes (README "Definitions (stable bits)").
+HASH_VERSIONS: tuple[int, ...] = (1, 2)
+
+
+def check_hash_version(hash_version: Any) -> int:
+    """``hash_version`` as an int, one of :data:`HASH_VERSIONS`.
+
+    >>> check_hash_version(1)
+    1
+    """
+    value = check_int("hash_version", hash_version)
+    if value not in HASH_VERSIONS:
+        listed = ", ".join(str(v) for v in HASH_VERSIONS)
+        raise InvalidArgumentError(f"hash_version must be one of {listed}, got {value}")
+    return value

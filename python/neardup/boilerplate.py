@@ -108,14 +108,26 @@ def remove_shingles(shinglesets: Any, drop: np.ndarray) -> tuple[Any, np.ndarray
     n = len(offsets) - 1
     drop = np.asarray(drop, dtype=np.uint64)
     if drop.size == 0 or hashes.size == 0:
-        new = ShingleSets(offsets.copy(), hashes.copy(), k=shinglesets.k, unit=shinglesets.unit)
+        new = ShingleSets(
+            offsets.copy(),
+            hashes.copy(),
+            k=shinglesets.k,
+            unit=shinglesets.unit,
+            hash_version=shinglesets.hash_version,
+        )
         return new, np.zeros(n, dtype=np.int64)
     mask = np.isin(hashes, drop, assume_unique=False)
     doc_of = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
     removed = np.bincount(doc_of[mask], minlength=n).astype(np.int64)
     new_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.diff(offsets) - removed, out=new_offsets[1:])
-    new = ShingleSets(new_offsets, hashes[~mask], k=shinglesets.k, unit=shinglesets.unit)
+    new = ShingleSets(
+        new_offsets,
+        hashes[~mask],
+        k=shinglesets.k,
+        unit=shinglesets.unit,
+        hash_version=shinglesets.hash_version,
+    )
     return new, removed
 
 

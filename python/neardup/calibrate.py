@@ -23,9 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from neardup.stages import lsh_params
+from neardup.plan import lsh_banding, make_plan
 
-__all__ = ["QUANTILES", "Calibration", "calibrate"]
+__all__ = [
+    "QUANTILES",
+    "Calibration",
+    "calibrate",
+    "calibrate_files",
+    "read_pairs",
+    "sample_documents",
+]
 
 #: The quantiles reported, as (name, percentile).
 QUANTILES: tuple[tuple[str, float], ...] = (
@@ -246,6 +253,10 @@ def calibrate(
     """
     from neardup import jaccard, shingles
 
+    plan = make_plan(
+        num_perm=num_perm, k=k, unit=unit, seed=seed, strip_boilerplate=strip_boilerplate
+    )
+    num_perm, k, unit, seed = plan.num_perm, plan.k, plan.unit, plan.seed
     if not 0.0 < percentile <= 100.0:
         raise ValueError(f"percentile must be in (0, 100], got {percentile}")
     if sample_pairs < 1:
@@ -268,7 +279,7 @@ def calibrate(
     used, local = np.unique(p, return_inverse=True)
     local = local.reshape(-1, 2).astype(np.int64)
     subset = [texts[int(i)] for i in used] if not hasattr(texts, "take") else texts.take(used)
-    ss = shingles(subset, k=k, unit=unit)
+    ss = shingles(subset, k=k, unit=unit)  # type: ignore[arg-type]
     boiler = None
     if strip_boilerplate is not None:
         from neardup.boilerplate import strip_boilerplate as _strip
@@ -300,7 +311,7 @@ def calibrate(
             "pairs are full of near-duplicates or boilerplate; deduplicate or strip boilerplate "
             "(--strip-boilerplate) and calibrate again, or pass known non-duplicate pairs"
         )
-    b, r = lsh_params(thr, num_perm)
+    b, r = lsh_banding(thr, num_perm)
     for w in warn:
         warnings.warn(w, stacklevel=2)
     cal = Calibration(
@@ -324,3 +335,140 @@ def calibrate(
     if plot is not None:
         cal.plot(plot)
     return cal
+
+
+def sample_documents(
+    sources: Sequence[Any], max_docs: int, seed: int, batch_size: int
+) -> tuple[list[Any], list[str], int]:
+    """Reservoir-sample up to ``max_docs`` (ids, texts) from the sources; returns (ids, texts, n).
+
+    The sample keeps input order and depends only on ``seed``, not on ``batch_size``.
+
+    >>> ids, texts, n = sample_documents(srcs, 1000, seed=0, batch_size=8192)  # doctest: +SKIP
+    """
+    from neardup.io import iter_batches
+
+    rng = np.random.default_rng(seed)
+    res_pos: list[int] = []
+    res_id: list[Any] = []
+    res_txt: list[str] = []
+    n = 0
+    for b in iter_batches(sources, batch_size):
+        texts = b.texts.to_pylist() if hasattr(b.texts, "to_pylist") else b.texts
+        draws = rng.random(len(b))  # one draw per document -> batch-size independent
+        for j, (i, t) in enumerate(zip(b.ids, texts, strict=True)):
+            pos = b.start + j
+            if len(res_pos) < max_docs:
+                res_pos.append(pos)
+                res_id.append(i)
+                res_txt.append(t)
+            else:
+                slot = int(draws[j] * (pos + 1))
+                if slot < max_docs:
+                    res_pos[slot], res_id[slot], res_txt[slot] = pos, i, t
+        n = b.start + len(b)
+    order = np.argsort(res_pos, kind="stable")
+    return [res_id[i] for i in order], [res_txt[i] for i in order], n
+
+
+def read_pairs(path: str) -> list[tuple[str, str]]:
+    """Read id pairs from CSV (header, first two columns) or JSONL (two-element lists or
+    objects whose first two values are the ids).
+
+    >>> read_pairs("nondups.csv")[:1]                                  # doctest: +SKIP
+    [('a', 'b')]
+    """
+    import csv
+    import json
+
+    from neardup.errors import InputError
+
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file or directory")
+    out: list[tuple[str, str]] = []
+    if path.lower().endswith(".csv"):
+        with open(path, encoding="utf-8", newline="") as f:
+            r = csv.reader(f)
+            next(r, None)
+            for n, row in enumerate(r, 2):
+                if len(row) < 2:
+                    raise InputError(f"{path}:{n}: expected two ids")
+                out.append((row[0], row[1]))
+        return out
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                v = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise InputError(f"{path}:{n}: invalid JSON ({e.msg})") from e
+            vals = list(v.values()) if isinstance(v, dict) else v
+            if not isinstance(vals, list) or len(vals) < 2:
+                raise InputError(f"{path}:{n}: expected two ids")
+            out.append((str(vals[0]), str(vals[1])))
+    return out
+
+
+def _documents_of_pairs(
+    sources: Sequence[Any], pairs_path: str, batch_size: int
+) -> tuple[list[str], np.ndarray]:
+    """The texts of the documents named in a pairs file, and the pairs as indices into them."""
+    from neardup.errors import InputError
+    from neardup.io import iter_batches
+
+    pairs = read_pairs(pairs_path)
+    wanted = {x for p in pairs for x in p}
+    ids: list[str] = []
+    texts: list[str] = []
+    for b in iter_batches(sources, batch_size):
+        tx = b.texts.to_pylist() if hasattr(b.texts, "to_pylist") else b.texts
+        for i, t in zip(b.ids, tx, strict=True):
+            if str(i) in wanted:
+                ids.append(str(i))
+                texts.append(t)
+    where = {i: n for n, i in enumerate(ids)}
+    missing = sorted(wanted - where.keys())
+    if missing:
+        raise InputError(f"{pairs_path}: id {missing[0]!r} not found in the input")
+    return texts, np.array([(where[a], where[b]) for a, b in pairs], dtype=np.int64)
+
+
+def calibrate_files(
+    inputs: Sequence[str],
+    *,
+    text_field: str = "text",
+    id_field: str | None = "id",
+    id_required: bool = False,
+    pairs_file: str | None = None,
+    sample_docs: int = 20_000,
+    batch_size: int = 8192,
+    **options: Any,
+) -> tuple[Calibration, int]:
+    """:func:`calibrate` over files (``neardup calibrate``): a seeded reservoir sample of
+    ``sample_docs`` documents, or the documents a known non-duplicate ``pairs_file`` names.
+    Returns the calibration and the number of documents read. ``options`` are those of
+    :func:`calibrate`.
+
+    >>> cal, n = calibrate_files(["corpus.jsonl"], sample_pairs=2000)  # doctest: +SKIP
+    """
+    from neardup._validate import check_int
+    from neardup.io import open_sources
+
+    batch_size = check_int("batch_size", batch_size, low=1)
+    sources = open_sources(inputs, text_field, id_field, id_required)
+    try:
+        if pairs_file:
+            texts, idx = _documents_of_pairs(sources, pairs_file, batch_size)
+            n_docs = len(texts)
+        else:
+            _, texts, n_docs = sample_documents(
+                sources, sample_docs, int(options.get("seed", 0)), batch_size
+            )
+            idx = None
+    finally:
+        for s in sources:
+            s.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the caller reads cal.warnings
+        return calibrate(texts, pairs=idx, **options), n_docs

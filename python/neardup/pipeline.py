@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
-from neardup import stages
-from neardup._texts import as_core_texts, count
-from neardup.banding import choose_banding, lsh_probability
-from neardup.plan import Method, make_plan, simhash_max_hamming
+from neardup import engine, stages
+from neardup.plan import AUTO_EXACT_LIMIT, SPANNING_LIMIT, Method, make_plan
+from neardup.stores import MemoryStore
 
 
 @dataclass(frozen=True)
@@ -20,7 +18,10 @@ class DuplicateResult:
 
     ``pairs`` int64[m, 2] (i < j, sorted) with ``similarity`` float32[m]; ``clusters`` int64[n]
     labels each document with the lowest index of its cluster; ``keep`` bool[n] is True for one
-    representative (the lowest index) per cluster and for every singleton.
+    representative per cluster (by the ``keep`` policy: the first or the longest) and for every
+    singleton. ``params`` is the resolved plan (:meth:`neardup.Plan.as_dict`) plus what the run
+    decided: ``pairs_used`` (``"all"`` or ``"spanning"``), ``candidates``, ``unique``
+    (documents left after collapsing exact duplicates), ``exact_duplicates``, ``pairs_reported``.
     """
 
     pairs: np.ndarray
@@ -31,11 +32,12 @@ class DuplicateResult:
     params: dict[str, Any] = field(default_factory=dict)
     #: The searched texts as the core saw them (kept by reference, for display only).
     texts: Any = field(default=None, repr=False, compare=False)
+    #: bool[n]: True for the documents to keep (one per cluster, by the keep policy).
+    keep: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]
 
-    @property
-    def keep(self) -> np.ndarray:
-        """bool[n]: True for the documents to keep (one per cluster)."""
-        return self.clusters == np.arange(len(self.clusters))
+    def __post_init__(self) -> None:
+        if self.keep is None:  # built by hand: the lowest index of each cluster is kept
+            object.__setattr__(self, "keep", self.clusters == np.arange(len(self.clusters)))
 
     @property
     def n(self) -> int:
@@ -106,28 +108,6 @@ def pairs_within_groups(labels: np.ndarray) -> np.ndarray:
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 
-def _candidate_sets(
-    stripped: stages.ShingleSets | None,
-    texts: Any,
-    needed: Callable[[], np.ndarray],
-    k: int,
-    unit: stages.Unit,
-) -> stages.ShingleSets:
-    """The shingle sets exact verification reads: the stripped sets when boilerplate was
-    stripped (already made), else those of the documents ``needed()`` marks (the candidates;
-    in a real corpus a small share), which saves their time and memory for the others."""
-    if stripped is not None:
-        return stripped
-    return stages.shingles(texts, k=k, unit=unit, only=needed())
-
-
-def _rows_in(pairs: np.ndarray, n: int) -> np.ndarray:
-    """bool[n]: the documents that appear in ``pairs``."""
-    rows = np.zeros(n, dtype=bool)
-    rows[pairs.ravel()] = True
-    return rows
-
-
 def find_duplicates(
     texts: Any,
     threshold: float = 0.3,
@@ -142,35 +122,49 @@ def find_duplicates(
     simhash_bits: int = 64,
     max_hamming: int | None = None,
     threads: int = 1,
-    pairs: Literal["all", "spanning"] = "all",
+    pairs: Literal["auto", "all", "spanning"] = "auto",
     strip_boilerplate: float | None = None,
     algorithm: Literal["classic", "oph"] = "classic",
     hash_version: int | None = None,
+    keep: Literal["first", "longest"] = "first",
+    auto_exact_limit: int = AUTO_EXACT_LIMIT,
+    spanning_limit: int = SPANNING_LIMIT,
 ) -> DuplicateResult:
-    """Finds near-duplicate documents and clusters them.
+    """Finds near-duplicate documents, clusters them and picks one to keep per cluster.
 
-    ``method``: ``"auto"`` brute-forces exact Jaccard up to 5,000 documents and uses MinHash + LSH
-    above; ``"exact-jaccard"``; ``"minhash"`` (LSH banding from :func:`neardup.choose_banding`
-    unless ``bands``/``rows`` are given: with exact verification recall-first, a pair exactly at the
-    threshold becomes a candidate with probability >= 0.99, and the expected recall, the predicted
-    and actual candidate counts land in ``params``; candidates verified by exact Jaccard of the
-    shingle sets, made for the candidates' documents only, or with ``verify="estimate"`` by the
-    share of equal slots under the classic banding of :func:`lsh_params`); ``"simhash"`` (pairs
-    within ``max_hamming`` bits, by default the radius matching ``threshold``, brute force over all
-    pairs; verified by exact Jaccard, or with ``verify="estimate"`` kept as they are with similarity
-    1 - distance/bits); ``"sha256"`` / ``"sha256-normalized"`` (identical bytes / identical
-    normalised text; similarity 1). Empty documents are never near-duplicates (SHA-256 still groups
-    them). ``strip_boilerplate=max_df`` first drops every shingle found in more than that share of
-    the documents (see :func:`neardup.strip_boilerplate`; the statistics land in
-    ``params["boilerplate"]``).
+    The options are checked once (:func:`neardup.make_plan`) and run through the same stages
+    as ``neardup dedup`` (:mod:`neardup.engine`), so both keep the same documents. First,
+    documents with identical shingle sets (identical normalised text) collapse onto their
+    first occurrence; the near-duplicate search then runs on the unique documents.
 
-    ``algorithm="oph"`` makes MinHash signatures by one-permutation hashing (faster, as
-    accurate on documents longer than ``num_perm`` shingles; see :func:`neardup.minhash`).
+    ``method``: ``"auto"`` brute-forces exact Jaccard up to ``auto_exact_limit`` (5,000)
+    unique documents and uses MinHash + LSH above; ``"exact-jaccard"``; ``"minhash"`` (LSH
+    banding from :func:`neardup.choose_banding` unless ``bands``/``rows`` are given: with
+    exact verification recall-first, a pair exactly at the threshold becomes a candidate with
+    probability >= 0.99, and ``params`` records ``expected_recall``, ``predicted_candidates``,
+    ``candidates`` and ``banding_reason``; candidates verified by exact Jaccard of the shingle
+    sets, made for the candidates' documents only, or with ``verify="estimate"`` by the share
+    of equal slots under the classic banding of :func:`lsh_params`; ``algorithm="oph"`` signs by
+    one-permutation hashing); ``"simhash"`` (pairs within ``max_hamming`` bits, by default the
+    radius matching ``threshold``, brute force; verified by exact Jaccard, or with
+    ``verify="estimate"`` kept with similarity 1 - distance/bits); ``"sha256"`` /
+    ``"sha256-normalized"`` (identical bytes / identical normalised text; similarity 1).
+    Empty documents are never duplicates of anything (SHA-256 still groups them).
+    ``strip_boilerplate=max_df`` first drops every shingle found in more than that share of
+    the documents (see :func:`neardup.strip_boilerplate`; statistics in
+    ``params["boilerplate"]``); documents identical before stripping stay exact duplicates.
 
-    ``pairs="spanning"`` is for when only the clusters matter (deduplication): for MinHash and
-    SHA-256 it reports just the pairs that joined clusters, so a bucket or group of m identical
-    documents costs m - 1 comparisons instead of m(m - 1)/2. MinHash clusters can then be finer
-    (never coarser) than the components of all verified pairs (rust/batch.rs explains why).
+    ``pairs``: ``"all"`` reports every pair at or above the threshold (an exact duplicate
+    inherits its first occurrence's pairs); ``"spanning"`` only the pairs that join the
+    clusters (each exact duplicate with its first occurrence; for MinHash, the bucket leaders'
+    edges), so m identical documents cost m - 1 pairs instead of m(m - 1)/2 — MinHash clusters
+    can then be finer, never coarser. ``"auto"`` (default) answers with all pairs unless that
+    would exceed ``spanning_limit`` (20 million: the LSH buckets' candidate pairs, or the pairs
+    to report), and then with spanning pairs: the clusters and ``keep`` are the same, memory
+    stays O(n + pairs reported), and ``params["pairs_used"]`` says which was used.
+
+    ``keep``: ``"first"`` keeps the lowest index of each cluster, ``"longest"`` the document
+    with the most characters (ties to the lowest index).
 
     >>> r = find_duplicates(["the cat sat on the mat", "The cat sat on the mat!", "dogs"], k=2)
     >>> r.pairs.tolist(), r.keep.tolist()
@@ -186,106 +180,26 @@ def find_duplicates(
         rows=rows,
         seed=seed,
         verify=verify,
-        pairs="all" if pairs == "auto" else pairs,
+        pairs=pairs,
         strip_boilerplate=strip_boilerplate,
         simhash_bits=simhash_bits,
         max_hamming=max_hamming,
         threads=threads,
         algorithm=algorithm,
+        keep=keep,
         hash_version=hash_version,
+        auto_exact_limit=auto_exact_limit,
+        spanning_limit=spanning_limit,
     )
-    core_texts = as_core_texts(texts)
-    n = count(core_texts)
-    banding_given = plan.bands is not None
-    plan = plan.resolve(n)
-    method, threshold, bands, rows = plan.method, plan.threshold, plan.bands, plan.rows
-    spanning = plan.pairs == "spanning"
-    params: dict[str, Any] = {"k": k, "unit": unit}
-    stripped = None
-    if strip_boilerplate is not None:
-        if method in ("sha256", "sha256-normalized"):
-            raise ValueError("strip_boilerplate applies to shingle-based methods, not sha256")
-        from neardup.boilerplate import strip_boilerplate as _strip
-
-        stripped, strip_stats = _strip(
-            stages.shingles(core_texts, k=k, unit=unit), strip_boilerplate
-        )
-        params["boilerplate"] = strip_stats.as_dict()
-
-    def _sets() -> stages.ShingleSets:
-        return stripped if stripped is not None else stages.shingles(core_texts, k=k, unit=unit)
-
-    data = stripped if stripped is not None else core_texts
-
-    if method in ("sha256", "sha256-normalized"):
-        labels = stages.exact_duplicates(core_texts, normalized=method == "sha256-normalized")
-        if spanning:
-            members = np.flatnonzero(labels != np.arange(n))
-            found = np.stack([labels[members], members], axis=1).astype(np.int64)
-            found = found[np.lexsort((found[:, 1], found[:, 0]))]
-        else:
-            found = pairs_within_groups(labels)
-        similarity = np.ones(len(found), dtype=np.float32)
-        params = {}
-    elif method == "exact-jaccard":
-        sets = _sets()
-        found, similarity = stages.all_pairs_jaccard(sets, threshold)
-    elif method == "minhash":
-        params.update(num_perm=num_perm, seed=seed, verify=verify, algorithm=algorithm)
-        signatures = stages.minhash(
-            data, num_perm=num_perm, seed=seed, k=k, unit=unit, threads=threads, algorithm=algorithm
-        )
-        if banding_given:
-            assert bands is not None and rows is not None  # the plan checked both are given
-            params.update(
-                bands=bands,
-                rows=rows,
-                expected_recall=lsh_probability(threshold, bands, rows),
-                banding_reason="given",
-            )
-        else:  # the cost model refines the plan's banding on a sample of the signatures
-            banding = choose_banding(threshold, num_perm, verify, signatures)  # type: ignore[arg-type]
-            bands, rows = banding.bands, banding.rows
-            params.update(banding.as_params())
-        if verify != "exact":
-            found, similarity = stages.lsh_duplicates(
-                signatures, bands, rows, threshold, spanning=spanning
-            )
-        elif spanning:
-            sets = _candidate_sets(
-                stripped,
-                core_texts,
-                lambda: stages.lsh_candidate_rows(signatures, bands, rows),
-                k,
-                unit,
-            )
-            found, similarity = stages.lsh_duplicates(
-                signatures, bands, rows, threshold, sets, spanning=True
-            )
-        else:
-            candidates = stages.lsh_candidates(signatures, bands, rows)
-            params["candidates"] = len(candidates)
-            del signatures
-            sets = _candidate_sets(stripped, core_texts, lambda: _rows_in(candidates, n), k, unit)
-            found, similarity = stages.verify_jaccard(sets, candidates, threshold)
-    else:  # simhash
-        if simhash_bits not in (64, 128):
-            raise ValueError(f"simhash_bits must be 64 or 128, got {simhash_bits}")
-        radius = (
-            simhash_max_hamming(threshold, simhash_bits) if max_hamming is None else max_hamming
-        )
-        params.update(bits=simhash_bits, max_hamming=radius, verify=verify)
-        fingerprints = stages.simhash(data, bits=simhash_bits, k=k, unit=unit, threads=threads)
-        active = (
-            stripped.sizes() > 0 if stripped is not None else stages.word_counts(core_texts) > 0
-        )
-        found, distance = stages.hamming_within(fingerprints, radius, active)
-        if verify == "exact":
-            sets = _candidate_sets(stripped, core_texts, lambda: _rows_in(found, n), k, unit)
-            found, similarity = stages.verify_jaccard(sets, found, threshold)
-        else:
-            similarity = (1.0 - distance / simhash_bits).astype(np.float32)
-
-    params["pairs"] = pairs
-    labels = stages.clusters(found, n)
-    return DuplicateResult(found, similarity, labels, method, threshold, params, texts=core_texts)
+    store = MemoryStore(texts)
+    outcome = engine.run(plan, store)
+    return DuplicateResult(
+        outcome.pairs,
+        outcome.similarity,
+        outcome.labels,
+        outcome.plan.method,
+        outcome.plan.threshold,
+        outcome.params(),
+        texts=store.texts,
+        keep=outcome.keep,
+    )

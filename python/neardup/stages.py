@@ -13,7 +13,13 @@ import numpy as np
 
 from neardup import _core
 from neardup._texts import as_core_texts, iter_batches, reindexed
-from neardup._validate import check_choice, check_int, check_seed, check_threshold
+from neardup._validate import (
+    check_choice,
+    check_hash_version,
+    check_int,
+    check_seed,
+    check_threshold,
+)
 
 # The S-curve maths and the banding rules live in neardup.banding; re-exported as stages.
 from neardup.banding import (  # noqa: F401
@@ -26,6 +32,9 @@ from neardup.banding import (  # noqa: F401
 Unit = Literal["word", "char"]
 UNITS: tuple[str, ...] = ("word", "char")
 
+#: The hash version new signatures get: ``neardup.HASH_VERSION``.
+HASH_VERSION: int = _core.HASH_VERSION
+
 #: Documents per batch when ``texts`` is an iterable without a length (a generator, a file).
 BATCH_SIZE = 10_000
 
@@ -34,16 +43,24 @@ class ShingleSets:
     """Shingle sets of many documents in two flat numpy arrays.
 
     Set ``i`` is ``hashes[offsets[i]:offsets[i + 1]]``: the sorted, unique 64-bit hashes of the
-    document's k-shingles. Build one with :func:`shingles`.
+    document's k-shingles. Build one with :func:`shingles`; ``hash_version`` records the
+    definition the hashes follow.
 
     >>> s = shingles(["a b c", "a b d"], k=2)
-    >>> len(s), s.sizes().tolist()
-    (2, [2, 2])
+    >>> len(s), s.sizes().tolist(), s.hash_version
+    (2, [2, 2], 2)
     """
 
-    __slots__ = ("hashes", "k", "offsets", "unit")
+    __slots__ = ("hash_version", "hashes", "k", "offsets", "unit")
 
-    def __init__(self, offsets: np.ndarray, hashes: np.ndarray, k: int = 5, unit: Unit = "word"):
+    def __init__(
+        self,
+        offsets: np.ndarray,
+        hashes: np.ndarray,
+        k: int = 5,
+        unit: Unit = "word",
+        hash_version: int = HASH_VERSION,
+    ):
         offsets = np.ascontiguousarray(offsets)
         hashes = np.ascontiguousarray(hashes)
         if offsets.dtype != np.int64 or offsets.ndim != 1 or len(offsets) < 1:
@@ -56,6 +73,7 @@ class ShingleSets:
         self.hashes = hashes
         self.k = k
         self.unit = unit
+        self.hash_version = hash_version
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -74,33 +92,38 @@ class ShingleSets:
     def __repr__(self) -> str:
         return (
             f"ShingleSets(n={len(self)}, shingles={len(self.hashes)}, "
-            f"k={self.k}, unit={self.unit!r})"
+            f"k={self.k}, unit={self.unit!r}, hash_version={self.hash_version})"
         )
 
 
-def normalize(text: str) -> str:
+def normalize(text: str, hash_version: int = HASH_VERSION) -> str:
     """The normalised text the shingler sees: lowercased words joined by single spaces.
 
-    A word is a maximal run of Unicode alphanumeric characters; anything else separates words.
+    A word is a maximal run of Unicode alphanumeric characters (version 2: and combining
+    marks, after NFKC); anything else separates words. See README "Definitions".
 
     >>> normalize("Hello,   WORLD! It's 2024.")
     'hello world it s 2024'
+    >>> normalize("Cafe\u0301 ＡＢＣ"), normalize("Cafe\u0301", hash_version=1)
+    ('café abc', 'cafe')
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, got {type(text).__name__}")
+    hash_version = check_hash_version(hash_version)
     try:
-        return _core.normalize(text)
+        return _core.normalize(text, hash_version)
     except UnicodeEncodeError:
         raise ValueError("text is not valid Unicode (it holds a lone surrogate)") from None
 
 
-def word_counts(texts: Any) -> np.ndarray:
-    """Number of normalised words of each document, int64[n]; 0 marks an empty document.
+def word_counts(texts: Any, hash_version: int = HASH_VERSION) -> np.ndarray:
+    """Number of normalised words (version 2: tokens) of each document, int64[n]; 0 marks an
+    empty document.
 
-    >>> word_counts(["one two", " ... ", ""]).tolist()
-    [2, 0, 0]
+    >>> word_counts(["one two", " ... ", "", "日本語"]).tolist()
+    [2, 0, 0, 3]
     """
-    return _core.word_counts(as_core_texts(texts))
+    return _core.word_counts(as_core_texts(texts), check_hash_version(hash_version))
 
 
 def _check_positive(name: str, value: int) -> int:
@@ -115,8 +138,17 @@ def _check_unit(unit: str) -> str:
     return check_choice("unit", unit, UNITS)
 
 
-def shingles(texts: Any, k: int = 5, unit: Unit = "word", only: Any = None) -> ShingleSets:
+def shingles(
+    texts: Any,
+    k: int = 5,
+    unit: Unit = "word",
+    only: Any = None,
+    hash_version: int = HASH_VERSION,
+) -> ShingleSets:
     """Shingle sets of documents: word k-shingles (default) or character k-grams.
+
+    With hash version 2 (the default) a word shingle is k tokens: words, except that each
+    character of a script written without spaces (Chinese, Japanese, Thai, ...) is a token.
 
     A document with fewer than ``k`` units but at least one word is a single shingle; an empty
     document has an empty set. ``only`` (a boolean mask, one entry per document) shingles just
@@ -131,6 +163,7 @@ def shingles(texts: Any, k: int = 5, unit: Unit = "word", only: Any = None) -> S
     array([0, 2])
     """
     k = _check_positive("k", k)
+    hash_version = check_hash_version(hash_version)
     selected = None
     if only is not None:
         selected = np.asarray(only)
@@ -140,8 +173,10 @@ def shingles(texts: Any, k: int = 5, unit: Unit = "word", only: Any = None) -> S
                 f"shape {selected.shape}"
             )
         selected = np.ascontiguousarray(selected)
-    offsets, hashes = _core.shingle_sets(as_core_texts(texts), k, _check_unit(unit), selected)
-    return ShingleSets(offsets, hashes, k=k, unit=unit)
+    offsets, hashes = _core.shingle_sets(
+        as_core_texts(texts), k, _check_unit(unit), hash_version, selected
+    )
+    return ShingleSets(offsets, hashes, k=k, unit=unit, hash_version=hash_version)
 
 
 def _batched(texts: Any, compute: Any, width: int, dtype: Any) -> np.ndarray:
@@ -167,12 +202,14 @@ def minhash(
     unit: Unit = "word",
     threads: int = 1,
     algorithm: Literal["classic", "oph"] = "classic",
+    hash_version: int = HASH_VERSION,
 ) -> np.ndarray:
     """MinHash signatures, uint32[n, num_perm], of texts or of :class:`ShingleSets`.
 
     Slot p is min over shingles s of ((a_p * (s mod 2**32) + b_p) mod 2**64) >> 32, with
     (a_p, b_p) drawn from SplitMix64(seed). An empty document's slots are all 0xFFFFFFFF.
-    Signatures are bit-identical on every platform and release (see ``HASH_VERSION``).
+    Signatures are bit-identical on every platform and release for one ``hash_version``
+    (which picks the shingle definition; of :class:`ShingleSets`, theirs is used).
 
     ``algorithm="oph"``: one-permutation hashing with optimal densification, one hash per
     shingle instead of ``num_perm`` (several times faster from shingle hashes; see
@@ -189,13 +226,16 @@ def minhash(
     threads = _check_positive("threads", threads)
     if algorithm not in ("classic", "oph"):
         raise ValueError(f"algorithm must be 'classic' or 'oph', got {algorithm!r}")
+    hash_version = check_hash_version(hash_version)
     if isinstance(data, ShingleSets):
         return _core.minhash_sets(data.offsets, data.hashes, num_perm, seed, threads, algorithm)
     k = _check_positive("k", k)
     _check_unit(unit)
     return _batched(
         data,
-        lambda batch: _core.minhash_texts(batch, num_perm, seed, k, unit, threads, algorithm),
+        lambda batch: _core.minhash_texts(
+            batch, num_perm, seed, k, unit, threads, algorithm, hash_version
+        ),
         num_perm,
         np.uint32,
     )
@@ -208,6 +248,7 @@ def simhash(
     k: int = 5,
     unit: Unit = "word",
     threads: int = 1,
+    hash_version: int = HASH_VERSION,
 ) -> np.ndarray:
     """SimHash fingerprints, uint64[n, bits // 64], of texts or of :class:`ShingleSets`.
 
@@ -223,6 +264,7 @@ def simhash(
     if weights not in (None, "tf"):
         raise ValueError(f"weights must be None or 'tf', got {weights!r}")
     threads = _check_positive("threads", threads)
+    hash_version = check_hash_version(hash_version)
     if isinstance(data, ShingleSets):
         if weights == "tf":
             raise ValueError("weights='tf' needs the texts: ShingleSets hold each shingle once")
@@ -232,7 +274,7 @@ def simhash(
     tf = weights == "tf"
     return _batched(
         data,
-        lambda batch: _core.simhash_texts(batch, bits, tf, k, unit, threads),
+        lambda batch: _core.simhash_texts(batch, bits, tf, k, unit, threads, hash_version),
         bits // 64,
         np.uint64,
     )
@@ -443,7 +485,9 @@ def hamming_within(
     return _core.hamming_within(fp, int(max_distance), np.ascontiguousarray(mask))
 
 
-def exact_duplicates(texts: Any, normalized: bool = False) -> np.ndarray:
+def exact_duplicates(
+    texts: Any, normalized: bool = False, hash_version: int = HASH_VERSION
+) -> np.ndarray:
     """Exact-duplicate groups, int64[n]: each document's label is the lowest index whose SHA-256
     matches (of the raw UTF-8 bytes, or with ``normalized=True`` of the normalised text).
 
@@ -452,7 +496,9 @@ def exact_duplicates(texts: Any, normalized: bool = False) -> np.ndarray:
     >>> exact_duplicates(["Hi there", "hi THERE!", "Hi there"], normalized=True).tolist()
     [0, 0, 0]
     """
-    return _core.exact_duplicates(as_core_texts(texts), bool(normalized))
+    return _core.exact_duplicates(
+        as_core_texts(texts), bool(normalized), check_hash_version(hash_version)
+    )
 
 
 def clusters(pairs: Any, n: int) -> np.ndarray:

@@ -1,10 +1,13 @@
-"""Writes vectors.json: fixed texts and the exact bits neardup gives them.
+"""Writes the golden vectors of one hash version: fixed texts and the exact bits neardup gives.
 
-Run ONLY when HASH_VERSION is bumped on purpose; a change in these bits breaks every signature
-users have stored. `python tests/golden/make_vectors.py` from the repository root.
+Run ONLY for a new hash version, once; a change in these bits breaks every signature users have
+stored. `python tests/golden/make_vectors.py 2` from the repository root writes
+vectors_v2.json (`... 1` rewrites vectors.json, which must come out byte-identical).
 """
 
 import json
+import sys
+import unicodedata
 from pathlib import Path
 
 import neardup
@@ -18,11 +21,27 @@ TEXTS = [
     "a b c d e f g h i j k l m n o p q r s t u v w x y z " * 3,
 ]
 
+# Version 2 adds texts for what it changed: decomposed accents, Vietnamese, full-width forms,
+# Chinese, Japanese and Thai without spaces, and mixed scripts.
+TEXTS_V2 = [
+    *TEXTS,
+    unicodedata.normalize("NFD", "L'été dernier, Nguyễn Văn Đức đã đến Hà Nội."),
+    "ＦＵＬＬ－ｗｉｄｔｈ　ＡＢＣ　１２３ and ﬁne ｶﾀｶﾅ",
+    "我们今天去北京看长城。明天回上海！",
+    "東京タワーは333mです。富士山が見えます",
+    "ภาษาไทยไม่มีการเว้นวรรคระหว่างคำ ที่นี่",
+    "Mixed 中文 text, русский текст и हिंदी भाषा 2024",
+]
 
-def vectors() -> dict:
-    out: dict = {"hash_version": neardup.HASH_VERSION, "texts": TEXTS, "cases": []}
+
+def vectors(version: int) -> dict:
+    texts = TEXTS if version == 1 else TEXTS_V2
+    out: dict = {"hash_version": version, "texts": texts, "cases": []}
+    if version >= 2:
+        out["normalized"] = [neardup.normalize(t, hash_version=version) for t in texts]
+    v = {"hash_version": version}
     for k, unit in [(5, "word"), (2, "word"), (4, "char")]:
-        sets = neardup.shingles(TEXTS, k=k, unit=unit)
+        sets = neardup.shingles(texts, k=k, unit=unit, **v)
         case = {
             "k": k,
             "unit": unit,
@@ -31,25 +50,30 @@ def vectors() -> dict:
             "simhash": {},
         }
         for num_perm, seed in [(16, 0), (16, 42), (128, 7)]:
-            sig = neardup.minhash(TEXTS, num_perm=num_perm, seed=seed, k=k, unit=unit)
+            sig = neardup.minhash(texts, num_perm=num_perm, seed=seed, k=k, unit=unit, **v)
             case["minhash"][f"{num_perm}/{seed}"] = sig.astype("<u4").tobytes().hex()
         case["minhash_oph"] = {}
         for num_perm, seed in [(16, 0), (128, 7)]:
             sig = neardup.minhash(
-                TEXTS, num_perm=num_perm, seed=seed, k=k, unit=unit, algorithm="oph"
+                texts, num_perm=num_perm, seed=seed, k=k, unit=unit, algorithm="oph", **v
             )
             case["minhash_oph"][f"{num_perm}/{seed}"] = sig.astype("<u4").tobytes().hex()
         for bits in (64, 128):
             for weights in (None, "tf"):
-                fp = neardup.simhash(TEXTS, bits=bits, weights=weights, k=k, unit=unit)
+                fp = neardup.simhash(texts, bits=bits, weights=weights, k=k, unit=unit, **v)
                 case["simhash"][f"{bits}/{weights}"] = fp.astype("<u8").tobytes().hex()
-        sig = neardup.minhash(TEXTS, num_perm=128, seed=7, k=k, unit=unit)
+        sig = neardup.minhash(texts, num_perm=128, seed=7, k=k, unit=unit, **v)
         case["band_hashes_42x3"] = neardup.band_hashes(sig, 42, 3).astype("<u8").tobytes().hex()
         out["cases"].append(case)
     return out
 
 
+def file_name(version: int) -> str:
+    return "vectors.json" if version == 1 else f"vectors_v{version}.json"
+
+
 if __name__ == "__main__":
-    path = Path(__file__).with_name("vectors.json")
-    path.write_text(json.dumps(vectors(), indent=1, ensure_ascii=False) + "\n")
+    version = int(sys.argv[1])
+    path = Path(__file__).with_name(file_name(version))
+    path.write_text(json.dumps(vectors(version), indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {path}")

@@ -1,9 +1,14 @@
-"""``neardup index add|query|remove|stats``: a persistent near-duplicate index in SQLite.
+"""``neardup index add|query|remove|stats|check``: a persistent near-duplicate index in SQLite.
 
 neardup index add corpus.ndx batch-001.jsonl --threshold 0.3 > new-matches.jsonl
-neardup index query corpus.ndx incoming.jsonl
+neardup index add corpus.ndx batch-001.jsonl --skip-existing    # resume a killed ingest
+neardup index query corpus.ndx incoming.jsonl --top-k 5
 neardup index remove corpus.ndx doc-17 doc-18
 neardup index stats corpus.ndx
+neardup index check corpus.ndx
+
+Output lines are JSON: ``{"id": "doc-1", "matches": [{"id": "doc-0", "similarity": 0.8}]}``.
+Every id is a JSON string (the index stores ids as text), whatever the input held.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ import json
 import sys
 from typing import Any
 
-from neardup.commands.dedup import add_common_text_args, add_minhash_args
+from neardup.commands._args import add_minhash_args
+from neardup.commands._args import add_text_args as add_common_text_args
 
 __all__ = ["add_parser", "run"]
 
@@ -30,8 +36,8 @@ def add_parser(subparsers: Any) -> None:
     acts = p.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     a = acts.add_parser("add", help="add documents; print the existing ones each duplicates")
-    a.add_argument("index", metavar="INDEX")
-    a.add_argument("inputs", nargs="+", metavar="INPUT")
+    a.add_argument("index", metavar="INDEX", help="index file (created if missing)")
+    a.add_argument("inputs", nargs="+", metavar="INPUT", help="JSONL/CSV/Parquet/text inputs")
     add_common_text_args(a)
     a.add_argument(
         "--threshold",
@@ -46,21 +52,41 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="print a line for every document, not only those with matches",
     )
+    a.add_argument(
+        "--skip-existing",
+        action="store_true",
+        help="skip ids already in the index with the same text (resume a killed ingest)",
+    )
 
     q = acts.add_parser("query", help="print the indexed near-duplicates of documents")
-    q.add_argument("index", metavar="INDEX")
-    q.add_argument("inputs", nargs="+", metavar="INPUT")
+    q.add_argument("index", metavar="INDEX", help="index file")
+    q.add_argument("inputs", nargs="+", metavar="INPUT", help="JSONL/CSV/Parquet/text inputs")
     add_common_text_args(q)
-    q.add_argument("--threshold", type=float, default=None, metavar="T")
+    q.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        metavar="T",
+        help="minimum estimated similarity (default: the index's threshold; with --top-k: none)",
+    )
+    q.add_argument(
+        "--top-k",
+        type=int,
+        default=None,
+        metavar="K",
+        help="print at most the K most similar indexed documents, best first",
+    )
 
     r = acts.add_parser("remove", help="remove documents by id")
-    r.add_argument("index", metavar="INDEX")
-    r.add_argument("ids", nargs="*", metavar="ID")
+    r.add_argument("index", metavar="INDEX", help="index file")
+    r.add_argument("ids", nargs="*", metavar="ID", help="ids to remove")
     r.add_argument("--ids-file", metavar="FILE", help="one id per line")
 
     s = acts.add_parser("stats", help="print counts and parameters")
-    s.add_argument("index", metavar="INDEX")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("index", metavar="INDEX", help="index file")
+    s.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+    c = acts.add_parser("check", help="verify the whole file (integrity, band rows, signatures)")
+    c.add_argument("index", metavar="INDEX")
     p.set_defaults(run=run)
 
 
@@ -69,31 +95,31 @@ def _print_matches(ids: list[Any], matches: list[list[Any]], everything: bool) -
     out = sys.stdout
     for i, ms in zip(ids, matches, strict=True):
         if ms or everything:
-            out.write(
-                json.dumps(
-                    {
-                        "id": i,
-                        "matches": [{"id": m.id, "similarity": round(m.similarity, 6)} for m in ms],
-                    }
-                )
-                + "\n"
-            )
+            line = {
+                "id": str(i),
+                "matches": [{"id": m.id, "similarity": round(m.similarity, 6)} for m in ms],
+            }
+            out.write(json.dumps(line) + "\n")
             n += bool(ms)
     return n
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``neardup index ACTION``; returns the exit code.
+    """Run ``neardup index ACTION``; returns the exit code (0 ok, 1 error).
 
     >>> run(argparse.Namespace(...))                                   # doctest: +SKIP
     0
     """
     import os
 
-    from neardup.index import Index, IndexMismatchError
-    from neardup.io import InputError, open_sources
+    from neardup._validate import check_int
+    from neardup.errors import NeardupError
+    from neardup.index import Index
+    from neardup.io import iter_batches, open_sources
 
     try:
+        if args.action in ("add", "query"):
+            check_int("--batch-size", args.batch_size, low=1)
         if args.action == "add":
             with Index(
                 args.index,
@@ -105,36 +131,34 @@ def run(args: argparse.Namespace) -> int:
                 rows=args.rows,
             ) as ix:
                 added = dup = 0
-                pos = 0
-                for src in open_sources(
+                sources = open_sources(
                     args.inputs, args.text_field, args.id_field or "id", id_required=True
-                ):
-                    with src:
-                        for b in src.batches(args.batch_size, start=pos):
-                            ms = ix.add(b.ids, b.texts)
-                            dup += _print_matches(b.ids, ms, args.all)
-                            added += len(b)
-                        pos += src.n_rows or 0
+                )
+                try:
+                    for b in iter_batches(sources, args.batch_size):
+                        ms = ix.add(b.ids, b.texts, skip_existing=args.skip_existing)
+                        dup += _print_matches(b.ids, ms, args.all)
+                        added += len(b)
+                finally:
+                    for src in sources:
+                        src.close()
                 print(
-                    f"added {added:,} documents ({dup:,} near-duplicate an indexed one); "
+                    f"read {added:,} documents ({dup:,} near-duplicate an indexed one); "
                     f"index holds {len(ix):,}",
                     file=sys.stderr,
                 )
         elif args.action == "query":
-            if not os.path.exists(args.index):
-                raise InputError(f"{args.index}: no such index")
             with Index(args.index, threshold=args.threshold, create=False) as ix:
-                pos = 0
-                for src in open_sources(
+                sources = open_sources(
                     args.inputs, args.text_field, args.id_field or "id", args.id_field is not None
-                ):
-                    with src:
-                        for b in src.batches(args.batch_size, start=pos):
-                            _print_matches(b.ids, ix.query(b.texts), True)
-                        pos += src.n_rows or 0
+                )
+                try:
+                    for b in iter_batches(sources, args.batch_size):
+                        _print_matches(b.ids, ix.query(b.texts, k=args.top_k), True)
+                finally:
+                    for src in sources:
+                        src.close()
         elif args.action == "remove":
-            if not os.path.exists(args.index):
-                raise InputError(f"{args.index}: no such index")
             ids = list(args.ids)
             if args.ids_file:
                 with open(args.ids_file, encoding="utf-8") as f:
@@ -145,8 +169,6 @@ def run(args: argparse.Namespace) -> int:
                     f"removed {n:,} of {len(ids):,} ids; index holds {len(ix):,}", file=sys.stderr
                 )
         elif args.action == "stats":
-            if not os.path.exists(args.index):
-                raise InputError(f"{args.index}: no such index")
             with Index(args.index, create=False) as ix:
                 st = ix.stats()
             if args.json:
@@ -154,10 +176,14 @@ def run(args: argparse.Namespace) -> int:
             else:
                 for key, v in st.items():
                     print(f"{key:>16}: {v}")
+        elif args.action == "check":
+            with Index(args.index, create=False) as ix:
+                ix.check()
+                print(f"{args.index}: ok ({len(ix):,} documents)", file=sys.stderr)
     except BrokenPipeError:  # e.g. `| head`
         sys.stdout = open(os.devnull, "w")
         return 0
-    except (InputError, IndexMismatchError, ValueError, TypeError, OSError) as e:
+    except (NeardupError, ValueError, TypeError, OSError) as e:
         print(f"neardup index {args.action}: error: {e}", file=sys.stderr)
         return 1
     return 0

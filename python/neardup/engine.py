@@ -1,0 +1,596 @@
+"""The one stage sequence every executor runs, from a :class:`~neardup.plan.Plan`.
+
+    store ──sign pass (per batch: shingle, digest, strip boilerplate, sign)──> digests, lengths,
+          signatures/fingerprints/sets of the first occurrences
+      ──collapse──> first[n]: each document's first exact duplicate (identical shingle sets,
+                    or identical bytes / normalised text for the SHA-256 methods)
+      ──resolve──> the plan for the number of unique documents (``method="auto"``)
+      ──near pairs (the only dispatch on method; :mod:`neardup.near`)──> pairs among uniques
+      ──clusters──> labels[n] (lowest position) ──keep policy──> keep[n]
+      ──report pairs──> all pairs (as if nothing was collapsed) or spanning pairs
+
+:func:`run` chains them over a document store (:mod:`neardup.stores`): the texts given to
+:func:`neardup.find_duplicates` or the files of ``neardup dedup``, so both keep the same rows.
+Each stage is a plain function over numpy arrays (:func:`sign_batch`, :func:`collapse`,
+:func:`neardup.near.near_pairs`, :func:`cluster_labels`, :func:`keep_mask`,
+:func:`report_pairs`) so a distributed executor can run it per partition.
+
+>>> from neardup.plan import make_plan
+>>> from neardup.stores import MemoryStore
+>>> out = run(make_plan(k=2), MemoryStore(["a b c d", "a b c d", "a b c e", "x y"]))
+>>> out.keep.tolist(), out.pairs.tolist()
+([True, False, False, True], [[0, 1], [0, 2], [1, 2]])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from neardup import _core, stages
+from neardup._texts import as_core_texts, reindexed
+from neardup.banding import choose_banding, lsh_probability
+from neardup.boilerplate import FrequencyCounter, remove_shingles, summarize
+from neardup.errors import InputError, ResourceError
+from neardup.near import Evidence, SetBuilder, near_pairs
+from neardup.plan import Plan
+from neardup.stores import DocumentStore, char_lengths
+
+SHA_METHODS = ("sha256", "sha256-normalized")
+
+#: Shingle hashes (8 bytes each) of the unique documents held from the sign pass for exact
+#: verification; past it, the candidates are shingled again in a second pass over the store.
+HOLD_SETS_BUDGET = 1 << 25
+
+#: ``pairs="all"`` refuses to build more pairs than this (16 bytes each, plus the similarity).
+MAX_REPORTED_PAIRS = 1 << 31
+
+
+# -- per batch ---------------------------------------------------------------------------------
+
+_MIX1 = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser of a fresh uint64 array, elementwise and in place (wrapping)."""
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+def set_digests(sets: stages.ShingleSets) -> np.ndarray:
+    """A 128-bit digest of each shingle set, uint64[n, 2]: equal sets give equal digests.
+
+    Order-independent: the sums of the (already uniform) shingle hashes and of their squares
+    modulo 2**64, the mixed size folded into the first; empty sets give (0, 0). Only compared
+    within one run, never stored.
+
+    >>> d = set_digests(stages.shingles(["a b c", "A b, c!", "a b d"], k=2))
+    >>> bool((d[0] == d[1]).all()), bool((d[0] == d[2]).all())
+    (True, False)
+    """
+    sizes = np.diff(sets.offsets)
+    out = np.zeros((len(sizes), 2), dtype=np.uint64)
+    rows = np.flatnonzero(sizes > 0)
+    if len(rows):
+        with np.errstate(over="ignore"):
+            out[rows, 0] = np.add.reduceat(sets.hashes, sets.offsets[rows])
+            out[rows, 1] = np.add.reduceat(sets.hashes * sets.hashes, sets.offsets[rows])
+            out[rows, 0] ^= _mix64(sizes[rows].astype(np.uint64) ^ _MIX1)
+    return out
+
+
+def sha256_digests(
+    texts: Any, normalized: bool, hash_version: int = _core.HASH_VERSION
+) -> np.ndarray:
+    """The first 128 bits of each document's SHA-256 (raw UTF-8, or the text normalised by
+    ``hash_version``), uint64[n, 2].
+
+    >>> d = sha256_digests(["Hi there", "hi THERE!"], normalized=True)
+    >>> bool((d[0] == d[1]).all())
+    True
+    """
+    core = as_core_texts(texts)
+    if isinstance(core, tuple):
+        data, offsets = core
+        bounds = itertools.pairwise(offsets.tolist())
+        docs = [data[a:b].tobytes().decode("utf-8") for a, b in bounds]
+    else:
+        docs = core
+    out = np.zeros((len(docs), 2), dtype=np.uint64)
+    raw = out.view(np.uint8).reshape(len(docs), 16)
+    for i, doc in enumerate(docs):
+        try:
+            text = _core.normalize(doc, hash_version) if normalized else doc
+            raw[i] = np.frombuffer(hashlib.sha256(text.encode("utf-8")).digest()[:16], np.uint8)
+        except UnicodeEncodeError:
+            raise InputError(
+                f"texts[{i}] is not valid Unicode (it holds a lone surrogate)"
+            ) from None
+    return out
+
+
+@dataclass
+class SignedBatch:
+    """What the sign pass keeps of one batch (per document unless said otherwise)."""
+
+    digests: np.ndarray  # uint64[n, 2], the exact-duplicate key
+    groupable: np.ndarray  # bool[n]: may join an exact group (empty documents may not)
+    live: np.ndarray  # bool[n]: has shingles after stripping (takes part in near pairs)
+    lengths: np.ndarray  # int64[n] characters (keep="longest"), else zeros
+    sets: stages.ShingleSets | None  # the (stripped) sets of the batch
+    sizes: np.ndarray | None = None  # set sizes before stripping (boilerplate statistics)
+    removed: np.ndarray | None = None  # shingles stripped per document
+
+
+def sign_batch(plan: Plan, texts: Any, drop: np.ndarray) -> SignedBatch:
+    """Shingle one batch, digest its sets, strip the ``drop`` shingles: the per-partition map.
+
+    >>> from neardup.plan import make_plan
+    >>> b = sign_batch(make_plan(k=2), ["a b c", "", "a b c"], np.zeros(0, np.uint64))
+    >>> b.live.tolist(), b.groupable.tolist()
+    ([True, False, True], [True, False, True])
+    """
+    lengths = char_lengths(texts) if plan.keep == "longest" else None
+    if not plan.uses_shingles:
+        digests = sha256_digests(texts, plan.method == "sha256-normalized", plan.hash_version)
+        n = len(digests)
+        every = np.ones(n, dtype=bool)
+        zeros = np.zeros(n, dtype=np.int64)
+        return SignedBatch(digests, every, ~every, zeros if lengths is None else lengths, None)
+    sets = _shingles(plan, texts)
+    n = len(sets)
+    sizes = sets.sizes()
+    digests = set_digests(sets)  # of the full sets: identical documents stay exact duplicates
+    removed = None
+    if drop.size:
+        sets, removed = remove_shingles(sets, drop)
+    return SignedBatch(
+        digests,
+        sizes > 0,
+        sets.sizes() > 0,
+        np.zeros(n, dtype=np.int64) if lengths is None else lengths,
+        sets,
+        sizes if drop.size else None,
+        removed,
+    )
+
+
+class _FirstSeen:
+    """Which documents of a batch are the first occurrence of their digest in the whole run.
+
+    The digests seen so far are kept sorted by their first lane (uint64 sorts fast); a match
+    there is confirmed on the second lane, and the rare first-lane collision checked exactly.
+    """
+
+    def __init__(self) -> None:
+        self._a = np.zeros(0, dtype=np.uint64)
+        self._b = np.zeros(0, dtype=np.uint64)
+
+    def _seen(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if not len(self._a):
+            return np.zeros(len(a), dtype=bool)
+        at = np.minimum(np.searchsorted(self._a, a), len(self._a) - 1)
+        seen = (self._a[at] == a) & (self._b[at] == b)
+        for i in np.flatnonzero((self._a[at] == a) & ~seen):  # same first lane, other set
+            lo = int(np.searchsorted(self._a, a[i], side="left"))
+            hi = int(np.searchsorted(self._a, a[i], side="right"))
+            seen[i] = bool((self._b[lo:hi] == b[i]).any())
+        return seen
+
+    def new(self, digests: np.ndarray, groupable: np.ndarray) -> np.ndarray:
+        first = ~groupable  # ungroupable documents are always their own
+        rows = np.flatnonzero(groupable)
+        if len(rows):
+            local = collapse(digests[rows], np.ones(len(rows), dtype=bool))
+            fresh = rows[local == np.arange(len(rows))]  # first within the batch
+            fresh = fresh[~self._seen(digests[fresh, 0], digests[fresh, 1])]
+            first[fresh] = True
+            a = np.concatenate([self._a, digests[fresh, 0]])
+            b = np.concatenate([self._b, digests[fresh, 1]])
+            order = np.lexsort((b, a))
+            self._a, self._b = a[order], b[order]
+        return first
+
+
+def collapse(digests: np.ndarray, groupable: np.ndarray) -> np.ndarray:
+    """int64[n]: the position of each document's first exact duplicate (itself when unique).
+
+    >>> d = np.array([[1, 2], [3, 4], [1, 2], [0, 0]], dtype=np.uint64)
+    >>> collapse(d, np.array([True, True, True, False])).tolist()
+    [0, 1, 0, 3]
+    """
+    n = len(digests)
+    first = np.arange(n, dtype=np.int64)
+    rows = np.flatnonzero(groupable)
+    if len(rows):
+        a, b = digests[rows, 0], digests[rows, 1]
+        order = np.lexsort((rows, b, a))  # by digest, then position: a group's first leads
+        head = np.ones(len(rows), dtype=bool)
+        head[1:] = (a[order][1:] != a[order][:-1]) | (b[order][1:] != b[order][:-1])
+        group = np.cumsum(head) - 1
+        first[rows[order]] = rows[order][head][group]
+    return first
+
+
+# -- after the pass ----------------------------------------------------------------------------
+
+
+def cluster_labels(first: np.ndarray, selected: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """int64[n] cluster labels (the lowest position of each cluster) from the near pairs among
+    the ``selected`` positions (sorted first occurrences) and the exact groups ``first``.
+
+    >>> cluster_labels(np.array([0, 1, 0, 3]), np.array([0, 1, 3]), np.array([[1, 2]])).tolist()
+    [0, 1, 0, 1]
+    """
+    n = len(first)
+    local = stages.clusters(pairs, len(selected))
+    labels = np.arange(n, dtype=np.int64)
+    labels[selected] = selected[local]
+    return labels[first]
+
+
+def keep_mask(
+    labels: np.ndarray, lengths: np.ndarray, policy: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """(keep bool[n], representative int64[n]): one kept document per cluster — the first
+    (lowest position) or the longest (most characters, ties to the lowest position).
+
+    >>> keep, rep = keep_mask(np.array([0, 0, 2]), np.array([3, 9, 1]), "longest")
+    >>> keep.tolist(), rep.tolist()
+    ([False, True, True], [1, 1, 2])
+    """
+    n = len(labels)
+    pos = np.arange(n, dtype=np.int64)
+    if policy == "first":
+        rep = labels
+    else:
+        order = np.lexsort((pos, -lengths, labels))
+        head = np.ones(n, dtype=bool)
+        head[1:] = labels[order][1:] != labels[order][:-1]
+        best = np.empty(n, dtype=np.int64)
+        best[labels[order][head]] = order[head]
+        rep = best[labels]
+    return rep == pos, rep
+
+
+def _sorted_pairs(pairs: np.ndarray, sims: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    pairs = pairs.reshape(-1, 2)
+    pairs = np.stack([pairs.min(axis=1), pairs.max(axis=1)], axis=1)
+    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+    return np.ascontiguousarray(pairs[order], dtype=np.int64), sims[order].astype(np.float32)
+
+
+def _members(first: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(group size per position, start of each group in ``order``, order: positions by group)."""
+    n = len(first)
+    size = np.bincount(first, minlength=n).astype(np.int64)
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(size, out=start[1:])
+    return size, start, np.argsort(first, kind="stable")
+
+
+def _within_groups(
+    size: np.ndarray, start: np.ndarray, order: np.ndarray, chunk: int = 1 << 22
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Every pair (x, y), x before y, within each exact group: groups are taken together while
+    their s * s products fit ``chunk`` (vectorised), a bigger group alone."""
+    groups = np.flatnonzero(size > 1)
+    squares = size[groups] ** 2
+    ends = np.cumsum(squares)
+    lo = 0
+    while lo < len(groups):
+        hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] - squares[lo] + chunk, "right")))
+        g, s = groups[lo:hi], size[groups[lo:hi]]
+        which = np.repeat(np.arange(len(g)), s * s)
+        k = np.arange(len(which)) - np.repeat(np.cumsum(s * s) - s * s, s * s)
+        u, v = k // s[which], k % s[which]
+        below = u < v
+        base = start[g][which[below]]
+        yield order[base + u[below]], order[base + v[below]]
+        lo = hi
+
+
+def all_pairs_count(first: np.ndarray, pairs: np.ndarray) -> int:
+    """How many pairs :func:`report_pairs` gives in ``"all"`` mode (without building them).
+
+    >>> all_pairs_count(np.array([0, 0, 0, 3]), np.array([[0, 3]]))
+    6
+    """
+    size = np.bincount(first, minlength=len(first)).astype(np.float64)
+    within = float((size * (size - 1) / 2).sum())
+    return int(within + float((size[pairs[:, 0]] * size[pairs[:, 1]]).sum()))
+
+
+def report_pairs(
+    first: np.ndarray, pairs: np.ndarray, sims: np.ndarray, mode: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs a result reports (positions i < j, sorted) from the near pairs among first
+    occurrences (in positions) and the exact groups: ``"all"`` gives every pair as if nothing
+    had been collapsed (each exact duplicate inherits its first occurrence's pairs);
+    ``"spanning"`` each exact duplicate with its first occurrence plus the near pairs.
+
+    >>> first = np.array([0, 0, 2])
+    >>> report_pairs(first, np.array([[0, 2]]), np.array([0.5]), "all")[0].tolist()
+    [[0, 1], [0, 2], [1, 2]]
+    >>> report_pairs(first, np.array([[0, 2]]), np.array([0.5]), "spanning")[0].tolist()
+    [[0, 1], [0, 2]]
+    """
+    n = len(first)
+    copies = np.flatnonzero(first != np.arange(n))
+    if mode == "spanning":
+        star = np.stack([first[copies], copies], axis=1)
+        return _sorted_pairs(
+            np.concatenate([star, pairs.reshape(-1, 2)]),
+            np.concatenate([np.ones(len(copies), np.float32), sims.astype(np.float32)]),
+        )
+    size, start, order = _members(first)
+    chunks, chunk_sims = [pairs.reshape(-1, 2)], [sims.astype(np.float32)]
+    # each near pair (a, b) becomes every pair of a's group x b's group
+    a, b = pairs[:, 0], pairs[:, 1]
+    wide = np.flatnonzero(size[a] * size[b] > 1)
+    if len(wide):
+        sa, sb = size[a[wide]], size[b[wide]]
+        reps = sa * sb
+        which = np.repeat(np.arange(len(wide)), reps)
+        k = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
+        x = order[start[a[wide]][which] + k // sb[which]]
+        y = order[start[b[wide]][which] + k % sb[which]]
+        keep = np.ones(len(pairs), dtype=bool)
+        keep[wide] = False
+        chunks = [pairs[keep], np.stack([x, y], axis=1)]
+        chunk_sims = [sims[keep].astype(np.float32), sims[wide][which].astype(np.float32)]
+    # and every pair within each exact group
+    for i, j in _within_groups(size, start, order):
+        chunks.append(np.stack([i, j], axis=1))
+        chunk_sims.append(np.ones(len(i), dtype=np.float32))
+    return _sorted_pairs(np.concatenate(chunks), np.concatenate(chunk_sims))
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """Everything a run decided, in input positions; the executors present it.
+
+    ``labels`` (lowest position of the cluster), ``keep``/``representative`` by the plan's
+    keep policy, ``first`` (first exact duplicate), ``pairs``/``similarity`` as reported;
+    ``info`` what the run decided (pairs mode used, candidate count, ...); ``seconds`` per stage.
+    """
+
+    plan: Plan
+    pairs: np.ndarray
+    similarity: np.ndarray
+    labels: np.ndarray
+    keep: np.ndarray
+    representative: np.ndarray
+    first: np.ndarray
+    empty: np.ndarray
+    info: dict[str, Any]
+    evidence: Evidence
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        """Documents read."""
+        return len(self.labels)
+
+    def params(self) -> dict[str, Any]:
+        """The resolved plan's dict plus what the run decided (``find_duplicates().params``)."""
+        return {**self.plan.as_dict(), **self.info}
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - t0, 4)
+
+
+def _boilerplate(plan: Plan, store: DocumentStore) -> np.ndarray:
+    """The shingles in more than ``plan.strip_boilerplate`` of all documents (two passes)."""
+    counter = FrequencyCounter(plan.strip_boilerplate or 0.1)
+    for name, add in (
+        ("boilerplate 1/2", counter.add_candidates),
+        ("boilerplate 2/2", counter.count),
+    ):
+        for batch in store.batches(name):
+            add(_checked(batch, lambda t: _shingles(plan, t)))
+    return counter.frequent()
+
+
+def _shingles(plan: Plan, texts: Any) -> stages.ShingleSets:
+    unit: Any = plan.unit
+    return stages.shingles(texts, k=plan.k, unit=unit, hash_version=plan.hash_version)
+
+
+def _checked(batch: Any, compute: Any) -> Any:
+    """``compute(batch.texts)`` with a failing document named by its global position."""
+    try:
+        return compute(batch.texts)
+    except (TypeError, ValueError) as error:
+        raise reindexed(error, batch.start) from None
+
+
+def run(plan: Plan, store: DocumentStore) -> Outcome:
+    """Run the stage sequence of ``plan`` over ``store`` (see the module docstring).
+
+    >>> from neardup.plan import make_plan
+    >>> from neardup.stores import MemoryStore
+    >>> run(make_plan(method="minhash", k=2), MemoryStore(["a b c", "a b c"])).info["unique"]
+    1
+    """
+    timer = _Timer()
+    drop = np.zeros(0, dtype=np.uint64)
+    if plan.strip_boilerplate is not None and plan.uses_shingles:
+        with timer.stage("boilerplate"):
+            drop = _boilerplate(plan, store)
+    probe = plan.resolve(0) if plan.method != "auto" else plan
+    builder = SetBuilder(plan.k, plan.unit, plan.hash_version)
+    # The unique documents' sets are held while exact Jaccard needs them all (exact-jaccard,
+    # auto up to its limit) or while they fit HOLD_SETS_BUDGET: verification then needs no
+    # second pass over the store.
+    hold = probe.uses_shingles
+    signs: list[np.ndarray] = []
+    digests, groupable, live, lengths, sizes, removed = [], [], [], [], [], []
+    seen = _FirstSeen()
+    unique = 0
+    with timer.stage("read+sign"):
+        for batch in store.batches("sign"):
+            b = _checked(batch, lambda t: sign_batch(plan, t, drop))
+            new = seen.new(b.digests, b.groupable)
+            chosen = np.flatnonzero(new & b.live)  # first occurrences with shingles
+            digests.append(b.digests)
+            groupable.append(b.groupable)
+            live.append(new & b.live)
+            lengths.append(b.lengths)
+            if b.sizes is not None:
+                sizes.append(b.sizes)
+                removed.append(b.removed)
+            if len(chosen) and b.sets is not None:
+                unique += len(chosen)
+                if hold:
+                    builder.add(b.sets, chosen, np.arange(unique - len(chosen), unique))
+                    needed = probe.method == "exact-jaccard" or (
+                        probe.method == "auto" and unique <= plan.auto_exact_limit
+                    )
+                    too_many = builder.hashes > HOLD_SETS_BUDGET or probe.verify == "estimate"
+                    if not needed and too_many:
+                        hold = False
+                        builder.clear()
+                if probe.method in ("minhash", "auto", "simhash"):
+                    signs.append(sign_rows(probe, b.sets, chosen))
+    with timer.stage("collapse"):
+        first = collapse(_cat(digests, (0, 2), np.uint64), _cat(groupable, (0,), bool))
+        selected = np.flatnonzero(_cat(live, (0,), bool))
+        del digests
+    resolved = plan.resolve(len(selected))
+    info: dict[str, Any] = {"documents": len(first), "unique": len(selected)}
+    info["exact_duplicates"] = int(np.count_nonzero(first != np.arange(len(first))))
+    if sizes:
+        info["boilerplate"] = summarize(
+            sizes, removed, plan.strip_boilerplate or 0.1, int(drop.size)
+        ).as_dict()
+    width = resolved.num_perm if resolved.method == "minhash" else resolved.simhash_bits // 64
+    dtype = np.uint32 if resolved.method == "minhash" else np.uint64
+    evidence = Evidence(
+        selected=selected,
+        simhash_bits=resolved.simhash_bits,
+        signatures=_cat(signs, (0, width), dtype)
+        if resolved.method in ("minhash", "simhash")
+        else None,
+        sets=builder.build(len(selected)) if hold else None,
+    )
+    del signs, builder
+    if resolved.method == "minhash":
+        resolved = _banding(plan, resolved, evidence.signatures, info)
+    with timer.stage("near pairs"):
+        local, sims, near_info = near_pairs(resolved, evidence, store, drop, timer)
+    info.update(near_info)
+    with timer.stage("cluster"):
+        labels = cluster_labels(first, selected, local)
+        keep, rep = keep_mask(labels, _cat(lengths, (0,), np.int64), resolved.keep)
+        pairs = selected[local] if len(local) else np.zeros((0, 2), dtype=np.int64)
+        mode = info.get("pairs_used", resolved.pairs)
+        if mode != "spanning":
+            total = all_pairs_count(first, pairs)
+            if resolved.pairs == "auto" and total > resolved.spanning_limit:
+                mode = "spanning"
+                info["pairs_reason"] = f"all pairs would be {total:,} > spanning_limit"
+            elif total > MAX_REPORTED_PAIRS:
+                raise ResourceError(
+                    f"pairs='all' would report {total:,} pairs; use pairs='spanning' or 'auto' "
+                    "(same clusters, one pair per joined document)"
+                )
+            else:
+                mode = "all"
+        info["pairs_used"] = mode
+        pairs, sims = report_pairs(first, pairs, sims, mode)
+        info["pairs_reported"] = len(pairs)
+    empty = ~_cat(groupable, (0,), bool) if resolved.uses_shingles else np.zeros(len(first), bool)
+    return Outcome(
+        resolved, pairs, sims, labels, keep, rep, first, empty, info, evidence, timer.seconds
+    )
+
+
+def _banding(plan: Plan, resolved: Plan, signatures: Any, info: dict[str, Any]) -> Plan:
+    """The MinHash banding of the run: the plan's when it came with one, else the one
+    :func:`neardup.choose_banding` picks from a sample of the signatures (its expected recall,
+    predicted candidates and reason go to ``info``)."""
+    assert resolved.bands is not None and resolved.rows is not None
+    if plan.bands is not None or signatures is None:
+        info["expected_recall"] = lsh_probability(resolved.threshold, resolved.bands, resolved.rows)
+        info["banding_reason"] = "given" if plan.bands is not None else "plan"
+        return resolved
+    chosen = choose_banding(resolved.threshold, resolved.num_perm, resolved.verify, signatures)  # type: ignore[arg-type]
+    info.update(
+        expected_recall=chosen.expected_recall,
+        predicted_candidates=chosen.predicted_candidates,
+        banding_reason=chosen.reason,
+    )
+    return dataclasses.replace(resolved, bands=chosen.bands, rows=chosen.rows)
+
+
+def sign_rows(plan: Plan, sets: stages.ShingleSets, rows: np.ndarray) -> np.ndarray:
+    """MinHash signatures (``auto`` too) or SimHash fingerprints of the given rows of a batch.
+
+    When most rows are wanted, the whole batch is signed and the rows taken from the
+    signatures (cheaper than gathering their shingles first).
+
+    >>> from neardup.plan import make_plan
+    >>> sets = stages.shingles(["a b c", "d e f", "a b c"], k=2)
+    >>> sign_rows(make_plan(num_perm=8), sets, np.array([0, 1])).shape
+    (2, 8)
+    """
+    if plan.method == "simhash":
+
+        def sign(s: stages.ShingleSets) -> np.ndarray:
+            return stages.simhash(s, bits=plan.simhash_bits, threads=plan.threads)
+    else:
+
+        def sign(s: stages.ShingleSets) -> np.ndarray:
+            algorithm: Any = plan.algorithm
+            return stages.minhash(
+                s, num_perm=plan.num_perm, seed=plan.seed, threads=plan.threads, algorithm=algorithm
+            )
+
+    if 2 * len(rows) >= len(sets):
+        return np.ascontiguousarray(sign(sets)[rows])
+    return sign(_rows(sets, rows))
+
+
+def _rows(sets: stages.ShingleSets, rows: np.ndarray) -> stages.ShingleSets:
+    """The sets of ``rows`` only (the first occurrences: duplicates are signed once)."""
+    if len(rows) == len(sets):
+        return sets
+    from neardup.near import take_sets
+
+    sizes, hashes = take_sets(sets, rows)
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return stages.ShingleSets(
+        offsets, hashes, k=sets.k, unit=sets.unit, hash_version=sets.hash_version
+    )
+
+
+def _cat(parts: list[np.ndarray], empty_shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(empty_shape, dtype=dtype)

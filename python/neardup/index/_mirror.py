@@ -1,0 +1,85 @@
+"""The in-memory mirror of an index: signatures and band keys held by the Rust core
+(``rust/lookup.rs``), looked up for a whole batch of queries in one call.
+
+Rows are numbered in the order documents were read or added; a removed document's row is
+marked dead and never found again (rows are never reused, and neither are document numbers,
+so a new document can never inherit a removed one's state).
+
+>>> import numpy as np
+>>> m = Mirror(num_perm=4, bands=2, rows=2, version=0)
+>>> sig = np.array([[1, 2, 3, 4]], np.uint32)
+>>> m.append(np.array([5]), sig, ["doc-5"])
+>>> m.lookup(sig, threshold=0.5, top_k=None)
+[[Match(id='doc-5', similarity=1.0)]]
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import NamedTuple
+
+import numpy as np
+
+from neardup import _core
+
+
+class Match(NamedTuple):
+    """An indexed document that near-duplicates a new or queried one.
+
+    >>> Match("doc-1", 0.75).id
+    'doc-1'
+    """
+
+    id: str
+    similarity: float
+
+
+class Mirror:
+    """Stored rows (document number, id, signature, band keys) and their lookup tables."""
+
+    def __init__(self, num_perm: int, bands: int, rows: int, version: int) -> None:
+        self.core = _core.IndexMirror(num_perm, bands, rows)
+        self.version = version
+        self.ids: list[str] = []
+        self._docs: list[np.ndarray] = []
+        self._doc_index: np.ndarray | None = np.zeros(0, np.int64)
+
+    def append(self, docs: np.ndarray, sigs: np.ndarray, ids: list[str]) -> None:
+        """Add rows; ``docs`` are increasing and above every stored one."""
+        self.core.append(np.ascontiguousarray(sigs, dtype=np.uint32))
+        self.ids.extend(ids)
+        self._docs.append(np.asarray(docs, dtype=np.int64))
+        self._doc_index = None
+
+    def forget(self, docs: list[int]) -> None:
+        """Mark removed documents' rows dead."""
+        if self._doc_index is None:
+            self._doc_index = np.concatenate(self._docs) if self._docs else np.zeros(0, np.int64)
+            self._docs = [self._doc_index]
+        d = np.asarray(docs, dtype=np.int64)
+        rows = np.searchsorted(self._doc_index, d)
+        present = rows < len(self._doc_index)
+        present[present] = self._doc_index[rows[present]] == d[present]
+        self.core.forget(rows[present].astype(np.int64))
+
+    def lookup(self, sigs: np.ndarray, threshold: float, top_k: int | None) -> list[list[Match]]:
+        """For each query row, the live stored documents with estimate ≥ threshold, best
+        first (equal similarity by id), at most ``top_k`` of them."""
+        sigs = np.ascontiguousarray(sigs, dtype=np.uint32)
+        offsets, rows, sims = self.core.lookup(sigs, float(threshold), top_k or 0)
+        ids = map(self.ids.__getitem__, rows.tolist())
+        matches = list(map(Match._make, zip(ids, sims.tolist(), strict=True)))
+        bounds = offsets.tolist()
+        out = [matches[a:b] for a, b in itertools.pairwise(bounds)]
+        # The core orders equal similarities by row and keeps every match tied with the k-th:
+        # re-sort (by id) and cut only the queries that hold a tie.
+        if len(sims) > 1:
+            counts = np.diff(offsets)
+            query = np.repeat(np.arange(len(counts)), counts)
+            tied = (sims[1:] == sims[:-1]) & (query[1:] == query[:-1])
+            for q in np.unique(query[1:][tied]).tolist():
+                ms = out[q]
+                ms.sort(key=lambda m: (-m.similarity, m.id))
+                if top_k is not None:
+                    del ms[top_k:]
+        return out

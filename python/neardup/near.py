@@ -1,0 +1,274 @@
+"""Near-duplicate pairs among the unique documents: the one place the pipeline dispatches on
+``method`` (exact Jaccard brute force, MinHash + LSH, SimHash).
+
+Input is the :class:`Evidence` of the sign pass (signatures or fingerprints of the first
+occurrences, or all their shingle sets for exact Jaccard); exact verification of LSH or
+SimHash candidates shingles only the candidates' documents, in a second pass over the store.
+Pairs come back as indices into ``Evidence.selected`` (the sorted positions of the unique
+documents), with their similarity.
+
+>>> from neardup.plan import make_plan
+>>> from neardup.stores import MemoryStore
+>>> from neardup import stages
+>>> store = MemoryStore(["a b c d", "a b c e", "x y z"])
+>>> plan = make_plan(method="exact-jaccard", k=1, threshold=0.5).resolve(3)
+>>> ev = Evidence(np.arange(3), sets=stages.shingles(store.texts, k=1))
+>>> near_pairs(plan, ev, store, np.zeros(0, np.uint64))[0].tolist()
+[[0, 1]]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from neardup import stages
+from neardup.boilerplate import remove_shingles
+from neardup.plan import Plan
+
+
+def take_sets(sets: stages.ShingleSets, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sizes, concatenated hashes) of the given rows (increasing) of a ShingleSets, vectorised.
+
+    >>> s = stages.shingles(["a b", "c", "d e f"], k=1)
+    >>> sizes, hashes = take_sets(s, np.array([0, 2]))
+    >>> sizes.tolist(), len(hashes)
+    ([2, 3], 5)
+    """
+    if len(rows) == len(sets):  # every row, in order: the arrays as they are
+        return sets.sizes(), sets.hashes
+    every = sets.sizes()
+    wanted = np.zeros(len(every), dtype=bool)
+    wanted[rows] = True
+    return every[rows], sets.hashes[np.repeat(wanted, every)]
+
+
+class SetBuilder:
+    """Collects the shingle sets of some unique documents into one ShingleSets over all of
+    them (documents never added get an empty set), in increasing index order.
+
+    >>> b = SetBuilder(1, "word")
+    >>> b.add(stages.shingles(["a b", "c"], k=1), np.array([1]), np.array([2]))
+    >>> b.build(3).sizes().tolist()
+    [0, 0, 1]
+    """
+
+    def __init__(self, k: int, unit: str, hash_version: int = stages.HASH_VERSION) -> None:
+        self.k, self.unit, self.hash_version = k, unit, hash_version
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget everything added (``method="auto"`` found too many unique documents)."""
+        self._at: list[np.ndarray] = []
+        self._sizes: list[np.ndarray] = []
+        self._hashes: list[np.ndarray] = []
+        self.hashes = 0  # shingle hashes held
+
+    def add(
+        self, sets: stages.ShingleSets, rows: np.ndarray, at: np.ndarray, only: bool = False
+    ) -> None:
+        """Add the sets of ``rows`` of a batch as unique documents ``at`` (increasing);
+        ``only``: the batch's other sets are empty (``shingles(only=)``), so no gather."""
+        if only:
+            sizes, hashes = sets.sizes()[rows], sets.hashes
+        else:
+            sizes, hashes = take_sets(sets, rows)
+        self._at.append(np.asarray(at, dtype=np.int64))
+        self._sizes.append(sizes)
+        self._hashes.append(hashes)
+        self.hashes += len(hashes)
+
+    def build(self, n: int) -> stages.ShingleSets:
+        """One ShingleSets of ``n`` documents."""
+        sizes = np.zeros(n, dtype=np.int64)
+        if self._at:
+            sizes[np.concatenate(self._at)] = np.concatenate(self._sizes)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        if len(self._hashes) == 1:
+            hashes = self._hashes[0]
+        else:
+            hashes = np.concatenate(self._hashes) if self._hashes else np.zeros(0, np.uint64)
+        self.clear()
+        unit: Any = self.unit
+        return stages.ShingleSets(
+            offsets, hashes, k=self.k, unit=unit, hash_version=self.hash_version
+        )
+
+
+@dataclass
+class Evidence:
+    """What the near-duplicate stage works from and leaves behind, per unique document:
+    ``selected`` (sorted input positions), ``signatures`` (MinHash uint32[m, P] or SimHash
+    uint64[m, w]) and ``sets`` (all sets for exact Jaccard, the candidates' after exact
+    verification, else None)."""
+
+    selected: np.ndarray
+    signatures: np.ndarray | None = None
+    sets: stages.ShingleSets | None = None
+    simhash_bits: int = 0
+
+    def similarity(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """float64[m]: similarity of unique documents at input positions ``a`` and ``b``, from
+        the exact sets when both are held, else the signatures' estimate, else 1.0.
+
+        >>> ev = Evidence(np.array([0, 5]), sets=stages.shingles(["a b", "a c"], k=1))
+        >>> ev.similarity(np.array([0]), np.array([5])).round(4).tolist()
+        [0.3333]
+        """
+        pairs = np.stack(
+            [np.searchsorted(self.selected, a), np.searchsorted(self.selected, b)], axis=1
+        ).astype(np.int64)
+        out = np.ones(len(pairs), dtype=np.float64)
+        if not len(pairs):
+            return out
+        held = np.zeros(len(pairs), dtype=bool)
+        if self.sets is not None:
+            sizes = self.sets.sizes()
+            held = (sizes[pairs[:, 0]] > 0) & (sizes[pairs[:, 1]] > 0)
+            out[held] = stages.jaccard(self.sets, pairs[held])
+        rest = ~held
+        if self.signatures is not None and rest.any():
+            if self.signatures.dtype == np.uint32:
+                out[rest] = stages.estimate_jaccard(self.signatures, pairs[rest])
+            else:
+                distance = stages.hamming(self.signatures, pairs[rest])
+                out[rest] = 1.0 - distance / self.simhash_bits
+        return out
+
+
+def candidate_bound(signatures: np.ndarray, bands: int, rows: int, limit: int) -> int:
+    """An upper bound on LSH candidate pairs, counted band by band (stops past ``limit``).
+
+    >>> sig = stages.minhash(["a b c"] * 4, num_perm=8, k=1)
+    >>> candidate_bound(sig, 4, 2, 100)
+    24
+    """
+    total = 0
+    for j in range(bands):
+        keys = stages.band_hashes(signatures[:, j * rows : (j + 1) * rows], 1, rows)[:, 0]
+        _, counts = np.unique(keys, return_counts=True)
+        total += int((counts * (counts - 1) // 2).sum())
+        if total > limit:
+            break
+    return total
+
+
+def candidate_sets(
+    plan: Plan,
+    store: Any,
+    selected: np.ndarray,
+    wanted: np.ndarray,
+    drop: np.ndarray,
+    held: stages.ShingleSets | None = None,
+) -> stages.ShingleSets:
+    """The (stripped) sets of the unique documents ``wanted`` (bool[m]), the others empty:
+    those held from the sign pass, else a second pass over the store that shingles only them
+    and stops reading after the last one wanted."""
+    if held is not None:
+        return held
+    builder = SetBuilder(plan.k, plan.unit, plan.hash_version)
+    want = np.flatnonzero(wanted)
+    positions = selected[want]
+    if len(want):
+        for batch in store.batches("verify"):
+            lo, hi = np.searchsorted(positions, [batch.start, batch.start + len(batch)])
+            if hi > lo:
+                mask = np.zeros(len(batch), dtype=bool)
+                local = positions[lo:hi] - batch.start
+                mask[local] = True
+                unit: Any = plan.unit
+                sets = stages.shingles(
+                    batch.texts, k=plan.k, unit=unit, only=mask, hash_version=plan.hash_version
+                )
+                if drop.size:
+                    sets, _ = remove_shingles(sets, drop)
+                builder.add(sets, local, want[lo:hi], only=True)
+            if hi == len(positions):
+                break
+    return builder.build(len(selected))
+
+
+def _in_pairs(pairs: np.ndarray, n: int) -> np.ndarray:
+    rows = np.zeros(n, dtype=bool)
+    rows[pairs.ravel()] = True
+    return rows
+
+
+def _none() -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.float32)
+
+
+def near_pairs(
+    plan: Plan, evidence: Evidence, store: Any, drop: np.ndarray, timer: Any = None
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """(pairs int64[m, 2] into ``evidence.selected``, similarity float32[m], info) by the
+    plan's method; ``info`` records the candidates and (MinHash) the pairs mode used."""
+    m = len(evidence.selected)
+    threshold = plan.threshold
+    info: dict[str, Any] = {}
+    if not plan.uses_shingles or m < 2:
+        pairs, sims = _none()
+        info["candidates"] = 0
+    elif plan.method == "exact-jaccard":
+        assert evidence.sets is not None
+        pairs, sims = stages.all_pairs_jaccard(evidence.sets, threshold)
+        info["candidates"] = m * (m - 1) // 2
+    elif plan.method == "minhash":
+        pairs, sims = _minhash_pairs(plan, evidence, store, drop, info)
+    else:
+        pairs, sims = _simhash_pairs(plan, evidence, store, drop, info)
+    if plan.method == "minhash" and "pairs_used" not in info:
+        info["pairs_used"] = "all" if plan.pairs == "auto" else plan.pairs
+    return pairs, sims, info
+
+
+def _minhash_pairs(
+    plan: Plan, ev: Evidence, store: Any, drop: np.ndarray, info: dict[str, Any]
+) -> tuple[np.ndarray, np.ndarray]:
+    sig = ev.signatures
+    assert sig is not None and plan.bands is not None and plan.rows is not None
+    bands, rows, threshold = plan.bands, plan.rows, plan.threshold
+    mode = plan.pairs
+    if mode == "auto":
+        bound = candidate_bound(sig, bands, rows, plan.spanning_limit)
+        mode = "spanning" if bound > plan.spanning_limit else "all"
+        if mode == "spanning":
+            info["pairs_reason"] = f"LSH buckets hold more than {plan.spanning_limit:,} pairs"
+    info["pairs_used"] = mode
+    if plan.verify == "estimate":
+        pairs, sims = stages.lsh_duplicates(
+            sig, bands, rows, threshold, spanning=mode == "spanning"
+        )
+        info["candidates"] = len(pairs) if mode == "spanning" else None
+        return pairs, sims
+    if mode == "spanning":  # leaders chosen by exact Jaccard: the sets of bucket members
+        wanted = stages.lsh_candidate_rows(sig, bands, rows)
+        ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
+        pairs, sims = stages.lsh_duplicates(sig, bands, rows, threshold, ev.sets, spanning=True)
+        info["candidates"] = len(pairs)
+    else:
+        candidates = stages.lsh_candidates(sig, bands, rows)
+        info["candidates"] = len(candidates)
+        wanted = _in_pairs(candidates, len(sig))
+        ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
+        pairs, sims = stages.verify_jaccard(ev.sets, candidates, threshold)
+    ev.signatures = None  # exact Jaccard from here on: free the signatures
+    return pairs, sims
+
+
+def _simhash_pairs(
+    plan: Plan, ev: Evidence, store: Any, drop: np.ndarray, info: dict[str, Any]
+) -> tuple[np.ndarray, np.ndarray]:
+    fingerprints = ev.signatures
+    assert fingerprints is not None and plan.max_hamming is not None
+    ev.simhash_bits = plan.simhash_bits
+    candidates, distance = stages.hamming_within(fingerprints, plan.max_hamming)
+    info["candidates"] = len(candidates)
+    if plan.verify == "estimate":
+        return candidates, (1.0 - distance / plan.simhash_bits).astype(np.float32)
+    wanted = _in_pairs(candidates, len(fingerprints))
+    ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
+    return stages.verify_jaccard(ev.sets, candidates, plan.threshold)

@@ -1,0 +1,146 @@
+"""Where the documents of a run live: the two document stores the engine reads through.
+
+The engine (:mod:`neardup.engine`) never touches a list or a file itself; it asks its store
+for the documents in batches, once per pass (``"sign"``, the boilerplate passes, and the
+second pass that shingles only the candidates). A store is anything with
+``batches(pass_name)`` yielding objects with ``.texts`` (what the core accepts) and
+``.start`` (the global position of the batch's first document) and a length.
+
+* :class:`MemoryStore` — texts given to :func:`neardup.find_duplicates`, already converted
+  once for the core; batches are slices, so a pass costs no copy of the corpus.
+* :class:`FileStore` — the inputs of ``neardup dedup``, read through
+  :func:`neardup.io.iter_batches` (the one loop numbering documents across files): bounded
+  memory, the text never held, ids collected on the sign pass.
+
+>>> store = MemoryStore(["a b", "c d", "e f"], batch_size=2)
+>>> [(b.start, len(b)) for b in store.batches("sign")]
+[(0, 2), (2, 1)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from neardup import io as ndio
+from neardup._texts import CoreTexts, as_core_texts, count
+
+#: Documents per batch of an in-memory run (memory of one batch's shingle sets, not a result).
+MEMORY_BATCH = 8192
+
+Progress = Callable[[str, int], None]
+
+
+class Batch(Protocol):
+    """One batch of a store: the texts for the core and the global position of the first."""
+
+    texts: Any
+    start: int
+
+    def __len__(self) -> int: ...
+
+
+class DocumentStore(Protocol):
+    """What the engine needs from the documents: the same batches, in order, on every pass."""
+
+    def batches(self, pass_name: str) -> Iterator[Batch]: ...
+
+
+@dataclass
+class TextBatch:
+    """A slice of an in-memory corpus.
+
+    >>> len(TextBatch(["a", "b"], 0))
+    2
+    """
+
+    texts: CoreTexts
+    start: int
+
+    def __len__(self) -> int:
+        return count(self.texts)
+
+
+def _slice(texts: CoreTexts, a: int, b: int) -> CoreTexts:
+    if isinstance(texts, list):
+        return texts[a:b]
+    data, offsets = texts
+    return data[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a]
+
+
+class MemoryStore:
+    """The texts of an in-memory run, converted once (errors name ``texts[i]``).
+
+    >>> MemoryStore(["x", "y"]).n
+    2
+    """
+
+    def __init__(self, texts: Any, batch_size: int = MEMORY_BATCH) -> None:
+        self.texts: CoreTexts = as_core_texts(texts)
+        self.n = count(self.texts)
+        self.batch_size = batch_size
+
+    def batches(self, pass_name: str) -> Iterator[TextBatch]:
+        """The corpus in slices of ``batch_size`` documents (one slice when it is smaller).
+
+        >>> [len(b) for b in MemoryStore(["x"] * 5, batch_size=2).batches("sign")]
+        [2, 2, 1]
+        """
+        if self.n <= self.batch_size:
+            yield TextBatch(self.texts, 0)
+            return
+        for a in range(0, self.n, self.batch_size):
+            yield TextBatch(_slice(self.texts, a, min(a + self.batch_size, self.n)), a)
+
+
+class FileStore:
+    """The inputs of ``neardup dedup``, streamed in batches; ids are gathered on the sign pass.
+
+    >>> store = FileStore(ndio.open_sources(["corpus.jsonl"]), 8192)   # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        sources: Sequence[ndio.Source],
+        batch_size: int,
+        progress: Progress | None = None,
+    ) -> None:
+        self.sources = list(sources)
+        self.batch_size = batch_size
+        self.progress: Progress = progress or (lambda stage, n: None)
+        self.ids: list[Any] = []
+
+    def batches(self, pass_name: str) -> Iterator[ndio.Batch]:
+        """Every batch of every input in turn, with a running position.
+
+        >>> next(FileStore(ndio.open_sources(["c.jsonl"]), 10).batches("sign"))  # doctest: +SKIP
+        """
+        if pass_name == "sign":
+            self.ids = []
+        for batch in ndio.iter_batches(self.sources, self.batch_size):
+            if pass_name == "sign":
+                self.ids.extend(batch.ids)
+            yield batch
+            self.progress("read" if pass_name == "sign" else pass_name, len(batch))
+
+
+def char_lengths(texts: Any) -> np.ndarray:
+    """Characters of each document, int64[n] (the ``keep="longest"`` policy's measure).
+
+    >>> char_lengths(["héllo", ""]).tolist()
+    [5, 0]
+    """
+    if hasattr(texts, "type"):  # a pyarrow array (Parquet batches)
+        import pyarrow.compute as pc
+
+        lengths = pc.utf8_length(texts).to_numpy(zero_copy_only=False)
+        return np.nan_to_num(np.asarray(lengths, dtype=np.float64)).astype(np.int64)
+    if isinstance(texts, tuple):  # (UTF-8 bytes, offsets): count the non-continuation bytes
+        data, offsets = texts
+        leading = np.concatenate([[0], np.cumsum((np.asarray(data) & 0xC0) != 0x80)])
+        offsets = np.asarray(offsets, dtype=np.int64)
+        return (leading[offsets[1:]] - leading[offsets[:-1]]).astype(np.int64)
+    return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))

@@ -1,0 +1,370 @@
+//! Batched lookups against a persistent index's in-memory mirror: for each query signature,
+//! the stored rows sharing one of its LSH band keys, verified by the MinHash estimate and
+//! returned best first (optionally the top k).
+//!
+//! A band table is the band keys of some stored rows, sorted, with a directory on their top
+//! bits: band keys are XXH3 hashes, so the directory splits them evenly and one lookup reads
+//! one directory slot and the few keys behind it. A [`Mirror`] keeps a large main table and a
+//! small delta table of recent additions; a query searches both.
+
+use crate::error::{Error, Result};
+use crate::lsh;
+use crate::minhash::{equal_share, is_empty_signature};
+
+/// Multiplier mixing the band number into an index's stored band keys (index format 2).
+const BAND_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The band keys an index stores, `n * bands` row-major: each band's hash (`lsh::band_keys`)
+/// XOR `band * BAND_MIX`, so equal hashes in different bands are different keys in the one
+/// key column of the SQLite table.
+pub fn index_band_keys(
+    signatures: &[u32],
+    num_perm: usize,
+    bands: usize,
+    rows: usize,
+) -> Result<Vec<u64>> {
+    let mut keys = lsh::band_keys(signatures, num_perm, bands, rows)?;
+    for row in keys.chunks_exact_mut(bands) {
+        for (band, key) in row.iter_mut().enumerate() {
+            *key ^= (band as u64).wrapping_mul(BAND_MIX);
+        }
+    }
+    Ok(keys)
+}
+
+/// Sorted `(band key, row)` entries with a directory on the keys' top bits: keys with top
+/// bits `t` are `entries[dir[t]..dir[t + 1]]`. A key and its row share a cache line.
+#[derive(Default)]
+struct BandTable {
+    entries: Vec<(u64, u32)>,
+    dir: Vec<usize>,
+    /// `64 - bits` for a directory of `2**bits` slots.
+    shift: u32,
+}
+
+impl BandTable {
+    /// The table of `(key, row)` entries; about one directory slot per key.
+    fn build(mut entries: Vec<(u64, u32)>) -> BandTable {
+        entries.sort_unstable();
+        let bits = (usize::BITS - entries.len().max(2).leading_zeros()).clamp(2, 25) - 1;
+        let shift = 64 - bits;
+        let mut dir = vec![0usize; (1usize << bits) + 1];
+        for &(key, _) in &entries {
+            dir[(key >> shift) as usize + 1] += 1;
+        }
+        for t in 1..dir.len() {
+            dir[t] += dir[t - 1];
+        }
+        BandTable {
+            entries,
+            dir,
+            shift,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Appends the rows stored under each of `keys` to `out`. Two passes (all directory
+    /// slots, then all entries) so the memory loads of different keys are independent and
+    /// overlap, instead of one cache miss after another.
+    fn rows_of(&self, keys: &[u64], spans: &mut Vec<(usize, usize)>, out: &mut Vec<u32>) {
+        if self.entries.is_empty() {
+            return;
+        }
+        spans.clear();
+        spans.extend(keys.iter().map(|&key| {
+            let top = (key >> self.shift) as usize;
+            (self.dir[top], self.dir[top + 1])
+        }));
+        for (&key, &(start, end)) in keys.iter().zip(spans.iter()) {
+            for &(k, row) in &self.entries[start..end] {
+                if k == key {
+                    out.push(row);
+                }
+            }
+        }
+    }
+}
+
+/// What to keep of each query's verified candidates.
+#[derive(Clone, Copy)]
+pub struct Selection {
+    /// Minimum estimated similarity, compared in f64 as the Python side compares it (an f32
+    /// threshold would round 0.3 up and drop an estimate of exactly 0.3).
+    pub threshold: f64,
+    /// Keep the best `top_k` (0 = all); candidates tied with the k-th are kept too, so the
+    /// caller can break ties by id without losing one.
+    pub top_k: usize,
+}
+
+/// Matches of each query: `offsets[q]..offsets[q + 1]` index `rows` and `similarity`, best
+/// first (ties by row).
+#[derive(Debug, Default, PartialEq)]
+pub struct Matches {
+    pub offsets: Vec<i64>,
+    pub rows: Vec<i64>,
+    pub similarity: Vec<f32>,
+}
+
+/// The in-memory mirror of an index: stored signatures (row-major), their band keys, which
+/// rows are still present, a main band table and a small delta of recent additions (so an
+/// append sorts the delta, not everything).
+pub struct Mirror {
+    num_perm: usize,
+    bands: usize,
+    rows_per_band: usize,
+    signatures: Vec<u32>,
+    keys: Vec<u64>,
+    alive: Vec<bool>,
+    main: BandTable,
+    delta: BandTable,
+    /// Rows below this are in `main`, the others in `delta`.
+    main_rows: usize,
+}
+
+/// The delta is merged into the main table once it holds this many rows, or an eighth of main.
+const DELTA_ROWS: usize = 2000;
+
+impl Mirror {
+    pub fn new(num_perm: usize, bands: usize, rows_per_band: usize) -> Result<Mirror> {
+        index_band_keys(&[], num_perm, bands, rows_per_band)?; // checks the banding
+        Ok(Mirror {
+            num_perm,
+            bands,
+            rows_per_band,
+            signatures: Vec::new(),
+            keys: Vec::new(),
+            alive: Vec::new(),
+            main: BandTable::default(),
+            delta: BandTable::default(),
+            main_rows: 0,
+        })
+    }
+
+    pub fn num_perm(&self) -> usize {
+        self.num_perm
+    }
+
+    /// Stored rows (present or forgotten).
+    pub fn len(&self) -> usize {
+        self.alive.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.alive.is_empty()
+    }
+
+    /// Appends rows (signatures `num_perm` wide); rows with the empty set's signature are
+    /// stored but never found. Returns the first new row.
+    pub fn append(&mut self, signatures: &[u32]) -> Result<usize> {
+        let n = signatures.len() / self.num_perm;
+        if signatures.len() != n * self.num_perm {
+            return Err(Error::new(
+                "append: signatures do not have num_perm columns",
+            ));
+        }
+        let keys = index_band_keys(signatures, self.num_perm, self.bands, self.rows_per_band)?;
+        if self.len() + n > u32::MAX as usize {
+            return Err(Error::new(
+                "the in-memory index holds at most 2**32 - 1 documents",
+            ));
+        }
+        let first = self.len();
+        self.signatures.extend_from_slice(signatures);
+        self.keys.extend_from_slice(&keys);
+        self.alive.extend(
+            signatures
+                .chunks_exact(self.num_perm)
+                .map(|s| !is_empty_signature(s)),
+        );
+        let delta_rows = self.len() - self.main_rows;
+        if delta_rows > DELTA_ROWS.max(self.main_rows / 8) {
+            self.main = BandTable::build(self.entries(0));
+            self.main_rows = self.len();
+            self.delta = BandTable::default();
+        } else {
+            self.delta = BandTable::build(self.entries(self.main_rows));
+        }
+        Ok(first)
+    }
+
+    /// The (key, row) entries of the present rows from `first` on.
+    fn entries(&self, first: usize) -> Vec<(u64, u32)> {
+        let b = self.bands;
+        (first..self.len())
+            .filter(|&row| self.alive[row])
+            .flat_map(|row| {
+                self.keys[row * b..(row + 1) * b]
+                    .iter()
+                    .map(move |&k| (k, row as u32))
+            })
+            .collect()
+    }
+
+    /// Marks rows as removed: lookups skip them from now on.
+    pub fn forget(&mut self, rows: &[i64]) -> Result<()> {
+        if let Some(&bad) = rows.iter().find(|&&r| r < 0 || r as usize >= self.len()) {
+            return Err(Error::new(format!("forget: row {bad} is not in the index")));
+        }
+        for &r in rows {
+            self.alive[r as usize] = false;
+        }
+        Ok(())
+    }
+
+    /// Band-table entries (main + delta), for tests and statistics.
+    pub fn entry_count(&self) -> usize {
+        self.main.len() + self.delta.len()
+    }
+
+    /// Looks up every query (row-major signatures).
+    pub fn lookup(&self, queries: &[u32], select: Selection) -> Result<Matches> {
+        let (p, b) = (self.num_perm, self.bands);
+        let q = queries.len() / p;
+        if queries.len() != q * p {
+            return Err(Error::new("query signatures do not have num_perm columns"));
+        }
+        let query_keys = index_band_keys(queries, p, b, self.rows_per_band)?;
+        let mut out = Matches {
+            offsets: Vec::with_capacity(q + 1),
+            ..Matches::default()
+        };
+        out.offsets.push(0);
+        let mut candidates: Vec<u32> = Vec::new();
+        let mut scored: Vec<(f32, u32)> = Vec::new();
+        let mut spans: Vec<(usize, usize)> = Vec::with_capacity(b);
+        for (sig, keys) in queries.chunks_exact(p).zip(query_keys.chunks_exact(b)) {
+            candidates.clear();
+            scored.clear();
+            if !is_empty_signature(sig) {
+                for table in [&self.main, &self.delta] {
+                    table.rows_of(keys, &mut spans, &mut candidates);
+                }
+                candidates.sort_unstable();
+                candidates.dedup();
+                for &row in &candidates {
+                    let row_ = row as usize;
+                    if !self.alive[row_] {
+                        continue;
+                    }
+                    let s = equal_share(sig, &self.signatures[row_ * p..(row_ + 1) * p]);
+                    if f64::from(s) >= select.threshold {
+                        scored.push((s, row));
+                    }
+                }
+                // Best first; equal similarity by row (a total order: s is never NaN).
+                scored.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+                if select.top_k > 0 && scored.len() > select.top_k {
+                    let kth = scored[select.top_k - 1].0;
+                    let keep = scored.partition_point(|&(s, _)| s >= kth);
+                    scored.truncate(keep);
+                }
+            }
+            for &(s, row) in &scored {
+                out.rows.push(row as i64);
+                out.similarity.push(s);
+            }
+            out.offsets.push(out.rows.len() as i64);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: Selection = Selection {
+        threshold: 0.0,
+        top_k: 0,
+    };
+
+    #[test]
+    fn finds_verifies_ranks_and_forgets() {
+        // 2 bands of 2 rows: rows 0 and 1 identical, row 2 shares band 0, row 3 empty
+        let mut m = Mirror::new(4, 2, 2).unwrap();
+        let sigs = [
+            1,
+            2,
+            3,
+            4,
+            1,
+            2,
+            3,
+            4,
+            1,
+            2,
+            9,
+            9,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+        ];
+        assert_eq!(m.append(&sigs).unwrap(), 0);
+        assert_eq!(m.entry_count(), 6);
+        let query = [
+            1,
+            2,
+            3,
+            4,
+            5,
+            5,
+            5,
+            5,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+        ];
+        let r = m.lookup(&query, ALL).unwrap();
+        assert_eq!(r.offsets, vec![0, 3, 3, 3]);
+        assert_eq!(r.rows, vec![0, 1, 2]);
+        assert_eq!(r.similarity, vec![1.0, 1.0, 0.5]);
+        let high = Selection {
+            threshold: 0.75,
+            top_k: 0,
+        };
+        assert_eq!(m.lookup(&query[..4], high).unwrap().rows, vec![0, 1]);
+        // top 1: row 1 ties with row 0 and is kept for the caller's tie-break
+        let top1 = Selection {
+            threshold: 0.0,
+            top_k: 1,
+        };
+        assert_eq!(m.lookup(&query[..4], top1).unwrap().rows, vec![0, 1]);
+        m.forget(&[0]).unwrap();
+        assert_eq!(m.lookup(&query[..4], top1).unwrap().rows, vec![1]);
+        assert!(m.forget(&[4]).is_err());
+    }
+
+    #[test]
+    fn band_number_is_mixed_into_the_key() {
+        let k = index_band_keys(&[7, 7], 2, 2, 1).unwrap();
+        let plain = lsh::band_keys(&[7, 7], 2, 2, 1).unwrap();
+        assert_eq!(k[0], plain[0]);
+        assert_eq!(k[1], plain[1] ^ BAND_MIX);
+    }
+
+    #[test]
+    fn delta_merges_into_main_without_changing_answers() {
+        let mut m = Mirror::new(2, 1, 2).unwrap();
+        for i in 0..5000u32 {
+            m.append(&[i, i + 1]).unwrap();
+        }
+        assert!(m.main_rows > 0 && m.entry_count() == 5000);
+        for i in [0u32, 2100, 4999] {
+            assert_eq!(m.lookup(&[i, i + 1], ALL).unwrap().rows, vec![i as i64]);
+        }
+    }
+
+    #[test]
+    fn bad_shapes_are_errors() {
+        assert!(Mirror::new(0, 1, 1).is_err());
+        assert!(Mirror::new(4, 3, 2).is_err()); // bands * rows > num_perm
+        let mut m = Mirror::new(2, 1, 2).unwrap();
+        assert!(m.append(&[1, 1, 1]).is_err());
+        assert!(m.lookup(&[1], ALL).is_err());
+    }
+}

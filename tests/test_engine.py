@@ -1,0 +1,90 @@
+"""The stages of neardup.engine as plain functions, against brute-force references."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import neardup
+from neardup import engine
+
+
+@st.composite
+def groups_and_pairs(draw):
+    """A canonical ``first`` array (each document points at its group's first member) and
+    near pairs among the first members."""
+    n = draw(st.integers(1, 25))
+    first = np.arange(n)
+    for i in range(1, n):
+        if draw(st.booleans()):
+            first[i] = first[draw(st.integers(0, i - 1))]
+    reps = np.flatnonzero(first == np.arange(n)).tolist()
+    chosen = [p for p in itertools.combinations(reps, 2) if draw(st.booleans())]
+    return first, np.array(chosen, dtype=np.int64).reshape(-1, 2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(groups_and_pairs())
+def test_all_pairs_are_those_of_the_uncollapsed_corpus(case):
+    first, pairs = case
+    sims = np.linspace(0.3, 0.9, len(pairs)).astype(np.float32)
+    got, got_sims = engine.report_pairs(first, pairs, sims, "all")
+    near = {tuple(p): s for p, s in zip(pairs.tolist(), sims.tolist(), strict=True)}
+    want = {}
+    for x, y in itertools.combinations(range(len(first)), 2):
+        a, b = sorted((int(first[x]), int(first[y])))
+        if a == b:
+            want[(x, y)] = 1.0
+        elif (a, b) in near:
+            want[(x, y)] = near[(a, b)]
+    assert [tuple(p) for p in got.tolist()] == sorted(want)
+    assert got_sims.tolist() == [np.float32(want[k]) for k in sorted(want)]
+    assert engine.all_pairs_count(first, pairs) == len(want)
+    spanning, _ = engine.report_pairs(first, pairs, sims, "spanning")
+    labels = neardup.clusters(got, len(first))
+    np.testing.assert_array_equal(neardup.clusters(spanning, len(first)), labels)
+    assert {tuple(p) for p in spanning.tolist()} <= set(want)
+
+
+def test_collapse_keeps_first_occurrences_and_leaves_empty_documents_alone():
+    texts = ["a b c", "", "A b, c!", "", "x y z", "a b c"]
+    b = engine.sign_batch(neardup.make_plan(k=2), texts, np.zeros(0, np.uint64))
+    assert engine.collapse(b.digests, b.groupable).tolist() == [0, 1, 0, 3, 4, 0]
+    sha = engine.sign_batch(neardup.make_plan(method="sha256"), texts, np.zeros(0, np.uint64))
+    assert engine.collapse(sha.digests, sha.groupable).tolist() == [0, 1, 2, 1, 4, 0]
+
+
+def test_first_seen_across_batches_matches_one_collapse():
+    rng = np.random.default_rng(3)
+    digests = rng.integers(0, 6, size=(200, 2)).astype(np.uint64)
+    groupable = rng.random(200) > 0.1
+    seen = engine._FirstSeen()
+    new = np.concatenate(
+        [seen.new(digests[a : a + 37], groupable[a : a + 37]) for a in range(0, 200, 37)]
+    )
+    first = engine.collapse(digests, groupable)
+    np.testing.assert_array_equal(new, first == np.arange(200))
+
+
+def test_keep_longest_breaks_ties_by_position():
+    keep, rep = engine.keep_mask(np.array([0, 0, 0, 3]), np.array([5, 9, 9, 1]), "longest")
+    assert keep.tolist() == [False, True, False, True] and rep.tolist() == [1, 1, 1, 3]
+
+
+def test_second_pass_over_the_store_gives_what_the_held_sets_give(monkeypatch):
+    texts = list(neardup.synth.generate(bases=6, singles=20, seed=5).texts)
+    cases = [
+        {"method": "minhash", "pairs": "all"},
+        {"method": "minhash", "pairs": "spanning"},
+        {"method": "simhash"},
+    ]
+    held = [neardup.find_duplicates(texts, threshold=0.5, **c) for c in cases]
+    monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
+    for case, want in zip(cases, held, strict=True):
+        got = neardup.find_duplicates(texts, threshold=0.5, **case)
+        np.testing.assert_array_equal(got.pairs, want.pairs)
+        np.testing.assert_array_equal(got.similarity, want.similarity)
+        np.testing.assert_array_equal(got.keep, want.keep)
