@@ -24,6 +24,7 @@ result = neardup.find_duplicates(df["text"], threshold=0.5)
 result""",
     "ax = result.plot(); type(ax).__name__",
     "print(result.num_removed, len(df) - int(result.keep.sum()))",
+    "annotated = result.annotate(df); annotated[~annotated.keep].head(3)",
 ]
 
 
@@ -47,3 +48,5 @@ def test_notebook_runs_and_shows_results(tmp_path):
     assert "Axes" in _outputs(nb.cells[1])[0]["data"]["text/plain"]
     removed, counted = _outputs(nb.cells[2])[0]["text"].split()
     assert removed == counted and int(removed) > 0
+    table = _outputs(nb.cells[3])[0]["data"]["text/html"]
+    assert "duplicate_of" in table and "similarity" in table

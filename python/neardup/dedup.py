@@ -261,11 +261,7 @@ def _cluster_rows(outcome: engine.Outcome, ids: list[Any]) -> list[dict[str, Any
     labels, keep, rep, first = outcome.labels, outcome.keep, outcome.representative, outcome.first
     members = np.flatnonzero(np.bincount(labels, minlength=len(labels))[labels] > 1)
     exact = first[members] == first[rep[members]]
-    similarity = np.ones(len(members), dtype=np.float64)
-    near = ~keep[members] & ~exact
-    if near.any():
-        a, b = first[members[near]], first[rep[members[near]]]
-        similarity[near] = outcome.evidence.similarity(a, b)
+    similarity = engine.kept_similarity(first, keep, rep, outcome.evidence)[members]
     sequence = {c: i for i, c in enumerate(np.unique(labels[members]).tolist())}
     return [
         {

@@ -266,6 +266,26 @@ def keep_mask(
     return rep == pos, rep
 
 
+def kept_similarity(
+    first: np.ndarray, keep: np.ndarray, representative: np.ndarray, evidence: Evidence
+) -> np.ndarray:
+    """float64[n]: each document's similarity to the document kept for its cluster — 1.0 for
+    kept documents and exact duplicates, the evidence's similarity (exact Jaccard where the
+    sets are held, else the signatures' estimate) for near-duplicates.
+
+    >>> ev = Evidence(np.array([0, 1]), sets=stages.shingles(["a b", "a c", "a b"], k=1))
+    >>> keep, rep = np.array([True, False, False]), np.array([0, 0, 0])
+    >>> kept_similarity(np.array([0, 1, 0]), keep, rep, ev).round(4).tolist()
+    [1.0, 0.3333, 1.0]
+    """
+    similarity = np.ones(len(first), dtype=np.float64)
+    near = ~keep & (first != first[representative])
+    if near.any():
+        rows = np.flatnonzero(near)
+        similarity[rows] = evidence.similarity(first[rows], first[representative[rows]])
+    return similarity
+
+
 def _sorted_pairs(pairs: np.ndarray, sims: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pairs = pairs.reshape(-1, 2)
     pairs = np.stack([pairs.min(axis=1), pairs.max(axis=1)], axis=1)

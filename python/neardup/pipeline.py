@@ -34,10 +34,62 @@ class DuplicateResult:
     texts: Any = field(default=None, repr=False, compare=False)
     #: bool[n]: True for the documents to keep (one per cluster, by the keep policy).
     keep: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]
+    #: int64[n]: the kept document of each document's cluster (itself when kept).
+    representative: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]
+    #: float64[n]: each document's similarity to its cluster's kept document (1.0 when kept).
+    kept_similarity: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]
 
     def __post_init__(self) -> None:
         if self.keep is None:  # built by hand: the lowest index of each cluster is kept
             object.__setattr__(self, "keep", self.clusters == np.arange(len(self.clusters)))
+        if self.representative is None:
+            kept_of = np.zeros(len(self.clusters), dtype=np.int64)
+            kept_of[self.clusters[self.keep]] = np.flatnonzero(self.keep)
+            object.__setattr__(self, "representative", kept_of[self.clusters])
+        if self.kept_similarity is None:  # unknown for a hand-built result
+            similarity = np.where(self.keep, 1.0, np.nan)
+            object.__setattr__(self, "kept_similarity", similarity)
+
+    @property
+    def duplicate_of(self) -> np.ndarray:
+        """int64[n]: the kept document each removed document duplicates; -1 for kept ones.
+
+        >>> find_duplicates(["a b c", "a b c", "d e"], k=1).duplicate_of.tolist()
+        [-1, 0, -1]
+        """
+        return np.where(self.keep, -1, self.representative).astype(np.int64)
+
+    def annotate(self, table: Any) -> Any:
+        """``table`` (the pandas/polars DataFrame, pyarrow Table or ``datasets.Dataset`` the
+        texts came from, one row per document) with columns ``cluster``, ``keep``,
+        ``duplicate_of`` and ``similarity`` (to the kept document) added.
+
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"text": ["a b c", "a b c", "d e"]})
+        >>> find_duplicates(df["text"], k=1).annotate(df)["duplicate_of"].tolist()
+        [-1, 0, -1]
+        """
+        from neardup.tables import annotate
+
+        columns = {
+            "cluster": self.clusters,
+            "keep": self.keep,
+            "duplicate_of": self.duplicate_of,
+            "similarity": self.kept_similarity,
+        }
+        return annotate(columns, table)
+
+    def filter(self, table: Any) -> Any:
+        """The rows of ``table`` to keep (one per cluster), as the same kind of table.
+
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"text": ["a b c", "a b c", "d e"]})
+        >>> find_duplicates(df["text"], k=1).filter(df)["text"].tolist()
+        ['a b c', 'd e']
+        """
+        from neardup.tables import filter_rows
+
+        return filter_rows(self.keep, table)
 
     @property
     def n(self) -> int:
@@ -202,4 +254,8 @@ def find_duplicates(
         outcome.params(),
         texts=store.texts,
         keep=outcome.keep,
+        representative=outcome.representative,
+        kept_similarity=engine.kept_similarity(
+            outcome.first, outcome.keep, outcome.representative, outcome.evidence
+        ),
     )
