@@ -1,7 +1,9 @@
 //! Times the text stages on a corpus file (documents separated by NUL bytes), one thread, for
 //! both hash versions interleaved in every round (compare versions within one run only):
 //! `ROUNDS=7 cargo run --release --example stage_times -- texts.bin` prints the best of the
-//! rounds per stage. A profiling aid, not a test.
+//! rounds per stage. `VERSION=1|2` times one version and `STAGE=normalize|hashes|sets|minhash|
+//! simhash` one stage (for per-stage instruction counts under callgrind). A profiling aid, not
+//! a test.
 use _core::hashing::HashVersion;
 use _core::minhash::MinHasher;
 use _core::normalize::Words;
@@ -26,67 +28,77 @@ fn main() {
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(3);
+    let stage = std::env::var("STAGE").ok();
+    let wanted = |name: &str| stage.as_deref().map_or(true, |s| s == name);
     for _ in 0..rounds {
         for (name, version) in [("v1", HashVersion::V1), ("v2", HashVersion::V2)] {
             // VERSION=1 or 2 times one version only (for instruction counts under callgrind).
             if std::env::var("VERSION").is_ok_and(|v| v != name[1..]) {
                 continue;
             }
-            let t = Instant::now();
-            let mut words = Words::new(version);
-            let mut count = 0;
-            for text in &texts {
-                words.fill(text);
-                count += words.len();
-            }
-            report(
-                &format!("{name} normalize ({count} tokens)"),
-                t.elapsed().as_secs_f64(),
-            );
-
-            let t = Instant::now();
             let mut shingler = Shingler::new(5, Unit::Word, version).unwrap();
             let mut hashes = Vec::new();
-            for text in &texts {
-                hashes.clear();
-                shingler.hashes_into(text, &mut hashes);
+            if wanted("normalize") {
+                let t = Instant::now();
+                let mut words = Words::new(version);
+                let mut count = 0;
+                for text in &texts {
+                    words.fill(text);
+                    count += words.len();
+                }
+                report(
+                    &format!("{name} normalize ({count} tokens)"),
+                    t.elapsed().as_secs_f64(),
+                );
             }
-            report(
-                &format!("{name} normalize + shingle hashes"),
-                t.elapsed().as_secs_f64(),
-            );
-
-            let t = Instant::now();
-            let sets = _core::shingle::ShingleSets::build(&texts, 5, Unit::Word, version).unwrap();
-            report(
-                &format!("{name} shingle sets ({})", sets.hashes.len()),
-                t.elapsed().as_secs_f64(),
-            );
-
-            let hasher = MinHasher::new(128, 0).unwrap();
-            let mut sig = vec![0u32; 128];
-            let t = Instant::now();
-            for text in &texts {
-                hashes.clear();
-                shingler.hashes_into(text, &mut hashes);
-                hasher.signature_into(&hashes, &mut sig);
+            if wanted("hashes") {
+                let t = Instant::now();
+                for text in &texts {
+                    hashes.clear();
+                    shingler.hashes_into(text, &mut hashes);
+                }
+                report(
+                    &format!("{name} normalize + shingle hashes"),
+                    t.elapsed().as_secs_f64(),
+                );
             }
-            report(
-                &format!("{name} text -> minhash 128"),
-                t.elapsed().as_secs_f64(),
-            );
-            let t = Instant::now();
-            let mut fp = [0u64; 1];
-            let mut simhasher = _core::simhash::SimHasher::new();
-            for text in &texts {
-                hashes.clear();
-                shingler.hashes_into(text, &mut hashes);
-                simhasher.fingerprint_into(&hashes, false, &mut fp);
+            if wanted("sets") {
+                let t = Instant::now();
+                let sets =
+                    _core::shingle::ShingleSets::build(&texts, 5, Unit::Word, version).unwrap();
+                report(
+                    &format!("{name} shingle sets ({})", sets.hashes.len()),
+                    t.elapsed().as_secs_f64(),
+                );
             }
-            report(
-                &format!("{name} text -> simhash 64"),
-                t.elapsed().as_secs_f64(),
-            );
+            if wanted("minhash") {
+                let hasher = MinHasher::new(128, 0).unwrap();
+                let mut sig = vec![0u32; 128];
+                let t = Instant::now();
+                for text in &texts {
+                    hashes.clear();
+                    shingler.hashes_into(text, &mut hashes);
+                    hasher.signature_into(&hashes, &mut sig);
+                }
+                report(
+                    &format!("{name} text -> minhash 128"),
+                    t.elapsed().as_secs_f64(),
+                );
+            }
+            if wanted("simhash") {
+                let t = Instant::now();
+                let mut fp = [0u64; 1];
+                let mut simhasher = _core::simhash::SimHasher::new();
+                for text in &texts {
+                    hashes.clear();
+                    shingler.hashes_into(text, &mut hashes);
+                    simhasher.fingerprint_into(&hashes, false, &mut fp);
+                }
+                report(
+                    &format!("{name} text -> simhash 64"),
+                    t.elapsed().as_secs_f64(),
+                );
+            }
         }
     }
     for (name, secs) in best.borrow().iter() {

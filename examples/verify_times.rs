@@ -3,7 +3,8 @@
 //! real candidates it times the same number of merges on sets already in cache (each set with
 //! itself, and pairs among the first 100 documents), which separates the merge's own cost
 //! from the memory stalls of visiting random sets. A profiling aid, not a test.
-use _core::jaccard::{intersection_size_u64, prefetch, PREFETCH_AHEAD};
+use _core::jaccard::intersection_size_u64;
+use _core::rows::{prefetch, PREFETCH_AHEAD};
 use _core::shingle::{SetsView, ShingleSets, Unit};
 use std::time::Instant;
 
@@ -14,7 +15,7 @@ fn main() {
     let sets = ShingleSets::build(&texts, 5, Unit::Word, _core::hashing::HashVersion::V2).unwrap();
     let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
     let algorithm = _core::minhash::Algorithm::Classic;
-    let signatures = _core::batch::minhash_texts(
+    let signatures = _core::signing::minhash_texts(
         &texts,
         128,
         0,
@@ -51,7 +52,7 @@ fn main() {
         .map(|&(a, b)| (a as i64, b as i64))
         .collect();
     let cases: [(&str, &[(u32, u32)]); 4] = [
-        ("batch::jaccard_pairs", &candidates),
+        ("verify::jaccard_pairs", &candidates),
         ("candidates, sorted order", &candidates),
         ("each set with itself", &with_itself),
         ("among 100 sets (cache)", &in_cache),
@@ -62,7 +63,7 @@ fn main() {
         for (case, (_, pairs)) in cases.iter().enumerate() {
             let start = Instant::now();
             if case == 0 {
-                std::hint::black_box(_core::batch::jaccard_pairs(view, &as_i64).unwrap());
+                std::hint::black_box(_core::verify::jaccard_pairs(view, &as_i64).unwrap());
             } else {
                 std::hint::black_box(merge_all(pairs));
             }

@@ -1,30 +1,81 @@
 //! The Python module `neardup._core`: argument conversion only. Every function borrows its
-//! inputs, releases the GIL around the work, and turns errors and panics into Python exceptions.
+//! inputs, releases the GIL around the work, and turns errors and panics into Python exceptions
+//! (`impl From<Error> for PyErr`, the one mapping of the core's error kinds).
 
-use crate::batch::{self, Verify};
-use crate::error::Result;
+use crate::duplicates::Verify;
+use crate::error::{reserve, Error, Result};
 use crate::hashing::HashVersion;
 use crate::minhash::Algorithm;
 use crate::shingle::{SetsView, ShingleSets, Unit};
-use crate::{cluster, exact, hashing, lsh};
+use crate::{cluster, duplicates, exact, hashing, lsh, signing, spanning, verify};
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyList, PyString, PyTuple, PyType};
 
-/// Runs `work` without the GIL; an `Error` becomes `ValueError`, a panic `RuntimeError`.
+/// The classes of `neardup.errors`, imported once on first use.
+static INVALID_ARGUMENT: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+static INPUT: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+static INPUT_TYPE: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+static RESOURCE: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+static CORRUPT: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+
+/// Each error kind becomes its class of `neardup.errors` (`python/neardup/errors.py`). Should
+/// that module not import (the compiled module used alone), the builtin it derives from is used.
+impl From<Error> for PyErr {
+    fn from(error: Error) -> PyErr {
+        let message = error.message().to_owned();
+        Python::with_gil(|py| {
+            let (cell, name) = match &error {
+                Error::InvalidArgument(_) => (&INVALID_ARGUMENT, "InvalidArgumentError"),
+                Error::InvalidInput { .. } => (&INPUT, "InputError"),
+                Error::InputType(_) => (&INPUT_TYPE, "InputTypeError"),
+                Error::Resource(_) => (&RESOURCE, "ResourceError"),
+                Error::Corrupt(_) => (&CORRUPT, "IndexCorruptError"),
+            };
+            match cell.import(py, "neardup.errors", name) {
+                Ok(class) => PyErr::from_type(class.clone(), message),
+                Err(_) => match error {
+                    Error::InputType(_) => PyTypeError::new_err(message),
+                    Error::Resource(_) => PyMemoryError::new_err(message),
+                    _ => PyValueError::new_err(message),
+                },
+            }
+        })
+    }
+}
+
+/// Runs `work` without the GIL; an `Error` becomes its `neardup.errors` class, a panic (a bug)
+/// `RuntimeError`.
 fn run<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T> + Send) -> PyResult<T> {
     let outcome = py.allow_threads(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)));
     match outcome {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(error)) => Err(PyValueError::new_err(error.0)),
+        Ok(Err(error)) => Err(error.into()),
         Err(_) => Err(PyRuntimeError::new_err(
             "neardup internal error (a bug, please report it)",
         )),
     }
+}
+
+/// (pairs int64[m, 2], one value per pair): what the pair-finding functions return.
+type PairsAnd<'py, T> = PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<T>>)>;
+
+/// The hashes of shingle sets, uint64[total].
+type Hashes<'py> = Bound<'py, PyArray1<u64>>;
+
+/// The contiguous items of an array argument, or an error naming it.
+fn contiguous<'a, T: numpy::Element, D: numpy::ndarray::Dimension>(
+    array: &'a numpy::PyReadonlyArray<'_, T, D>,
+    name: &str,
+) -> Result<&'a [T]> {
+    array
+        .as_slice()
+        .map_err(|_| Error::new(format!("{name} must be a C-contiguous array")))
 }
 
 /// Documents borrowed from Python: a list of str, or (utf-8 bytes uint8[], offsets int64[n+1])
@@ -43,9 +94,10 @@ impl<'py> Texts<'py> {
                     Ok(s) => items.push(s),
                     Err(e) => {
                         let type_name = e.into_inner().get_type().name()?.to_string();
-                        return Err(PyTypeError::new_err(format!(
+                        return Err(Error::input_type(format!(
                             "texts[{i}] is {type_name}, expected str"
-                        )));
+                        ))
+                        .into());
                     }
                 }
             }
@@ -53,47 +105,56 @@ impl<'py> Texts<'py> {
         }
         if let Ok(tuple) = texts.downcast::<PyTuple>() {
             if tuple.len() == 2 {
-                let data = tuple.get_item(0)?.extract::<PyReadonlyArray1<u8>>()?;
-                let offsets = tuple.get_item(1)?.extract::<PyReadonlyArray1<i64>>()?;
+                let buffer = || {
+                    Error::input_type(
+                        "texts as a tuple must be (uint8 data, int64 offsets), both 1-D arrays",
+                    )
+                };
+                let data = tuple.get_item(0)?.extract().map_err(|_| buffer())?;
+                let offsets = tuple.get_item(1)?.extract().map_err(|_| buffer())?;
                 return Ok(Texts::Buffer(data, offsets));
             }
         }
-        Err(PyTypeError::new_err(
-            "texts must be a list of str or a (uint8 data, int64 offsets) tuple",
-        ))
+        Err(
+            Error::input_type("texts must be a list of str or a (uint8 data, int64 offsets) tuple")
+                .into(),
+        )
     }
 
-    fn strs(&self) -> PyResult<Vec<&str>> {
+    fn strs(&self) -> Result<Vec<&str>> {
         match self {
             Texts::List(items) => items
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
                     s.to_str().map_err(|_| {
-                        PyValueError::new_err(format!(
-                            "texts[{i}] is not valid Unicode (it holds a lone surrogate)"
-                        ))
+                        Error::input(
+                            i,
+                            format!("texts[{i}] is not valid Unicode (it holds a lone surrogate)"),
+                        )
                     })
                 })
                 .collect(),
             Texts::Buffer(data, offsets) => {
-                let data = data.as_slice()?;
-                let offsets = offsets.as_slice()?;
+                let data = contiguous(data, "text data")?;
+                let offsets = contiguous(offsets, "text offsets")?;
                 if offsets.is_empty() || offsets[0] < 0 {
-                    return Err(PyValueError::new_err(
+                    return Err(Error::new(
                         "text offsets must start at a non-negative position",
                     ));
                 }
-                let mut out = Vec::with_capacity(offsets.len() - 1);
+                let mut out = Vec::new();
+                reserve(&mut out, offsets.len() - 1, "the texts")?;
                 for (i, w) in offsets.windows(2).enumerate() {
-                    if w[1] < w[0] || w[1] as usize > data.len() {
-                        return Err(PyValueError::new_err(format!(
-                            "text offsets are inconsistent at texts[{i}]"
-                        )));
+                    if w[1] < w[0] || w[1] as u64 > data.len() as u64 {
+                        return Err(Error::input(
+                            i,
+                            format!("text offsets are inconsistent at texts[{i}]"),
+                        ));
                     }
                     let bytes = &data[w[0] as usize..w[1] as usize];
                     let text = std::str::from_utf8(bytes).map_err(|e| {
-                        PyValueError::new_err(format!("texts[{i}] is not valid UTF-8: {e}"))
+                        Error::input(i, format!("texts[{i}] is not valid UTF-8: {e}"))
                     })?;
                     out.push(text);
                 }
@@ -103,39 +164,30 @@ impl<'py> Texts<'py> {
     }
 }
 
-fn parse_unit(unit: &str) -> PyResult<Unit> {
-    Unit::parse(unit).map_err(|e| PyValueError::new_err(e.0))
-}
-
-fn parse_version(hash_version: u32) -> PyResult<HashVersion> {
-    HashVersion::new(hash_version).map_err(|e| PyValueError::new_err(e.0))
-}
-
-fn parse_algorithm(algorithm: &str) -> PyResult<Algorithm> {
-    Algorithm::parse(algorithm).map_err(|e| PyValueError::new_err(e.0))
-}
-
 fn sets_view<'a>(
     offsets: &'a PyReadonlyArray1<i64>,
     hashes: &'a PyReadonlyArray1<u64>,
 ) -> PyResult<SetsView<'a>> {
-    SetsView::new(offsets.as_slice()?, hashes.as_slice()?).map_err(|e| PyValueError::new_err(e.0))
+    Ok(SetsView::new(
+        contiguous(offsets, "offsets")?,
+        contiguous(hashes, "hashes")?,
+    )?)
 }
 
-fn pairs_vec(pairs: &PyReadonlyArray2<i64>) -> PyResult<Vec<(i64, i64)>> {
+fn pairs_vec(pairs: &PyReadonlyArray2<i64>) -> Result<Vec<(i64, i64)>> {
     if pairs.shape()[1] != 2 {
-        return Err(PyValueError::new_err("pairs must have shape (m, 2)"));
+        return Err(Error::new("pairs must have shape (m, 2)"));
     }
-    Ok(pairs
-        .as_slice()?
-        .chunks_exact(2)
-        .map(|p| (p[0], p[1]))
-        .collect())
+    let flat = contiguous(pairs, "pairs")?;
+    let mut out = Vec::new();
+    reserve(&mut out, flat.len() / 2, "the pairs")?;
+    out.extend(flat.chunks_exact(2).map(|p| (p[0], p[1])));
+    Ok(out)
 }
 
 /// The row width (num_perm) and the contiguous slots of a signature matrix.
-fn signature_rows<'a>(signatures: &'a PyReadonlyArray2<'_, u32>) -> PyResult<(usize, &'a [u32])> {
-    Ok((signatures.shape()[1], signatures.as_slice()?))
+fn signature_rows<'a>(signatures: &'a PyReadonlyArray2<'_, u32>) -> Result<(usize, &'a [u32])> {
+    Ok((signatures.shape()[1], contiguous(signatures, "signatures")?))
 }
 
 fn matrix<'py, T: numpy::Element>(
@@ -143,11 +195,7 @@ fn matrix<'py, T: numpy::Element>(
     data: Vec<T>,
     columns: usize,
 ) -> PyResult<Bound<'py, PyArray2<T>>> {
-    let rows = if columns == 0 {
-        0
-    } else {
-        data.len() / columns
-    };
+    let rows = data.len().checked_div(columns).unwrap_or(0);
     data.into_pyarray(py).reshape([rows, columns])
 }
 
@@ -155,16 +203,15 @@ fn pair_matrix<'py>(
     py: Python<'py>,
     pairs: Vec<(u32, u32)>,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    let flat: Vec<i64> = pairs
-        .into_iter()
-        .flat_map(|(i, j)| [i as i64, j as i64])
-        .collect();
+    let mut flat: Vec<i64> = Vec::new();
+    reserve(&mut flat, pairs.len().saturating_mul(2), "the pairs found")?;
+    flat.extend(pairs.into_iter().flat_map(|(i, j)| [i as i64, j as i64]));
     matrix(py, flat, 2)
 }
 
 #[pyfunction]
 fn normalize(py: Python<'_>, text: &str, hash_version: u32) -> PyResult<String> {
-    let version = parse_version(hash_version)?;
+    let version = HashVersion::new(hash_version)?;
     run(py, || Ok(crate::normalize::normalize(text, version)))
 }
 
@@ -174,15 +221,14 @@ fn word_counts<'py>(
     texts: &Bound<'py, PyAny>,
     hash_version: u32,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    let version = parse_version(hash_version)?;
+    let version = HashVersion::new(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
-    Ok(run(py, || Ok(batch::word_counts(&strs, version)))?.into_pyarray(py))
+    Ok(run(py, || Ok(signing::word_counts(&strs, version)))?.into_pyarray(py))
 }
 
 #[pyfunction]
 #[pyo3(signature = (texts, k, unit, hash_version, selected=None))]
-#[allow(clippy::type_complexity)]
 fn shingle_sets<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
@@ -190,12 +236,15 @@ fn shingle_sets<'py>(
     unit: &str,
     hash_version: u32,
     selected: Option<PyReadonlyArray1<'py, bool>>,
-) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u64>>)> {
-    let unit = parse_unit(unit)?;
-    let version = parse_version(hash_version)?;
+) -> PyResult<(Bound<'py, PyArray1<i64>>, Hashes<'py>)> {
+    let unit = Unit::parse(unit)?;
+    let version = HashVersion::new(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
-    let selected = selected.as_ref().map(|s| s.as_slice()).transpose()?;
+    let selected = selected
+        .as_ref()
+        .map(|s| contiguous(s, "selected"))
+        .transpose()?;
     let sets = run(py, || {
         ShingleSets::build_selected(&strs, k, unit, version, selected)
     })?;
@@ -203,7 +252,7 @@ fn shingle_sets<'py>(
 }
 
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // the Python signature
 fn minhash_texts<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
@@ -215,13 +264,13 @@ fn minhash_texts<'py>(
     algorithm: &str,
     hash_version: u32,
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-    let unit = parse_unit(unit)?;
-    let algorithm = parse_algorithm(algorithm)?;
-    let version = parse_version(hash_version)?;
+    let unit = Unit::parse(unit)?;
+    let algorithm = Algorithm::parse(algorithm)?;
+    let version = HashVersion::new(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     let signatures = run(py, || {
-        batch::minhash_texts(&strs, num_perm, seed, k, unit, threads, algorithm, version)
+        signing::minhash_texts(&strs, num_perm, seed, k, unit, threads, algorithm, version)
     })?;
     matrix(py, signatures, num_perm)
 }
@@ -236,10 +285,10 @@ fn minhash_sets<'py>(
     threads: usize,
     algorithm: &str,
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-    let algorithm = parse_algorithm(algorithm)?;
+    let algorithm = Algorithm::parse(algorithm)?;
     let view = sets_view(&offsets, &hashes)?;
     let signatures = run(py, || {
-        batch::minhash_sets(view, num_perm, seed, threads, algorithm)
+        signing::minhash_sets(view, num_perm, seed, threads, algorithm)
     })?;
     matrix(py, signatures, num_perm)
 }
@@ -256,12 +305,12 @@ fn simhash_texts<'py>(
     threads: usize,
     hash_version: u32,
 ) -> PyResult<Bound<'py, PyArray2<u64>>> {
-    let unit = parse_unit(unit)?;
-    let version = parse_version(hash_version)?;
+    let unit = Unit::parse(unit)?;
+    let version = HashVersion::new(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     let fingerprints = run(py, || {
-        batch::simhash_texts(&strs, bits, tf, k, unit, threads, version)
+        signing::simhash_texts(&strs, bits, tf, k, unit, threads, version)
     })?;
     matrix(py, fingerprints, bits / 64)
 }
@@ -275,7 +324,7 @@ fn simhash_sets<'py>(
     threads: usize,
 ) -> PyResult<Bound<'py, PyArray2<u64>>> {
     let view = sets_view(&offsets, &hashes)?;
-    let fingerprints = run(py, || batch::simhash_sets(view, bits, threads))?;
+    let fingerprints = run(py, || signing::simhash_sets(view, bits, threads))?;
     matrix(py, fingerprints, bits / 64)
 }
 
@@ -305,13 +354,8 @@ fn lsh_probability<'py>(
     bands: usize,
     rows: usize,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let s = similarity.as_slice()?;
-    let p = run(py, || {
-        lsh::check_banding(bands, rows, usize::MAX)?;
-        Ok(s.iter()
-            .map(|&x| lsh::collision_probability(x, bands, rows))
-            .collect::<Vec<f64>>())
-    })?;
+    let s = contiguous(&similarity, "similarity")?;
+    let p = run(py, || lsh::collision_probabilities(s, bands, rows))?;
     Ok(p.into_pyarray(py))
 }
 
@@ -352,7 +396,7 @@ fn lsh_rows_in_candidates<'py>(
 
 #[pyfunction]
 #[pyo3(signature = (signatures, bands, rows, threshold, offsets=None, hashes=None, spanning=false))]
-#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // the Python signature
 fn lsh_duplicates<'py>(
     py: Python<'py>,
     signatures: PyReadonlyArray2<'py, u32>,
@@ -362,18 +406,18 @@ fn lsh_duplicates<'py>(
     offsets: Option<PyReadonlyArray1<'py, i64>>,
     hashes: Option<PyReadonlyArray1<'py, u64>>,
     spanning: bool,
-) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f32>>)> {
+) -> PairsAnd<'py, f32> {
     let (num_perm, slots) = signature_rows(&signatures)?;
     let verify = match (&offsets, &hashes) {
         (Some(o), Some(h)) => Verify::Exact(sets_view(o, h)?),
         (None, None) => Verify::Estimate,
-        _ => return Err(PyValueError::new_err("offsets and hashes go together")),
+        _ => return Err(Error::new("offsets and hashes go together").into()),
     };
     let (pairs, similarity) = run(py, || {
         if spanning {
-            batch::lsh_cluster_edges(slots, num_perm, bands, rows, threshold, verify)
+            spanning::lsh_cluster_edges(slots, num_perm, bands, rows, threshold, verify)
         } else {
-            batch::lsh_duplicates(slots, num_perm, bands, rows, threshold, verify)
+            duplicates::lsh_duplicates(slots, num_perm, bands, rows, threshold, verify)
         }
     })?;
     Ok((pair_matrix(py, pairs)?, similarity.into_pyarray(py)))
@@ -387,7 +431,7 @@ fn estimate_jaccard<'py>(
 ) -> PyResult<Bound<'py, PyArray1<f32>>> {
     let (num_perm, slots) = signature_rows(&signatures)?;
     let pairs = pairs_vec(&pairs)?;
-    Ok(run(py, || batch::estimate_pairs(slots, num_perm, &pairs))?.into_pyarray(py))
+    Ok(run(py, || verify::estimate_pairs(slots, num_perm, &pairs))?.into_pyarray(py))
 }
 
 #[pyfunction]
@@ -399,22 +443,21 @@ fn jaccard<'py>(
 ) -> PyResult<Bound<'py, PyArray1<f32>>> {
     let view = sets_view(&offsets, &hashes)?;
     let pairs = pairs_vec(&pairs)?;
-    Ok(run(py, || batch::jaccard_pairs(view, &pairs))?.into_pyarray(py))
+    Ok(run(py, || verify::jaccard_pairs(view, &pairs))?.into_pyarray(py))
 }
 
 #[pyfunction]
-#[allow(clippy::type_complexity)]
 fn jaccard_at_least<'py>(
     py: Python<'py>,
     offsets: PyReadonlyArray1<'py, i64>,
     hashes: PyReadonlyArray1<'py, u64>,
     pairs: PyReadonlyArray2<'py, i64>,
     threshold: f64,
-) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f32>>)> {
+) -> PairsAnd<'py, f32> {
     let view = sets_view(&offsets, &hashes)?;
     let pairs = pairs_vec(&pairs)?;
     let (kept, similarity) = run(py, || {
-        batch::jaccard_pairs_at_least(view, &pairs, threshold)
+        verify::jaccard_pairs_at_least(view, &pairs, threshold)
     })?;
     Ok((pair_matrix(py, kept)?, similarity.into_pyarray(py)))
 }
@@ -425,7 +468,7 @@ fn all_pairs_jaccard<'py>(
     offsets: PyReadonlyArray1<'py, i64>,
     hashes: PyReadonlyArray1<'py, u64>,
     threshold: f64,
-) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f32>>)> {
+) -> PairsAnd<'py, f32> {
     let view = sets_view(&offsets, &hashes)?;
     let (pairs, similarity) = run(py, || crate::jaccard::all_pairs(view, threshold))?;
     Ok((pair_matrix(py, pairs)?, similarity.into_pyarray(py)))
@@ -438,9 +481,9 @@ fn hamming<'py>(
     pairs: PyReadonlyArray2<'py, i64>,
 ) -> PyResult<Bound<'py, PyArray1<i32>>> {
     let words = fingerprints.shape()[1];
-    let data = fingerprints.as_slice()?;
+    let data = contiguous(&fingerprints, "fingerprints")?;
     let pairs = pairs_vec(&pairs)?;
-    Ok(run(py, || batch::hamming_pairs(data, words, &pairs))?.into_pyarray(py))
+    Ok(run(py, || verify::hamming_pairs(data, words, &pairs))?.into_pyarray(py))
 }
 
 #[pyfunction]
@@ -449,12 +492,12 @@ fn hamming_within<'py>(
     fingerprints: PyReadonlyArray2<'py, u64>,
     max_distance: u32,
     active: PyReadonlyArray1<'py, bool>,
-) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<i32>>)> {
+) -> PairsAnd<'py, i32> {
     let words = fingerprints.shape()[1];
-    let data = fingerprints.as_slice()?;
-    let active = active.as_slice()?;
+    let data = contiguous(&fingerprints, "fingerprints")?;
+    let active = contiguous(&active, "active")?;
     let (pairs, distances) = run(py, || {
-        batch::hamming_within(data, words, max_distance, active)
+        verify::hamming_within(data, words, max_distance, active)
     })?;
     Ok((pair_matrix(py, pairs)?, distances.into_pyarray(py)))
 }
@@ -466,7 +509,7 @@ fn exact_duplicates<'py>(
     normalized: bool,
     hash_version: u32,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    let version = parse_version(hash_version)?;
+    let version = HashVersion::new(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     Ok(run(py, || {
@@ -481,9 +524,6 @@ fn clusters<'py>(
     pairs: PyReadonlyArray2<'py, i64>,
     n: usize,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    if n > u32::MAX as usize {
-        return Err(PyValueError::new_err("n must be below 2**32"));
-    }
     let pairs = pairs_vec(&pairs)?;
     Ok(run(py, || cluster::clusters(&pairs, n))?.into_pyarray(py))
 }
@@ -546,8 +586,7 @@ struct IndexMirror {
 impl IndexMirror {
     #[new]
     fn new(num_perm: usize, bands: usize, rows: usize) -> PyResult<Self> {
-        let inner = crate::lookup::Mirror::new(num_perm, bands, rows)
-            .map_err(|e| PyValueError::new_err(e.0))?;
+        let inner = crate::lookup::Mirror::new(num_perm, bands, rows)?;
         Ok(IndexMirror { inner })
     }
 
@@ -563,18 +602,14 @@ impl IndexMirror {
     fn append(&mut self, py: Python<'_>, signatures: PyReadonlyArray2<'_, u32>) -> PyResult<usize> {
         let (num_perm, sigs) = signature_rows(&signatures)?;
         if num_perm != self.inner.num_perm() {
-            return Err(PyValueError::new_err(
-                "signatures do not match the index's num_perm",
-            ));
+            return Err(Error::new("signatures do not match the index's num_perm").into());
         }
         let inner = &mut self.inner;
         run(py, || inner.append(sigs))
     }
 
     fn forget(&mut self, rows: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
-        self.inner
-            .forget(rows.as_slice()?)
-            .map_err(|e| PyValueError::new_err(e.0))
+        Ok(self.inner.forget(contiguous(&rows, "rows")?)?)
     }
 
     #[allow(clippy::type_complexity)]
@@ -591,9 +626,7 @@ impl IndexMirror {
     )> {
         let (num_perm, sigs) = signature_rows(&signatures)?;
         if num_perm != self.inner.num_perm() {
-            return Err(PyValueError::new_err(
-                "signatures do not match the index's num_perm",
-            ));
+            return Err(Error::new("signatures do not match the index's num_perm").into());
         }
         let select = crate::lookup::Selection { threshold, top_k };
         let inner = &self.inner;

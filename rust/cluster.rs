@@ -1,6 +1,6 @@
 //! Union-find: pairs become clusters; every cluster is labelled by its lowest document index.
 
-use crate::error::{Error, Result};
+use crate::error::{reserve, Error, Result};
 
 /// Disjoint sets over 0..n whose roots are always the lowest index of their set.
 #[derive(Debug, Clone)]
@@ -9,10 +9,15 @@ pub struct UnionFind {
 }
 
 impl UnionFind {
-    pub fn new(n: usize) -> Self {
-        UnionFind {
-            parent: (0..n as u32).collect(),
+    /// The n singletons 0..n, or an error when n exceeds the u32 indices or memory.
+    pub fn new(n: usize) -> Result<Self> {
+        if n > u32::MAX as usize {
+            return Err(Error::new(format!("n must be below 2**32, got {n}")));
         }
+        let mut parent = Vec::new();
+        reserve(&mut parent, n, "the clusters")?;
+        parent.extend(0..n as u32);
+        Ok(UnionFind { parent })
     }
 
     pub fn find(&mut self, mut x: u32) -> u32 {
@@ -37,16 +42,17 @@ impl UnionFind {
     }
 
     /// Cluster label of every element: the lowest index of its set.
-    pub fn labels(mut self) -> Vec<i64> {
-        (0..self.parent.len() as u32)
-            .map(|x| self.find(x) as i64)
-            .collect()
+    pub fn labels(mut self) -> Result<Vec<i64>> {
+        let mut labels = Vec::new();
+        reserve(&mut labels, self.parent.len(), "the cluster labels")?;
+        labels.extend((0..self.parent.len() as u32).map(|x| self.find(x) as i64));
+        Ok(labels)
     }
 }
 
 /// Labels of the connected components of the graph on 0..n with edges `pairs`.
 pub fn clusters(pairs: &[(i64, i64)], n: usize) -> Result<Vec<i64>> {
-    let mut sets = UnionFind::new(n);
+    let mut sets = UnionFind::new(n)?;
     for (row, &(a, b)) in pairs.iter().enumerate() {
         if a < 0 || b < 0 || a as usize >= n || b as usize >= n {
             return Err(Error::new(format!(
@@ -55,7 +61,7 @@ pub fn clusters(pairs: &[(i64, i64)], n: usize) -> Result<Vec<i64>> {
         }
         sets.union(a as u32, b as u32);
     }
-    Ok(sets.labels())
+    sets.labels()
 }
 
 /// An order of `pairs` (edges on 0..n; every index < n) that visits each connected component's
@@ -66,8 +72,8 @@ pub fn clusters(pairs: &[(i64, i64)], n: usize) -> Result<Vec<i64>> {
 /// duplicates come in small groups, so a group's data stays in cache while its pairs are
 /// verified, where pairs sorted by first index return to each group once per member.
 /// O(n + pairs) (union-find, then a counting sort by component).
-pub fn component_order(pairs: &[(u32, u32)], n: usize) -> Vec<u32> {
-    let mut sets = UnionFind::new(n);
+pub fn component_order(pairs: &[(u32, u32)], n: usize) -> Result<Vec<u32>> {
+    let mut sets = UnionFind::new(n)?;
     for &(a, b) in pairs {
         sets.union(a, b);
     }
@@ -85,7 +91,7 @@ pub fn component_order(pairs: &[(u32, u32)], n: usize) -> Vec<u32> {
         order[starts[c as usize] as usize] = k as u32;
         starts[c as usize] += 1;
     }
-    order
+    Ok(order)
 }
 
 #[cfg(test)]
@@ -102,13 +108,23 @@ mod tests {
     fn component_order_groups_components_and_keeps_order_within() {
         let pairs = [(0, 5), (1, 2), (3, 5), (2, 4), (0, 3), (6, 7)];
         // Components {0, 3, 5}, {1, 2, 4}, {6, 7}, labelled 0, 1 and 6.
-        assert_eq!(component_order(&pairs, 8), vec![0, 2, 4, 1, 3, 5]);
-        assert!(component_order(&[], 3).is_empty());
+        assert_eq!(component_order(&pairs, 8).unwrap(), vec![0, 2, 4, 1, 3, 5]);
+        assert!(component_order(&[], 3).unwrap().is_empty());
     }
 
     #[test]
     fn out_of_range_pairs_are_errors() {
         assert!(clusters(&[(0, 3)], 3).is_err());
         assert!(clusters(&[(-1, 0)], 3).is_err());
+    }
+
+    #[test]
+    fn n_beyond_u32_indices_is_an_error() {
+        if usize::BITS > 32 {
+            assert!(matches!(
+                clusters(&[], u32::MAX as usize + 1),
+                Err(crate::error::Error::InvalidArgument(_))
+            ));
+        }
     }
 }

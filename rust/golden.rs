@@ -3,11 +3,11 @@
 //! (x86_64, aarch64 under qemu or natively) proves it gives the stored bits. The Python suite
 //! checks the same files through the bindings.
 
-use crate::batch::{minhash_texts, simhash_texts};
 use crate::hashing::{HashVersion, HASH_VERSION};
 use crate::lsh::band_keys;
 use crate::minhash::Algorithm;
 use crate::shingle::{ShingleSets, Unit};
+use crate::signing::{minhash_texts, simhash_texts};
 use serde_json::Value;
 
 const VECTORS_V1: &str = include_str!("../tests/golden/vectors.json");

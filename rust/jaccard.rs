@@ -1,7 +1,8 @@
 //! Exact Jaccard similarity of shingle sets: for given pairs, and for all pairs above a threshold.
 
-use crate::error::Result;
+use crate::error::{push, Error, Result};
 use crate::lsh::check_threshold;
+use crate::rows::ScoredPairs;
 use crate::shingle::SetsView;
 
 /// Size of the intersection of two sorted, duplicate-free slices.
@@ -147,34 +148,6 @@ fn intersection_size_u64_generic(a: &[u64], b: &[u64]) -> usize {
     counts.iter().sum::<u64>() as usize + intersection_size(&a[i..], &b[j..])
 }
 
-/// Asks the CPU to start loading `set` into cache (a hint: no effect on results). Exact
-/// verification walks the sets of random pairs, which is memory-bound; prefetching the set of a
-/// pair a few pairs ahead overlaps those loads with the merges. A no-op off x86_64.
-#[inline]
-pub fn prefetch(set: &[u64]) {
-    prefetch_bytes(set.as_ptr() as *const u8, std::mem::size_of_val(set));
-}
-
-/// [`prefetch`] for the `len` bytes from `start` (every 64-byte line). A no-op off x86_64.
-#[inline]
-pub fn prefetch_bytes(start: *const u8, len: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        for offset in (0..len).step_by(64) {
-            // SAFETY: prefetching is a hint that never faults, whatever the address (the
-            // offset stays within the caller's live slice, `wrapping_add` computes it without
-            // claiming so); SSE (which provides it) is part of the x86_64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset) as *const i8) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (start, len);
-}
-
-/// Pairs ahead whose second set [`prefetch`] loads.
-pub const PREFETCH_AHEAD: usize = 8;
-
 /// |A ∩ B| / |A ∪ B| of two sorted sets of 64-bit hashes; 0 when both are empty.
 #[inline]
 pub fn jaccard_u64(a: &[u64], b: &[u64]) -> f64 {
@@ -204,10 +177,16 @@ fn ratio(common: usize, size_a: usize, size_b: usize) -> f64 {
 /// first; a pair with Jaccard ≥ t must share one of the first |x| - ⌈t·|x|⌉ + 1 shingles of
 /// each set, so only those are indexed and probed, and shingles common to every document
 /// (boilerplate) never generate candidates. Candidates are verified by an exact merge.
-pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<crate::batch::ScoredPairs> {
+pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<ScoredPairs> {
     check_threshold(threshold)?;
-    let ranked = rank_by_rarity(sets);
     let n = sets.len();
+    if n > u32::MAX as usize {
+        return Err(Error::new(format!(
+            "at most {} documents, got {n}",
+            u32::MAX
+        )));
+    }
+    let ranked = rank_by_rarity(sets);
     let mut postings: Vec<Vec<u32>> = vec![Vec::new(); ranked.vocabulary];
     let mut last_probe = vec![u32::MAX; n];
     let mut candidates = Vec::new();
@@ -237,7 +216,11 @@ pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<crate::batch::Sco
             }
             let similarity = jaccard(tokens, other);
             if similarity >= threshold {
-                found.push((y, x as u32, similarity as f32));
+                push(
+                    &mut found,
+                    (y, x as u32, similarity as f32),
+                    "the pairs found",
+                )?;
             }
         }
         for &token in &tokens[..prefix] {

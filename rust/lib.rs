@@ -1,12 +1,15 @@
 //! neardup's core: the stages of near-duplicate detection, one module each.
 //!
 //! text → [`normalize`] ([`tokens`] for hash version 2) → [`shingle`] (64-bit hashes, [`hashing`]) → [`minhash`] signatures or
-//! [`simhash`] fingerprints → [`lsh`] candidate pairs → verification ([`jaccard`], MinHash
-//! estimate, Hamming) → [`cluster`] labels. [`exact`] groups byte-identical documents.
+//! [`simhash`] fingerprints, for a whole collection by [`signing`] → [`lsh`] candidate pairs →
+//! verification ([`verify`]: MinHash estimate, exact [`jaccard`], Hamming) → [`duplicates`]
+//! (all verified pairs) or [`spanning`] (a spanning forest of the clusters) → [`cluster`]
+//! labels. [`exact`] groups byte-identical documents; [`jaccard::all_pairs`] is the brute-force
+//! search. [`rows`] holds what the pair stages share, [`error`] the one error type.
 //! `bindings` (feature `python`) only converts arguments and releases the GIL.
 
-pub mod batch;
 pub mod cluster;
+pub mod duplicates;
 pub mod error;
 pub mod exact;
 pub mod hashing;
@@ -16,6 +19,10 @@ pub mod lsh;
 pub mod minhash;
 pub mod normalize;
 pub mod parallel;
+pub mod rows;
+pub mod signing;
+pub mod spanning;
+pub mod verify;
 
 pub mod shingle;
 pub mod simhash;

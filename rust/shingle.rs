@@ -61,22 +61,33 @@ impl Shingler {
 
     /// Appends the hash of every shingle of `text` to `out`, in document order, repeats kept.
     pub fn hashes_into(&mut self, text: &str, out: &mut Vec<u64>) {
-        self.words.fill(text);
-        if self.words.is_empty() {
-            return;
-        }
-        let normalized = self.words.text.as_bytes();
-        match self.unit {
-            Unit::Word if self.version == HashVersion::V2 => {
-                self.token_hashes.clear();
+        if self.unit == Unit::Word && self.version == HashVersion::V2 {
+            self.token_hashes.clear();
+            // ASCII text: each word's hash straight from the source, no normalised copy.
+            if !self
+                .words
+                .ascii_token_hashes(text, shingle_hash, &mut self.token_hashes)
+            {
+                self.words.fill(text);
+                let normalized = self.words.text.as_bytes();
                 self.token_hashes.extend(
                     self.words
                         .spans
                         .iter()
                         .map(|&(start, end)| shingle_hash(&normalized[start..end])),
                 );
+            }
+            if !self.token_hashes.is_empty() {
                 combine_shingles(&self.token_hashes, self.k, out);
             }
+            return;
+        }
+        self.words.fill(text);
+        if self.words.is_empty() {
+            return;
+        }
+        let normalized = self.words.text.as_bytes();
+        match self.unit {
             Unit::Word => {
                 let spans = &self.words.spans;
                 if spans.len() < self.k {
@@ -221,7 +232,8 @@ pub struct SetsView<'a> {
 }
 
 impl<'a> SetsView<'a> {
-    /// Checks that offsets start at 0, never decrease and end at `hashes.len()`.
+    /// Checks that offsets start at 0, never decrease and end at `hashes.len()`, and that every
+    /// set is sorted and duplicate-free.
     pub fn new(offsets: &'a [i64], hashes: &'a [u64]) -> Result<Self> {
         if offsets.first() != Some(&0) {
             return Err(Error::new("offsets must start with 0"));
@@ -235,6 +247,23 @@ impl<'a> SetsView<'a> {
                 hashes.len(),
                 offsets[offsets.len() - 1]
             )));
+        }
+        // Every stage merges sets as sorted and duplicate-free: a set built otherwise would give
+        // a wrong similarity silently, so it is refused here, once, in O(total).
+        for (i, w) in offsets.windows(2).enumerate() {
+            let set = &hashes[w[0] as usize..w[1] as usize];
+            if let Some(at) = set.windows(2).position(|p| p[0] >= p[1]) {
+                return Err(Error::input(
+                    i,
+                    format!(
+                        "shingle set {i} is not sorted and duplicate-free: hashes[{}] = {} is \
+                         followed by {} (sort and de-duplicate each set, e.g. with np.unique)",
+                        w[0] as usize + at,
+                        set[at],
+                        set[at + 1]
+                    ),
+                ));
+            }
         }
         Ok(SetsView { offsets, hashes })
     }

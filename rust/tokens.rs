@@ -122,6 +122,38 @@ fn flags(table: &[u8], c: char) -> u8 {
     }
 }
 
+/// Writes the NFKC form of `source` to `out`, running the normaliser only on the runs that
+/// may change: a [`STABLE`] character is a normalisation boundary (nothing before it
+/// composes with it or reorders past it, and it maps to itself), so the NFKC of a text is the
+/// concatenation of the NFKC of its pieces cut before stable characters. Each run from the
+/// last stable character before an unstable one up to the next stable character is normalised
+/// on its own, the rest copied. Text that is mostly ASCII with a few decomposed accents then
+/// costs a copy instead of a pass of the normaliser over every character.
+fn nfkc_unstable_runs(table: &[u8], source: &str, out: &mut String) {
+    out.clear();
+    out.reserve(source.len());
+    let is_stable = |c: char| flags(table, c) & STABLE != 0;
+    let mut copied = 0; // source[..copied] is in `out`
+    let mut boundary = 0; // start of the last stable character seen
+    let mut chars = source.char_indices();
+    while let Some((at, c)) = chars.next() {
+        if is_stable(c) {
+            boundary = at;
+            continue;
+        }
+        let start = boundary.max(copied);
+        let end = chars
+            .by_ref()
+            .find(|&(_, d)| is_stable(d))
+            .map_or(source.len(), |(next, _)| next);
+        out.push_str(&source[copied..start]);
+        out.extend(source[start..end].nfkc());
+        copied = end;
+        boundary = end;
+    }
+    out.push_str(&source[copied..]);
+}
+
 /// Fills `words` with the version 2 words and tokens of `source` (not all ASCII).
 pub(crate) fn fill_unicode_v2(words: &mut Words, source: &str) {
     let table = bmp_flags();
@@ -131,8 +163,7 @@ pub(crate) fn fill_unicode_v2(words: &mut Words, source: &str) {
     let text: &str = if stable || is_nfkc_quick(source.chars()) == IsNormalized::Yes {
         source
     } else {
-        composed.clear();
-        composed.extend(source.nfkc());
+        nfkc_unstable_runs(table, source, &mut composed);
         &composed
     };
     let (out, spans) = (&mut words.text, &mut words.spans);
@@ -268,6 +299,33 @@ mod tests {
             if table[c as usize] & super::STABLE != 0 {
                 let text = format!("a{c}b{c}");
                 assert_eq!(text.nfkc().collect::<String>(), text, "{c:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn nfkc_of_the_unstable_runs_is_the_nfkc_of_the_text() {
+        use unicode_normalization::UnicodeNormalization;
+        // Starters, combining marks of several classes, Hangul jamo, compatibility forms,
+        // singletons and composites whose parts compose with what follows.
+        let alphabet: Vec<char> = "ae AEo\u{301}\u{300}\u{327}\u{323}\u{308}\u{345}\u{1100}\u{1161}\u{11A8}\
+            \u{AC00}\u{FF76}\u{FF9E}\u{FB01}\u{212B}\u{1E9B}\u{3099}\u{304B}\u{0F73}\u{0FB2}\u{0F80}\
+            \u{2460}\u{FF21}\u{00E9}\u{1FBE}\u{0344}\u{05B0}\u{0591}.\u{2126}"
+            .chars()
+            .collect();
+        let table = super::bmp_flags();
+        let mut out = String::new();
+        let mut state = 3u64;
+        for len in 0..40 {
+            for _ in 0..200 {
+                let text: String = (0..len)
+                    .map(|_| {
+                        state = crate::hashing::mix64(state);
+                        alphabet[(state % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                super::nfkc_unstable_runs(table, &text, &mut out);
+                assert_eq!(out, text.nfkc().collect::<String>(), "{text:?}");
             }
         }
     }

@@ -3,6 +3,8 @@ behaviour; nothing is dropped silently."""
 
 import numpy as np
 import pytest
+from bad_input_core import ROWS as CORE_ROWS
+from bad_input_core import UNSORTED
 
 import neardup
 
@@ -188,3 +190,26 @@ def test_empty_and_short_documents_have_documented_behaviour():
         assert result.pairs.tolist() == [[4, 5]], method
     # SHA-256 still groups identical empty documents.
     assert neardup.find_duplicates(texts, method="sha256").pairs.tolist() == [[0, 3], [4, 5]]
+
+
+def test_core_rows_are_in_the_matrix():
+    # tests/test_bad_input.py runs every row of tests/bad_input_core.py; it must find them.
+    assert len(CORE_ROWS) >= 25
+    assert all(row.raises is not None and row.match for row in CORE_ROWS)
+
+
+def test_core_error_kinds_map_to_the_builtins_callers_expect():
+    # The kinds keep deriving from the builtin a caller would catch.
+    with pytest.raises(MemoryError):
+        neardup.minhash(GOOD, num_perm=2**40)
+    with pytest.raises(ValueError):
+        neardup.jaccard(UNSORTED, [[0, 1]])
+    with pytest.raises(TypeError):
+        neardup._core.word_counts(["a", None], 2)
+
+
+def test_sorted_hand_built_sets_still_give_the_exact_jaccard():
+    sets = neardup.ShingleSets(
+        np.array([0, 3, 5], dtype=np.int64), np.array([10, 20, 30, 20, 40], dtype=np.uint64)
+    )
+    assert neardup.jaccard(sets, [[0, 1]]).tolist() == [0.25]

@@ -1,7 +1,8 @@
 """Type stub of the compiled module ``neardup._core`` (Rust, see rust/bindings.rs).
 
 ``texts`` arguments are a list of str or a (uint8 UTF-8 data, int64 offsets) tuple; the public
-wrappers in ``neardup.stages`` convert everything else.
+wrappers in ``neardup.stages`` convert everything else. Errors are the classes of
+``neardup.errors`` (one per kind of the Rust ``Error``; a panic, a bug, is ``RuntimeError``).
 """
 
 from typing import final
@@ -9,23 +10,53 @@ from typing import final
 import numpy as np
 import numpy.typing as npt
 
-Texts = list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]
-Pairs = npt.NDArray[np.int64]
+__all__ = [
+    "HASH_VERSION",
+    "HASH_VERSIONS",
+    "IndexMirror",
+    "all_pairs_jaccard",
+    "band_hashes",
+    "clusters",
+    "estimate_jaccard",
+    "exact_duplicates",
+    "hamming",
+    "hamming_within",
+    "index_band_keys",
+    "jaccard",
+    "jaccard_at_least",
+    "lsh_candidates",
+    "lsh_duplicates",
+    "lsh_half_point",
+    "lsh_params",
+    "lsh_probability",
+    "lsh_rows_in_candidates",
+    "lsh_s_star",
+    "minhash_sets",
+    "minhash_texts",
+    "normalize",
+    "shingle_sets",
+    "simhash_sets",
+    "simhash_texts",
+    "word_counts",
+]
+
+_Texts = list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]
+_Pairs = npt.NDArray[np.int64]
 
 HASH_VERSION: int
 HASH_VERSIONS: tuple[int, ...]
 
 def normalize(text: str, hash_version: int) -> str: ...
-def word_counts(texts: Texts, hash_version: int) -> npt.NDArray[np.int64]: ...
+def word_counts(texts: _Texts, hash_version: int) -> npt.NDArray[np.int64]: ...
 def shingle_sets(
-    texts: Texts,
+    texts: _Texts,
     k: int,
     unit: str,
     hash_version: int,
     selected: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64]]: ...
 def minhash_texts(
-    texts: Texts,
+    texts: _Texts,
     num_perm: int,
     seed: int,
     k: int,
@@ -43,7 +74,7 @@ def minhash_sets(
     algorithm: str,
 ) -> npt.NDArray[np.uint32]: ...
 def simhash_texts(
-    texts: Texts, bits: int, tf: bool, k: int, unit: str, threads: int, hash_version: int
+    texts: _Texts, bits: int, tf: bool, k: int, unit: str, threads: int, hash_version: int
 ) -> npt.NDArray[np.uint64]: ...
 def simhash_sets(
     offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], bits: int, threads: int
@@ -57,7 +88,7 @@ def lsh_probability(
 def band_hashes(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int
 ) -> npt.NDArray[np.uint64]: ...
-def lsh_candidates(signatures: npt.NDArray[np.uint32], bands: int, rows: int) -> Pairs: ...
+def lsh_candidates(signatures: npt.NDArray[np.uint32], bands: int, rows: int) -> _Pairs: ...
 def lsh_rows_in_candidates(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int
 ) -> npt.NDArray[np.bool_]: ...
@@ -69,30 +100,30 @@ def lsh_duplicates(
     offsets: npt.NDArray[np.int64] | None = None,
     hashes: npt.NDArray[np.uint64] | None = None,
     spanning: bool = False,
-) -> tuple[Pairs, npt.NDArray[np.float32]]: ...
+) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
 def estimate_jaccard(
-    signatures: npt.NDArray[np.uint32], pairs: Pairs
+    signatures: npt.NDArray[np.uint32], pairs: _Pairs
 ) -> npt.NDArray[np.float32]: ...
 def jaccard(
-    offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], pairs: Pairs
+    offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], pairs: _Pairs
 ) -> npt.NDArray[np.float32]: ...
 def jaccard_at_least(
     offsets: npt.NDArray[np.int64],
     hashes: npt.NDArray[np.uint64],
-    pairs: Pairs,
+    pairs: _Pairs,
     threshold: float,
-) -> tuple[Pairs, npt.NDArray[np.float32]]: ...
+) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
 def all_pairs_jaccard(
     offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], threshold: float
-) -> tuple[Pairs, npt.NDArray[np.float32]]: ...
-def hamming(fingerprints: npt.NDArray[np.uint64], pairs: Pairs) -> npt.NDArray[np.int32]: ...
+) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
+def hamming(fingerprints: npt.NDArray[np.uint64], pairs: _Pairs) -> npt.NDArray[np.int32]: ...
 def hamming_within(
     fingerprints: npt.NDArray[np.uint64], max_distance: int, active: npt.NDArray[np.bool_]
-) -> tuple[Pairs, npt.NDArray[np.int32]]: ...
+) -> tuple[_Pairs, npt.NDArray[np.int32]]: ...
 def exact_duplicates(
-    texts: Texts, normalized: bool, hash_version: int
+    texts: _Texts, normalized: bool, hash_version: int
 ) -> npt.NDArray[np.int64]: ...
-def clusters(pairs: Pairs, n: int) -> npt.NDArray[np.int64]: ...
+def clusters(pairs: _Pairs, n: int) -> npt.NDArray[np.int64]: ...
 def index_band_keys(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int
 ) -> npt.NDArray[np.uint64]: ...

@@ -60,6 +60,18 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "-q", "--quiet", action="store_true", help="no progress and no summary on stderr"
     )
+    p.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local (this process, default) or ray (Ray Data tasks; needs neardup[ray])",
+    )
+    p.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        default=None,
+        help="Ray cluster to join with --engine ray (default: start a local Ray)",
+    )
     p.set_defaults(run=run)
 
 
@@ -72,10 +84,17 @@ def run(args: argparse.Namespace) -> int:
     from neardup._progress import progress_reporter, want_progress
     from neardup.dedup import dedup_files
 
+    engine: Any = dedup_files
+    if getattr(args, "engine", "local") == "ray":
+        from neardup.ray._cli import dedup_files_ray
+
+        def engine(*a: Any, **kw: Any) -> Any:
+            return dedup_files_ray(*a, ray_address=args.ray_address, **kw)
+
     def work() -> int:
         try:
             with progress_reporter(want_progress(args.quiet)) as tick:
-                summary = dedup_files(
+                summary = engine(
                     args.inputs,
                     args.output,
                     text_field=args.text_field,

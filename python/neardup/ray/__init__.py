@@ -1,0 +1,247 @@
+"""Near-duplicate detection on a Ray cluster (Ray Data), with the single-machine answer.
+
+``pip install 'neardup[ray]'``. :func:`find_duplicates` takes a ``ray.data.Dataset`` and
+returns one with a row per input row: ``id``, ``position`` (input position), ``cluster`` (the
+canonical document's id), ``keep``, ``duplicate_of`` (canonical id, null when kept),
+``similarity`` (to the canonical document, null when kept) and ``exact_duplicate``
+(identical shingle set). :func:`dedup` returns only the kept rows, with the input's columns.
+
+The options are those of :func:`neardup.find_duplicates`, validated by the same
+:func:`neardup.make_plan`; the stages are the same functions, run per partition. The result
+equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)``: a document
+is removed exactly when its cluster there has a lower position, whatever the partitioning.
+
+>>> import ray, neardup.ray                                       # doctest: +SKIP
+>>> ds = ray.data.read_parquet("s3://bucket/corpus/")             # doctest: +SKIP
+>>> neardup.ray.dedup(ds, threshold=0.5).write_parquet("s3://bucket/kept/")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from neardup.errors import InvalidArgumentError, NeardupError
+from neardup.plan import Plan, make_plan
+from neardup.ray._lazy import LazyRemote
+
+__all__ = ["RayNotInstalledError", "dedup", "find_duplicates", "ray_plan"]
+
+
+class RayNotInstalledError(NeardupError, ImportError):
+    """Ray (``ray[data]``) is not installed: ``pip install 'neardup[ray]'``.
+
+    >>> issubclass(RayNotInstalledError, ImportError)
+    True
+    """
+
+
+def require_ray() -> Any:
+    """The ``ray`` module, or :class:`RayNotInstalledError` with the command that installs it.
+
+    >>> require_ray().__name__                                      # doctest: +SKIP
+    'ray'
+    """
+    try:
+        import ray
+        import ray.data
+    except ImportError as e:
+        raise RayNotInstalledError(
+            "the Ray engine needs Ray Data: pip install 'neardup[ray]' (or 'ray[data]')"
+        ) from e
+    return ray
+
+
+def ray_plan(n: int, **options: Any) -> Plan:
+    """The resolved plan of a Ray run over ``n`` documents (MinHash + LSH, all pairs verified).
+
+    Every option is checked by :func:`neardup.make_plan`; what the Ray engine does not run is
+    refused here, by name, before any task starts.
+
+    >>> plan = ray_plan(20_000, threshold=0.5)
+    >>> plan.method, plan.bands, plan.rows, plan.pairs
+    ('minhash', 32, 4, 'all')
+    >>> ray_plan(100, method="simhash")
+    Traceback (most recent call last):
+    ...
+    neardup.errors.InvalidArgumentError: the Ray engine runs method='minhash', not 'simhash'
+    """
+    options.setdefault("method", "minhash")
+    if options.get("pairs", "auto") == "auto":  # the Ray engine always verifies all pairs
+        options["pairs"] = "all"
+    plan = make_plan(**options).resolve(n)
+    if plan.method != "minhash":
+        hint = (
+            " (method='auto' picks exact-jaccard up to "
+            f"{plan.auto_exact_limit:,} documents: use the local engine for those)"
+            if plan.requested_method == "auto"
+            else ""
+        )
+        raise InvalidArgumentError(
+            f"the Ray engine runs method='minhash', not {plan.method!r}{hint}"
+        )
+    for name, value, supported in (
+        ("pairs", plan.pairs, "all"),
+        ("keep", plan.keep, "first"),
+    ):
+        if value != supported:
+            raise InvalidArgumentError(
+                f"the Ray engine supports {name}={supported!r} only, got {value!r}"
+            )
+    if plan.strip_boilerplate is not None:
+        raise InvalidArgumentError("the Ray engine does not strip boilerplate (strip_boilerplate)")
+    return plan
+
+
+def _blocks(
+    ray: Any, dataset: Any, columns: Sequence[str], path_column: str | None, max_rows: int
+) -> tuple[list[Any], list[int], list[list[tuple[int, str, int]]], dict[str, int]]:
+    """The dataset's Arrow blocks in input order (object refs), their row counts, where
+    each block's rows come from (first row in block, file, first row's index in the file),
+    and the rows of each file."""
+    selected = dataset.select_columns(list(columns))
+    # Positions are input order, so the blocks must come out in it: the dataset carries its
+    # own copy of the execution options (taken when it was made), so set it on a deep copy.
+    ordered = type(selected).copy(selected, _deep_copy=True)
+    ordered._context.execution_options.preserve_order = True
+    refs = list(ordered.to_arrow_refs())
+    shapes = ray.get([_shape.remote(r, path_column) for r in refs]) if refs else []
+    if any(n > max_rows for n, _ in shapes):  # readers may give few large blocks: cut them
+        cut: list[Any] = []
+        for ref, (n, _) in zip(refs, shapes, strict=True):
+            pieces = -(-n // max_rows) if n > max_rows else 1
+            out = _slices.options(num_returns=pieces).remote(ref, pieces) if pieces > 1 else ref
+            cut += list(out) if pieces > 1 else [out]
+        refs = cut
+        shapes = ray.get([_shape.remote(r, path_column) for r in refs])
+    seen: dict[str, int] = {}
+    where = []
+    for _, runs in shapes:
+        block = []
+        for first, length, path in runs:
+            block.append((first, path, seen.get(path, 0)))
+            seen[path] = seen.get(path, 0) + length
+        where.append(block)
+    return refs, [n for n, _ in shapes], where, seen
+
+
+def _shape_fn(table: Any, path_column: str | None) -> tuple[int, list[tuple[int, int, str]]]:
+    """Rows of a block and its runs of rows from one file: (first row, length, file)."""
+    if path_column is None or table.num_rows == 0:
+        return table.num_rows, []
+    import numpy as np
+
+    encoded = table.column(path_column).combine_chunks().dictionary_encode()
+    index = encoded.indices.to_numpy(zero_copy_only=False)
+    names = encoded.dictionary.to_pylist()
+    firsts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
+    lengths = np.diff(np.r_[firsts, len(index)])
+    runs = [
+        (int(f), int(n), str(names[index[f]]))
+        for f, n in zip(firsts.tolist(), lengths.tolist(), strict=True)
+    ]
+    return table.num_rows, runs
+
+
+def _slices_fn(table: Any, pieces: int) -> tuple[Any, ...]:
+    """A block cut into ``pieces`` contiguous slices of (nearly) equal size."""
+    import numpy as np
+
+    bounds = np.linspace(0, table.num_rows, pieces + 1).astype(int).tolist()
+    return tuple(table.slice(a, b - a) for a, b in itertools.pairwise(bounds))
+
+
+_shape = LazyRemote(_shape_fn)
+_slices = LazyRemote(_slices_fn)
+
+#: Rows per partition at most: larger blocks are cut (memory per task follows it).
+MAX_PARTITION_ROWS = 20_000
+
+
+def run_dataset(
+    dataset: Any,
+    *,
+    text_column: str = "text",
+    id_column: str | None = None,
+    kept_rows_only: bool = False,
+    path_column: str | None = None,
+    driver_edge_limit: int | None = None,
+    shuffle_partitions: int | None = None,
+    max_partition_rows: int = MAX_PARTITION_ROWS,
+    **options: Any,
+) -> Any:
+    """Runs the plan over a dataset; returns (``RayRun``, plan). Used by the API and the CLI.
+
+    ``path_column`` (the file each row was read from, as Ray Data's ``include_paths=True``
+    adds it) lets input errors name the file and row.
+    """
+    ray = require_ray()
+    from neardup.ray import _engine
+    from neardup.ray._components import DRIVER_EDGE_LIMIT
+
+    make_plan(**{**options, "method": options.get("method", "minhash")})  # fail before Ray work
+    names = list(dataset.schema().names)
+    for column in (text_column, id_column):
+        if column is not None and column not in names:
+            raise InvalidArgumentError(
+                f"the dataset has no column {column!r} (columns: {', '.join(names[:8])})"
+            )
+    columns = names if kept_rows_only else [c for c in (text_column, id_column, path_column) if c]
+    blocks, sizes, where, rows_per_file = _blocks(
+        ray, dataset, list(dict.fromkeys(columns)), path_column, max_partition_rows
+    )
+    plan = ray_plan(int(sum(sizes)), **options)
+    try:
+        result = _engine.run(
+            ray,
+            blocks,
+            sizes,
+            where,
+            plan,
+            text_column,
+            id_column,
+            kept_rows_only,
+            driver_edge_limit=DRIVER_EDGE_LIMIT if driver_edge_limit is None else driver_edge_limit,
+            shuffle_partitions=shuffle_partitions,
+        )
+    except ray.exceptions.RayTaskError as e:
+        cause = getattr(e, "cause", None)
+        if isinstance(cause, NeardupError):
+            raise cause from None
+        raise
+    result.rows_per_file = rows_per_file
+    return result, plan
+
+
+def find_duplicates(
+    dataset: Any, text_column: str = "text", id_column: str | None = None, **options: Any
+) -> Any:
+    """A ``ray.data.Dataset`` with, per input row, its cluster, whether it is kept, and its
+    similarity to the kept document. ``options`` are :func:`neardup.find_duplicates`'s
+    (``threshold``, ``num_perm``, ``k``, ``unit``, ``bands``, ``rows``, ``seed``,
+    ``verify``, ``algorithm``); ``method`` is ``"minhash"``.
+
+    >>> ds = ray.data.from_items([{"text": "a b c d e"}, {"text": "a b c d e!"}])  # doctest: +SKIP
+    >>> find_duplicates(ds, k=2).to_pandas()["keep"].tolist()       # doctest: +SKIP
+    [True, False]
+    """
+    ray = require_ray()
+    result, _ = run_dataset(dataset, text_column=text_column, id_column=id_column, **options)
+    return ray.data.from_arrow_refs(result.tables)
+
+
+def dedup(
+    dataset: Any, text_column: str = "text", id_column: str | None = None, **options: Any
+) -> Any:
+    """Only the kept rows of ``dataset`` (all its columns, input order): one per cluster.
+
+    >>> ds = ray.data.from_items([{"text": "a b c d e"}, {"text": "a b c d e!"}])  # doctest: +SKIP
+    >>> dedup(ds, k=2).count()                                      # doctest: +SKIP
+    1
+    """
+    ray = require_ray()
+    result, _ = run_dataset(
+        dataset, text_column=text_column, id_column=id_column, kept_rows_only=True, **options
+    )
+    return ray.data.from_arrow_refs(result.tables)

@@ -1,0 +1,315 @@
+"""The Ray executor: the plan's MinHash stages over the partitions of a ``ray.data.Dataset``.
+
+Data flow (every arrow is a Ray object moved between tasks; the driver holds partition sizes,
+and the edges only when union-find on it is cheaper than distributed components)::
+
+    partition ─sign─> (band, key, position, digest) records ─shuffle by (band, key)─> buckets
+    buckets ──> candidate pairs (all pairs of distinct sets per bucket) + exact-duplicate links
+    pairs ─to the partition of i─> i's shingle set (or signature) ─to the partition of j─>
+        verified pairs (exact Jaccard or estimate ≥ threshold, the stages' own comparison)
+    links + verified pairs ──> components (union-find on the driver, or large-star/small-star)
+    (member, root) ─to root's partition─> root's id and set ─to member's partition─> output rows
+
+The answer equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)``
+whatever the partitioning: documents are numbered by input position and every cluster is
+labelled by its lowest position.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from neardup.plan import Plan
+from neardup.ray import _steps
+from neardup.ray._components import DRIVER_EDGE_LIMIT, roots_distributed, roots_on_driver
+from neardup.ray._lazy import LazyRemote
+from neardup.ray._steps import Payload, Signed
+
+#: Test hook: when this environment variable names a missing file, the first signing task to
+#: see it creates the file and kills its own worker process (Ray then retries the task).
+FAULT_ENV = "NEARDUP_RAY_KILL_ONCE"
+
+
+#: Documents whose bucket records one bucket task holds, about (b records of 36 bytes each).
+BUCKET_PARTITION_DOCUMENTS = 20_000
+
+
+@dataclass
+class RayRun:
+    """What one Ray run produced: the output blocks and the statistics of its stages."""
+
+    tables: list[Any]
+    members: list[Any]
+    documents: int
+    empty: int
+    candidates: int
+    exact_links: int
+    verified: int
+    components_on_driver: bool
+    shuffle_bytes: int
+    #: Rows read from each file (when the dataset has a path column).
+    rows_per_file: dict[str, int] = field(default_factory=dict)
+
+
+def _maybe_die() -> None:
+    marker = os.environ.get(FAULT_ENV)
+    if marker and not os.path.exists(marker):
+        with open(marker, "w") as f:
+            f.write(str(os.getpid()))
+        os._exit(1)
+
+
+def _list(refs: Any, n: int) -> list[Any]:
+    return list(refs) if n > 1 else [refs]
+
+
+def run(
+    ray: Any,
+    blocks: Sequence[Any],
+    sizes: Sequence[int],
+    where: Sequence[Sequence[tuple[int, str, int]]],
+    plan: Plan,
+    text_column: str,
+    id_column: str | None,
+    kept_rows_only: bool,
+    driver_edge_limit: int = DRIVER_EDGE_LIMIT,
+    shuffle_partitions: int | None = None,
+) -> RayRun:
+    """Runs the plan over Arrow blocks (object refs, in input order) and returns output refs."""
+    nblocks = len(blocks)
+    starts = np.r_[0, np.cumsum(np.asarray(sizes, dtype=np.int64))][:-1].astype(np.int64)
+    # Bucket partitions: two per CPU, more when the corpus is large, so a bucket task holds
+    # about 20,000 documents' records (memory per task stays bounded as the corpus grows).
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    wanted = max(2 * cpus, -(-int(sum(sizes)) // BUCKET_PARTITION_DOCUMENTS))
+    parts = shuffle_partitions or max(1, min(nblocks, wanted))
+
+    @ray.remote
+    def sign(table: Any, start: int, where: Any) -> Any:
+        _maybe_die()
+        signed = _steps.sign_partition(table, text_column, start, plan, where)
+        records = _steps.bucket_rows(signed, parts)
+        nbytes = sum(sum(a.nbytes for a in r.values()) for r in records)
+        signed.keys = np.zeros((0, 0), np.uint64)  # the shuffle carries them from here
+        return (signed, nbytes, *records)
+
+    @ray.remote
+    def buckets(*records: dict[str, np.ndarray]) -> Any:
+        candidates, exact = _steps.bucket_pairs(records)
+        split = _steps.split_by(_steps.partition_of(candidates[:, 0], starts), nblocks, candidates)
+        return (exact, *[s[0] for s in split])
+
+    def send_left(
+        table: Any, signed: Signed, start: int, pair_chunks: Sequence[np.ndarray], label: bool
+    ) -> Any:
+        """Pairs whose left document is here, with its payload, split by the right's partition."""
+        pairs = _steps.unique_pairs(pair_chunks)
+        wanted = np.unique(pairs[:, 0])
+        payload = _steps.local_payload(table, text_column, start, signed, wanted, plan)
+        if label:  # the canonical document's id and digest travel to its members
+            local = wanted - start
+            ids = (
+                table.column(id_column).take(local).to_pylist() if id_column is not None else wanted
+            )
+            at = np.searchsorted(signed.positions, wanted)
+            payload.extra = {"id": ids, "digest": signed.digests[at]}
+        out = []
+        for (sub,) in _steps.split_by(_steps.partition_of(pairs[:, 1], starts), nblocks, pairs):
+            out.append((sub, _steps.take_payload(payload, np.unique(sub[:, 0]))))
+        return out[0] if nblocks == 1 else tuple(out)
+
+    @ray.remote
+    def left_for_verify(table: Any, signed: Signed, start: int, *chunks: np.ndarray) -> Any:
+        return send_left(table, signed, start, chunks, label=False)
+
+    @ray.remote
+    def left_for_label(table: Any, signed: Signed, start: int, *chunks: np.ndarray) -> Any:
+        return send_left(table, signed, start, chunks, label=True)
+
+    def receive(
+        table: Any, signed: Signed, start: int, incoming: Sequence[tuple[np.ndarray, Payload]]
+    ) -> tuple[np.ndarray, Payload, Payload]:
+        incoming = [c for c in incoming if len(c[0])]
+        if not incoming:
+            empty = Payload(rows=np.zeros(0, np.int64))
+            return _steps.NO_PAIRS, empty, empty
+        pairs = np.concatenate([c[0] for c in incoming])
+        # each left document lives in one partition, which sent it once: in partition order
+        # the rows are unique and sorted, as the comparison's lookups need
+        left = _steps.concat_payloads([c[1] for c in incoming])
+        wanted = np.unique(pairs[:, 1])
+        right = _steps.local_payload(table, text_column, start, signed, wanted, plan)
+        return pairs, left, right
+
+    @ray.remote(num_returns=3)
+    def verify(table: Any, signed: Signed, start: int, *incoming: Any) -> Any:
+        pairs, left, right = receive(table, signed, start, incoming)
+        kept, _ = _steps.compare(left, right, pairs, plan, plan.threshold)
+        return kept, len(kept), len(pairs)
+
+    @ray.remote(num_returns=2)
+    def label(table: Any, signed: Signed, start: int, *incoming: Any) -> Any:
+        pairs, left, right = receive(table, signed, start, incoming)
+        pairs, sim = _steps.compare(left, right, pairs, plan, None)
+        return _output_block(table, signed, start, pairs, sim, left, id_column, kept_rows_only)
+
+    # 1. sign every partition; shuffle records go straight to the bucket tasks
+    signed_refs, record_refs, byte_refs = [], [], []
+    for b, (block, start) in enumerate(zip(blocks, starts.tolist(), strict=True)):
+        out = sign.options(num_returns=parts + 2).remote(block, start, list(where[b]))
+        signed_refs.append(out[0])
+        byte_refs.append(out[1])
+        record_refs.append(out[2:])
+    # 2. buckets -> candidate pairs (split by the partition of their first document)
+    bucket_out = [
+        buckets.options(num_returns=nblocks + 1).remote(*[r[p] for r in record_refs])
+        for p in range(parts)
+    ]
+    exact_refs = [o[0] for o in bucket_out]
+    # 3. verification join: i's payload to j's partition, compared there
+    sent = [
+        _list(
+            left_for_verify.options(num_returns=nblocks).remote(
+                blocks[b], signed_refs[b], int(starts[b]), *[o[1 + b] for o in bucket_out]
+            ),
+            nblocks,
+        )
+        for b in range(nblocks)
+    ]
+    verified = [
+        verify.remote(blocks[c], signed_refs[c], int(starts[c]), *[s[c] for s in sent])
+        for c in range(nblocks)
+    ]
+    verified_refs = [v[0] for v in verified]
+    # 4. components, by edge count
+    exact_sizes = ray.get([_count.remote(r) for r in exact_refs])
+    verified_sizes = ray.get([v[1] for v in verified])
+    edges = sum(exact_sizes) + sum(verified_sizes)
+    on_driver = edges <= driver_edge_limit
+    edge_refs = exact_refs + verified_refs
+    if on_driver:
+        all_edges = _steps.unique_pairs(ray.get(edge_refs))
+        member, root = roots_on_driver(all_edges)
+        root_refs = [ray.put((member, root))]
+    else:
+        root_refs = roots_distributed(ray, edge_refs, parts)
+    by_root = [
+        _list(_split_roots.options(num_returns=nblocks).remote(r, starts, nblocks), nblocks)
+        for r in root_refs
+    ]
+    # 5. labelling join: the root's id and set to the member's partition, output built there
+    sent = [
+        _list(
+            left_for_label.options(num_returns=nblocks).remote(
+                blocks[b], signed_refs[b], int(starts[b]), *[s[b] for s in by_root]
+            ),
+            nblocks,
+        )
+        for b in range(nblocks)
+    ]
+    labelled = [
+        label.remote(blocks[c], signed_refs[c], int(starts[c]), *[s[c] for s in sent])
+        for c in range(nblocks)
+    ]
+    empties = ray.get([_empty_count.remote(s) for s in signed_refs])
+    return RayRun(
+        tables=[x[0] for x in labelled],
+        members=[x[1] for x in labelled],
+        documents=int(sum(sizes)),
+        empty=int(sum(empties)),
+        candidates=int(sum(ray.get([v[2] for v in verified]))),
+        exact_links=int(sum(exact_sizes)),
+        verified=int(sum(verified_sizes)),
+        components_on_driver=on_driver,
+        shuffle_bytes=int(sum(ray.get(byte_refs))),
+    )
+
+
+def _output_block(
+    table: Any,
+    signed: Signed,
+    start: int,
+    pairs: np.ndarray,
+    sim: np.ndarray,
+    roots: Payload,
+    id_column: str | None,
+    kept_rows_only: bool,
+) -> tuple[Any, dict[str, Any]]:
+    """The partition's output rows, and its members (for the clusters table and summary)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = table.num_rows
+    positions = np.arange(start, start + n, dtype=np.int64)
+    member_local = pairs[:, 1] - start
+    root_pos = pairs[:, 0]
+    keep = np.ones(n, dtype=bool)
+    keep[member_local] = False
+    similarity = np.full(n, np.nan)
+    similarity[member_local] = sim
+    root_at = np.searchsorted(roots.rows, root_pos)
+    exact = np.zeros(len(pairs), dtype=bool)
+    if len(pairs):
+        assert roots.extra is not None
+        mine = signed.digests[np.searchsorted(signed.positions, pairs[:, 1])]
+        theirs = roots.extra["digest"][root_at]
+        exact = (mine == theirs).all(axis=1)
+    members = {
+        "position": pairs[:, 1].copy(),
+        "root": root_pos.copy(),
+        "similarity": sim.astype(np.float64),
+        "exact": exact,
+    }
+    if kept_rows_only:
+        return table.filter(pa.array(keep)), members
+    if id_column is not None:
+        ids = table.column(id_column).combine_chunks()
+        root_ids = pa.array([roots.extra["id"][i] for i in root_at.tolist()], type=ids.type)  # type: ignore[index]
+    else:
+        ids = pa.array(positions)
+        root_ids = pa.array(root_pos)
+    dup = pa.nulls(n, type=ids.type)
+    if len(pairs):
+        index = np.full(n, -1, dtype=np.int64)
+        index[member_local] = np.arange(len(pairs))
+        dup = pc.take(root_ids, pa.array(index, mask=index < 0))
+    cluster = pc.coalesce(dup, ids)
+    return (
+        pa.table(
+            {
+                "id": ids,
+                "position": positions,
+                "cluster": cluster,
+                "keep": keep,
+                "duplicate_of": dup,
+                "similarity": pa.array(similarity, mask=keep),
+                "exact_duplicate": pa.array(np.isin(positions, pairs[exact, 1])),
+            }
+        ),
+        members,
+    )
+
+
+def _count_fn(edges: np.ndarray) -> int:
+    return len(edges)
+
+
+def _empty_count_fn(signed: Signed) -> int:
+    return int(signed.empty.sum())
+
+
+def _split_roots_fn(member_root: tuple[np.ndarray, np.ndarray], starts: np.ndarray, n: int) -> Any:
+    member, root = member_root
+    pairs = np.stack([root, member], axis=1).astype(np.int64)
+    split = _steps.split_by(_steps.partition_of(root, starts), n, pairs)
+    return split[0][0] if n == 1 else tuple(s[0] for s in split)
+
+
+_count = LazyRemote(_count_fn)
+_empty_count = LazyRemote(_empty_count_fn)
+_split_roots = LazyRemote(_split_roots_fn)

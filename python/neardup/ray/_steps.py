@@ -1,0 +1,399 @@
+"""The per-partition steps of the Ray executor: plain functions over numpy and Arrow.
+
+Nothing here imports Ray. Each function takes one partition's arrays and returns arrays, so
+the steps can be tested (and routed through the single-machine stage sequence) without a
+cluster; ``neardup.ray._engine`` only moves their inputs and outputs between tasks.
+
+A partition is a contiguous slice of the input: ``start`` is the input position of its first
+row, so a document's position (and so the canonical document of a cluster: the lowest
+position) never depends on how the input was cut.
+
+>>> import pyarrow as pa
+>>> from neardup.plan import make_plan
+>>> plan = make_plan(method="minhash", threshold=0.5, k=2).resolve(10_000)
+>>> signed = sign_partition(pa.table({"text": ["a b c d", "a b c d", ""]}), "text", 0, plan)
+>>> signed.empty.tolist(), len(signed.positions)
+([False, False, True], 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from neardup import stages
+from neardup.engine import set_digests
+from neardup.errors import InputError
+from neardup.plan import Plan
+
+#: Empty int64 pairs, the shape every step returns when it has nothing.
+NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser (wrapping uint64 arithmetic): the shuffle's partitioning hash."""
+    x = x.astype(np.uint64, copy=True)
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+def hash_partition(keys: np.ndarray, parts: int) -> np.ndarray:
+    """int64[n]: the shuffle partition (0 ≤ p < parts) of each uint64/int64 key.
+
+    >>> hash_partition(np.arange(4, dtype=np.int64), 1).tolist()
+    [0, 0, 0, 0]
+    """
+    return (
+        _mix(keys.view(np.uint64) if keys.dtype == np.int64 else keys) % np.uint64(parts)
+    ).astype(np.int64)
+
+
+def partition_of(positions: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """int64[m]: the input partition holding each position (``starts`` = first positions).
+
+    >>> partition_of(np.array([0, 4, 5, 9]), np.array([0, 5])).tolist()
+    [0, 0, 1, 1]
+    """
+    return np.searchsorted(starts, positions, side="right").astype(np.int64) - 1
+
+
+def split_by(part: np.ndarray, parts: int, *arrays: np.ndarray) -> list[tuple[np.ndarray, ...]]:
+    """The rows of ``arrays`` grouped by ``part`` (0 ≤ part < parts), order kept in each group.
+
+    >>> [a.tolist() for (a,) in split_by(np.array([1, 0, 1]), 2, np.array([7, 8, 9]))]
+    [[8], [7, 9]]
+    """
+    order = np.argsort(part, kind="stable")
+    bounds = np.searchsorted(part[order], np.arange(parts + 1))
+    return [tuple(a[order[bounds[p] : bounds[p + 1]]] for a in arrays) for p in range(parts)]
+
+
+def check_texts(column: Any, start: int, where: Sequence[tuple[int, str, int]] = ()) -> Any:
+    """The partition's text column, or an :class:`InputError` naming the first bad row.
+
+    ``where`` lists ``(first row in partition, file, first row's number in the file)`` runs,
+    so the error names the file and row; without it the error names the input position.
+
+    >>> import pyarrow as pa
+    >>> check_texts(pa.chunked_array([["a", None]]), 10)
+    Traceback (most recent call last):
+    ...
+    neardup.errors.InputError: input position 11: text is null
+    """
+    import pyarrow as pa
+
+    t = column.type
+    is_view = getattr(pa.types, "is_string_view", lambda _: False)
+    if not (
+        pa.types.is_string(t) or pa.types.is_large_string(t) or is_view(t) or pa.types.is_null(t)
+    ):
+        raise InputError(f"{_where(0, start, where)}: text column is {t}, expected strings")
+    if column.null_count or pa.types.is_null(t):
+        nulls = column.is_null()
+        first = int(np.flatnonzero(nulls.to_numpy(zero_copy_only=False))[0])
+        raise InputError(f"{_where(first, start, where)}: text is null")
+    return column
+
+
+def _where(row: int, start: int, where: Sequence[tuple[int, str, int]]) -> str:
+    """'file, row R' (R counts from 1 in that file) or 'input position P' (from 0)."""
+    for first, path, file_row in reversed(list(where)):
+        if row >= first:
+            return f"{path}, row {file_row + row - first + 1}"
+    return f"input position {start + row}"
+
+
+@dataclass
+class Signed:
+    """One partition after the first step.
+
+    ``empty`` bool[n] marks documents without shingles (never near-duplicates);
+    ``positions`` int64[m] are the others, with their set digests ``digests`` uint64[m, 2]
+    (equal sets, equal digests: the exact-duplicate collapse) and LSH keys ``keys``
+    uint64[m, bands]; ``signatures`` uint32[m, P] are kept only for ``verify="estimate"``.
+    """
+
+    empty: np.ndarray
+    positions: np.ndarray
+    digests: np.ndarray
+    keys: np.ndarray
+    signatures: np.ndarray | None
+
+
+def sign_partition(
+    table: Any,
+    text_column: str,
+    start: int,
+    plan: Plan,
+    where: Sequence[tuple[int, str, int]] = (),
+) -> Signed:
+    """Shingle sets, set digests, MinHash signatures and band keys of one partition.
+
+    The texts go to Rust as one Arrow array (no per-row Python object).
+    """
+    texts = check_texts(table.column(text_column), start, where)
+    sets = stages.shingles(
+        texts,
+        k=plan.k,
+        unit=plan.unit,  # type: ignore[arg-type]
+        hash_version=plan.hash_version,
+    )
+    sizes = sets.sizes()
+    live = np.flatnonzero(sizes > 0)
+    digests = set_digests(sets)[live]
+    signatures = stages.minhash(
+        sets,
+        num_perm=plan.num_perm,
+        seed=plan.seed,
+        algorithm=plan.algorithm,  # type: ignore[arg-type]
+    )[live]
+    keys = stages.band_hashes(signatures, plan.bands, plan.rows)  # type: ignore[arg-type]
+    return Signed(
+        empty=sizes == 0,
+        positions=live.astype(np.int64) + start,
+        digests=digests,
+        keys=keys,
+        signatures=signatures if plan.verify == "estimate" else None,
+    )
+
+
+def bucket_rows(signed: Signed, parts: int) -> list[dict[str, np.ndarray]]:
+    """The shuffle records of a partition, (band, key, position, digest), split by (band, key).
+
+    ``band_hashes`` is the shuffle currency: b keys of 8 bytes per document, plus its position
+    and digest (so identical documents collapse inside their bucket, with no second shuffle).
+    """
+    m, bands = signed.keys.shape
+    band = np.tile(np.arange(bands, dtype=np.int32), m)
+    key = signed.keys.reshape(-1)
+    row = np.repeat(np.arange(m), bands)
+    part = hash_partition(key ^ _mix(band.astype(np.uint64)), parts)
+    out = []
+    for b, k, r in split_by(part, parts, band, key, row):
+        out.append(
+            {
+                "band": b,
+                "key": k,
+                "position": signed.positions[r],
+                "digest": signed.digests[r],
+            }
+        )
+    return out
+
+
+def _pairs_within(group_start: np.ndarray, sizes: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """All pairs (a, b), a before b, of items inside each group (groups given by start/size)."""
+    counts_per_group = sizes * (sizes - 1) // 2
+    total = int(counts_per_group.sum())
+    if total == 0:
+        return NO_PAIRS
+    # element t of a group of size s at rank r pairs with the s - 1 - r elements after it
+    group_of = np.repeat(np.arange(len(sizes)), sizes)
+    rank = np.arange(len(items)) - np.repeat(group_start, sizes)
+    after = sizes[group_of] - 1 - rank
+    first = np.repeat(np.arange(len(items)), after)
+    run_start = np.repeat(np.cumsum(after) - after, after)
+    second = first + 1 + (np.arange(total) - run_start)
+    return np.stack([items[first], items[second]], axis=1)
+
+
+def bucket_pairs(records: Sequence[dict[str, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate and exact-duplicate pairs of one shuffle partition's buckets.
+
+    Returns (candidates int64[c, 2], exact int64[e, 2]), both (i, j) with i < j. Inside a
+    bucket, documents with equal digests collapse onto the lowest position (identical sets
+    share every bucket, so that is their global first occurrence): ``exact`` links each copy to
+    it (from band 0 only, where every copy meets its first); ``candidates`` are all pairs of
+    distinct first occurrences in the bucket, as single-machine LSH lists them (pairs repeat
+    across bands; the verification step drops the repeats).
+    """
+    records = [r for r in records if len(r["position"])]
+    if not records:
+        return NO_PAIRS, NO_PAIRS
+    band = np.concatenate([r["band"] for r in records])
+    key = np.concatenate([r["key"] for r in records])
+    pos = np.concatenate([r["position"] for r in records])
+    dig = np.concatenate([r["digest"] for r in records])
+    order = np.lexsort((pos, dig[:, 1], dig[:, 0], key, band))
+    band, key, pos, dig = band[order], key[order], pos[order], dig[order]
+    new_bucket = np.ones(len(pos), dtype=bool)
+    new_bucket[1:] = (band[1:] != band[:-1]) | (key[1:] != key[:-1])
+    new_digest = new_bucket.copy()
+    new_digest[1:] |= (dig[1:, 0] != dig[:-1, 0]) | (dig[1:, 1] != dig[:-1, 1])
+    # exact duplicates: each copy to its digest's first position (band 0 buckets)
+    digest_id = np.cumsum(new_digest) - 1
+    first_pos = pos[new_digest][digest_id]
+    copies = (~new_digest) & (band == 0)
+    exact = np.stack([first_pos[copies], pos[copies]], axis=1)
+    # candidates: all pairs of distinct first occurrences within a bucket, sorted by position
+    reps = np.flatnonzero(new_digest)
+    rep_bucket = (np.cumsum(new_bucket) - 1)[reps]
+    rep_pos = pos[reps]
+    order = np.lexsort((rep_pos, rep_bucket))
+    rep_bucket, rep_pos = rep_bucket[order], rep_pos[order]
+    starts = np.flatnonzero(np.r_[True, rep_bucket[1:] != rep_bucket[:-1]])
+    sizes = np.diff(np.r_[starts, len(rep_pos)])
+    return _pairs_within(starts, sizes, rep_pos), exact
+
+
+def unique_pairs(chunks: Sequence[np.ndarray]) -> np.ndarray:
+    """The distinct pairs of several int64[m, 2] arrays, sorted.
+
+    >>> unique_pairs([np.array([[1, 2], [0, 3]]), np.array([[1, 2]])]).tolist()
+    [[0, 3], [1, 2]]
+    """
+    chunks = [c for c in chunks if len(c)]
+    if not chunks:
+        return NO_PAIRS
+    return np.unique(np.concatenate(chunks), axis=0)
+
+
+@dataclass
+class Payload:
+    """What the verification join ships about the left documents of some pairs.
+
+    ``rows`` int64[u] are their positions; ``sizes``/``hashes`` their shingle sets (exact
+    verification) or ``signatures`` uint32[u, P] (estimate); ``extra`` per-row columns the
+    receiving side wants (the canonical document's id and digest when labelling).
+    """
+
+    rows: np.ndarray
+    sizes: np.ndarray | None = None
+    hashes: np.ndarray | None = None
+    signatures: np.ndarray | None = None
+    extra: dict[str, Any] | None = None
+
+
+def local_payload(
+    table: Any, text_column: str, start: int, signed: Signed, wanted: np.ndarray, plan: Plan
+) -> Payload:
+    """The payload of the partition's documents at positions ``wanted`` (sorted, unique).
+
+    Exact verification shingles only those documents again (as the local engine's second
+    pass does); estimate verification reads the signatures kept by :func:`sign_partition`.
+    """
+    if plan.verify == "estimate":
+        at = np.searchsorted(signed.positions, wanted)
+        return Payload(rows=wanted, signatures=signed.signatures[at])  # type: ignore[index]
+    only = np.zeros(table.num_rows, dtype=bool)
+    only[wanted - start] = True
+    sets = stages.shingles(
+        table.column(text_column),
+        k=plan.k,
+        unit=plan.unit,  # type: ignore[arg-type]
+        only=only,
+        hash_version=plan.hash_version,
+    )
+    sizes, hashes = ragged_take(sets.offsets, sets.hashes, wanted - start)
+    return Payload(rows=wanted, sizes=sizes, hashes=hashes)
+
+
+def ragged_take(
+    offsets: np.ndarray, values: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(sizes, concatenated values) of the selected rows of a ragged array, vectorised.
+
+    >>> ragged_take(np.array([0, 2, 2, 5]), np.arange(5), np.array([2, 0]))
+    (array([3, 2]), array([2, 3, 4, 0, 1]))
+    """
+    begin, end = offsets[rows], offsets[np.asarray(rows) + 1]
+    sizes = (end - begin).astype(np.int64)
+    total = int(sizes.sum())
+    if total == 0:
+        return sizes, values[:0]
+    shift = np.repeat(begin - (np.cumsum(sizes) - sizes), sizes)
+    return sizes, values[shift + np.arange(total)]
+
+
+def concat_payloads(payloads: Sequence[Payload]) -> Payload:
+    """One payload of several (rows kept in the given order)."""
+    payloads = [p for p in payloads if len(p.rows)] or list(payloads[:1])
+    first = payloads[0]
+    extra = None
+    if all(p.extra is not None for p in payloads):
+        extra = {
+            k: _concat([p.extra[k] for p in payloads])  # type: ignore[index]
+            for k in first.extra or {}
+        }
+    return Payload(
+        rows=np.concatenate([p.rows for p in payloads]),
+        sizes=None if first.sizes is None else np.concatenate([p.sizes for p in payloads]),  # type: ignore[misc]
+        hashes=None if first.hashes is None else np.concatenate([p.hashes for p in payloads]),  # type: ignore[misc]
+        signatures=None
+        if first.signatures is None
+        else np.concatenate([p.signatures for p in payloads]),  # type: ignore[misc]
+        extra=extra,
+    )
+
+
+def _concat(parts: list[Any]) -> Any:
+    if parts and isinstance(parts[0], np.ndarray):
+        return np.concatenate(parts)
+    out: list[Any] = []
+    for p in parts:
+        out.extend(p)
+    return out
+
+
+def take_payload(payload: Payload, rows: np.ndarray) -> Payload:
+    """The payload restricted to positions ``rows`` (each must be in ``payload.rows``)."""
+    at = np.searchsorted(payload.rows, rows)
+    extra = None
+    if payload.extra is not None:
+        extra = {
+            k: (v[at] if isinstance(v, np.ndarray) else [v[i] for i in at.tolist()])
+            for k, v in payload.extra.items()
+        }
+    if payload.signatures is not None:
+        return Payload(rows=rows, signatures=payload.signatures[at], extra=extra)
+    assert payload.sizes is not None and payload.hashes is not None
+    offsets = np.r_[0, np.cumsum(payload.sizes)].astype(np.int64)
+    sizes, hashes = ragged_take(offsets, payload.hashes, at)
+    return Payload(rows=rows, sizes=sizes, hashes=hashes, extra=extra)
+
+
+def compare(
+    left: Payload, right: Payload, pairs: np.ndarray, plan: Plan, threshold: float | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Similarity of each pair (left position, right position), exact or estimated as the plan
+    says; with ``threshold`` only the pairs reaching it (the stages' own comparison, so a
+    pair is kept exactly when the single-machine run keeps it).
+
+    Returns (pairs int64[m, 2], similarity float32[m]).
+    """
+    if len(pairs) == 0:
+        return NO_PAIRS, np.zeros(0, dtype=np.float32)
+    both = concat_payloads([left, right])
+    local = np.stack(
+        [
+            np.searchsorted(left.rows, pairs[:, 0]),
+            len(left.rows) + np.searchsorted(right.rows, pairs[:, 1]),
+        ],
+        axis=1,
+    ).astype(np.int64)
+    if both.signatures is not None:
+        sim = stages.estimate_jaccard(both.signatures, local)
+        ok = sim.astype(np.float64) >= threshold if threshold is not None else slice(None)
+        return pairs[ok], sim[ok]
+    assert both.sizes is not None and both.hashes is not None
+    offsets = np.r_[0, np.cumsum(both.sizes)].astype(np.int64)
+    sets = stages.ShingleSets(
+        offsets,
+        both.hashes,
+        k=plan.k,
+        unit=plan.unit,  # type: ignore[arg-type]
+        hash_version=plan.hash_version,
+    )
+    if threshold is None:
+        return pairs, stages.jaccard(sets, local)
+    kept, sim = stages.verify_jaccard(sets, local, threshold)
+    back = np.stack([left.rows[kept[:, 0]], right.rows[kept[:, 1] - len(left.rows)]], axis=1)
+    return back.astype(np.int64), sim

@@ -1,0 +1,97 @@
+//! Spanning clusters: the clusters of verified LSH candidates found without visiting every pair
+//! of a large bucket (a bucket of m copies costs m - 1 verifications, not m(m - 1)/2).
+
+use crate::duplicates::{check_verification, Verify};
+use crate::error::Result;
+use crate::jaccard::jaccard_u64;
+use crate::lsh;
+use crate::minhash;
+use crate::rows::{Rows, ScoredPairs};
+
+/// Clusters of LSH candidates that reach `threshold`, without visiting every pair of a large
+/// bucket: the edges (i < j, sorted) that joined two clusters, a spanning forest of the result.
+///
+/// Within a bucket a document is verified only against the bucket's *leaders* (members that
+/// joined no earlier leader), and not at all against a leader it is already clustered with, so
+/// a bucket of m identical documents costs m - 1 verifications instead of m(m - 1)/2. A document
+/// similar only to a non-leader of every bucket it shares may stay apart: clusters can be finer
+/// than the components of the all-pairs graph, never coarser.
+pub fn lsh_cluster_edges(
+    signatures: &[u32],
+    num_perm: usize,
+    bands: usize,
+    rows: usize,
+    threshold: f64,
+    verify: Verify<'_>,
+) -> Result<ScoredPairs> {
+    let n = check_verification(signatures, num_perm, threshold, verify)?;
+    let keys = lsh::band_keys(signatures, num_perm, bands, rows)?;
+    let active = lsh::non_empty_rows(signatures, num_perm);
+    let signature_rows = Rows::new(signatures, num_perm);
+    let row = |i: u32| signature_rows.row(i as usize);
+    let similarity = |i: u32, j: u32| match verify {
+        Verify::Estimate => minhash::estimate(row(i), row(j)) as f64,
+        Verify::Exact(sets) => jaccard_u64(sets.get(i as usize), sets.get(j as usize)),
+    };
+    let mut sets = crate::cluster::UnionFind::new(n)?;
+    let mut edges: Vec<(u32, u32, f32)> = Vec::new();
+    let mut bucket: Vec<(u64, u32)> = Vec::with_capacity(n);
+    let mut leaders: Vec<u32> = Vec::new();
+    for band in 0..bands {
+        lsh::sorted_band(&keys, bands, band, &active, &mut bucket);
+        for run in bucket.chunk_by(|a, b| a.0 == b.0) {
+            if run.len() < 2 {
+                continue;
+            }
+            leaders.clear();
+            for &(_, x) in run {
+                let mut joined = false;
+                for &leader in &leaders {
+                    if sets.find(leader) == sets.find(x) {
+                        joined = true;
+                        continue;
+                    }
+                    let s = similarity(leader, x);
+                    if s >= threshold {
+                        sets.union(leader, x);
+                        edges.push((leader.min(x), leader.max(x), s as f32));
+                        joined = true;
+                    }
+                }
+                if !joined {
+                    leaders.push(x);
+                }
+            }
+        }
+    }
+    edges.sort_unstable_by_key(|&(i, j, _)| (i, j));
+    Ok(edges.into_iter().map(|(i, j, s)| ((i, j), s)).unzip())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shingle::ShingleSets;
+
+    use crate::minhash::Algorithm;
+    use crate::shingle::{SetsView, Unit};
+    use crate::signing::minhash_sets;
+
+    #[test]
+    fn cluster_edges_stay_linear_in_a_bucket_of_identical_documents() {
+        let mut texts = vec!["the same words in the same order every time"; 2000];
+        texts.push("something else entirely, nothing shared with the rest");
+        let sets =
+            ShingleSets::build(&texts, 3, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
+        let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
+        let sigs = minhash_sets(view, 16, 0, 1, Algorithm::Classic).unwrap();
+        let (edges, sims) = lsh_cluster_edges(&sigs, 16, 4, 4, 0.5, Verify::Exact(view)).unwrap();
+        // One edge per joined document: a spanning tree of the 2,000 copies, nothing more.
+        assert_eq!(edges.len(), 1999);
+        assert!(sims.iter().all(|&s| s == 1.0));
+        let pairs: Vec<(i64, i64)> = edges.iter().map(|&(i, j)| (i as i64, j as i64)).collect();
+        let labels = crate::cluster::clusters(&pairs, texts.len()).unwrap();
+        assert!(labels[..2000].iter().all(|&l| l == 0));
+        assert_eq!(labels[2000], 2000);
+    }
+}

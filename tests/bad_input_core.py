@@ -1,0 +1,228 @@
+"""Bad input to the Rust core: sizes that would abort the interpreter, panics reachable from
+arguments, and shingle sets that would give a wrong Jaccard silently.
+
+``ROWS`` are rows of the bad-input matrix (``tests/test_bad_input.py`` collects every
+``bad_input_<area>.py``): each call must raise the given class of :mod:`neardup.errors` with a
+message matching the regular expression. The rows go through the public API where it reaches
+the Rust check, and call ``neardup._core`` directly where Python validates first (so the Rust
+guard itself is tested).
+
+No row allocates much: every impossible size is refused before anything is touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from bad_input import Row
+
+import neardup
+from neardup import _core
+from neardup.errors import InputError, InputTypeError, InvalidArgumentError, ResourceError
+
+GOOD = ["alpha beta gamma delta epsilon", "alpha beta gamma delta zeta"]
+NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
+
+
+def _sets(offsets: list[int], hashes: list[int]) -> neardup.ShingleSets:
+    return neardup.ShingleSets(np.array(offsets, dtype=np.int64), np.array(hashes, dtype=np.uint64))
+
+
+# Set 0 is out of order; set 1 repeats a hash.
+UNSORTED = _sets([0, 3, 5], [30, 10, 20, 40, 50])
+REPEATED = _sets([0, 2, 5], [1, 2, 7, 7, 9])
+
+
+def _signatures(n: int = 3, num_perm: int = 8) -> np.ndarray:
+    return neardup.minhash(GOOD + ["other words here"] * (n - 2), num_perm=num_perm)
+
+
+def _row(name: str, call: Callable[[], Any], raises: type[BaseException], match: str) -> Row:
+    return Row(name=f"core: {name}", call=lambda _tmp: call(), raises=raises, match=match)
+
+
+ROWS = [
+    # Sizes that aborted the process (allocation failure) become ResourceError (MemoryError).
+    _row(
+        "minhash-num_perm-2**40",
+        lambda: neardup.minhash(GOOD, num_perm=2**40),
+        ResourceError,
+        "num_perm hash functions",
+    ),
+    _row(
+        "minhash-no-texts-num_perm-2**40",
+        lambda: neardup.minhash([], num_perm=2**40),
+        ResourceError,
+        "num_perm",
+    ),
+    _row(
+        "minhash-sets-num_perm-2**40",
+        lambda: neardup.minhash(neardup.shingles(GOOD), num_perm=2**40),
+        ResourceError,
+        "num_perm",
+    ),
+    _row(
+        "core-minhash-num_perm-2**64-1",
+        lambda: _core.minhash_texts(GOOD, 2**64 - 1, 0, 5, "word", 1, "classic", 2),
+        ResourceError,
+        "num_perm",
+    ),
+    _row(
+        "minhash-oph-num_perm-2**40",
+        lambda: neardup.minhash(GOOD, num_perm=2**40, algorithm="oph"),
+        InvalidArgumentError,
+        r"num_perm must be at most 2\*\*32 with algorithm='oph'",
+    ),
+    _row(
+        "minhash-threads-10**6",
+        lambda: neardup.minhash(GOOD, threads=10**6),
+        InvalidArgumentError,
+        "threads must be at most 1024",
+    ),
+    _row(
+        "simhash-threads-10**6",
+        lambda: neardup.simhash(GOOD, threads=10**6),
+        InvalidArgumentError,
+        "threads must be at most 1024",
+    ),
+    _row(
+        "core-simhash-bits-2**40",
+        lambda: _core.simhash_texts(GOOD, 2**40, False, 5, "word", 1, 2),
+        InvalidArgumentError,
+        "bits must be 64 or 128",
+    ),
+    _row(
+        "clusters-n-2**32",
+        lambda: neardup.clusters(NO_PAIRS, 2**32),
+        InvalidArgumentError,
+        r"n must be below 2\*\*32",
+    ),
+    _row(
+        "core-lsh_params-num_perm-2**40",
+        lambda: _core.lsh_params(0.5, 2**40),
+        InvalidArgumentError,
+        "num_perm must be in",
+    ),
+    # Panics reachable from arguments (they surfaced as RuntimeError "internal error").
+    _row(
+        "core-lsh_duplicates-no-columns",
+        lambda: _core.lsh_duplicates(np.zeros((3, 0), dtype=np.uint32), 1, 1, 0.5),
+        InvalidArgumentError,
+        r"bands \* rows must not exceed num_perm",
+    ),
+    _row(
+        "core-estimate-strided-signatures",
+        lambda: _core.estimate_jaccard(_signatures(num_perm=8)[:, ::2], NO_PAIRS),
+        InvalidArgumentError,
+        "signatures must be a C-contiguous array",
+    ),
+    _row(
+        "core-lsh_duplicates-offsets-without-hashes",
+        lambda: _core.lsh_duplicates(_signatures(), 4, 2, 0.5, np.zeros(4, dtype=np.int64)),
+        InvalidArgumentError,
+        "offsets and hashes go together",
+    ),
+    _row(
+        "core-estimate-pair-out-of-range",
+        lambda: _core.estimate_jaccard(_signatures(), np.array([[0, 3]], dtype=np.int64)),
+        InvalidArgumentError,
+        r"pairs\[0\] = \(0, 3\) is out of range for 3 documents",
+    ),
+    _row(
+        "core-minhash-unit-bogus",
+        lambda: _core.minhash_texts(GOOD, 8, 0, 5, "bogus", 1, "classic", 2),
+        InvalidArgumentError,
+        "unit must be 'word' or 'char'",
+    ),
+    _row(
+        "core-minhash-algorithm-bogus",
+        lambda: _core.minhash_texts(GOOD, 8, 0, 5, "word", 1, "bogus", 2),
+        InvalidArgumentError,
+        "algorithm must be 'classic' or 'oph'",
+    ),
+    # Documents the core cannot read: the error names the document.
+    _row(
+        "core-minhash-int-item",
+        lambda: _core.minhash_texts(["ok", 3], 8, 0, 5, "word", 1, "classic", 2),  # type: ignore[list-item]
+        InputTypeError,
+        r"texts\[1\] is int, expected str",
+    ),
+    _row(
+        "core-minhash-not-a-list",
+        lambda: _core.minhash_texts(3, 8, 0, 5, "word", 1, "classic", 2),  # type: ignore[arg-type]
+        InputTypeError,
+        "texts must be a list of str",
+    ),
+    _row(
+        "core-minhash-lone-surrogate",
+        lambda: _core.minhash_texts(["ok", "bad \udc80"], 8, 0, 5, "word", 1, "classic", 2),
+        InputError,
+        r"texts\[1\] is not valid Unicode",
+    ),
+    _row(
+        "core-buffer-invalid-utf8",
+        lambda: _core.word_counts(
+            (np.frombuffer(b"ok\xff", dtype=np.uint8), np.array([0, 2, 3], dtype=np.int64)),
+            2,
+        ),
+        InputError,
+        r"texts\[1\] is not valid UTF-8",
+    ),
+    _row(
+        "core-buffer-offsets-past-the-data",
+        lambda: _core.word_counts(
+            (np.frombuffer(b"okay", dtype=np.uint8), np.array([0, 9], dtype=np.int64)),
+            2,
+        ),
+        InputError,
+        r"text offsets are inconsistent at texts\[0\]",
+    ),
+    _row(
+        "core-buffer-wrong-dtype",
+        lambda: _core.word_counts(
+            (np.zeros(3, dtype=np.int8), np.array([0, 3], dtype=np.int64)),  # type: ignore[arg-type]
+            2,
+        ),
+        InputTypeError,
+        r"texts as a tuple must be \(uint8 data, int64 offsets\)",
+    ),
+    # Shingle sets built by hand that are not sorted and duplicate-free (a wrong Jaccard).
+    _row(
+        "jaccard-unsorted-set",
+        lambda: neardup.jaccard(UNSORTED, [[0, 1]]),
+        InputError,
+        r"shingle set 0 is not sorted and duplicate-free: hashes\[0\] = 30 is followed by 10",
+    ),
+    _row(
+        "jaccard-repeated-hash",
+        lambda: neardup.jaccard(REPEATED, [[0, 1]]),
+        InputError,
+        r"shingle set 1 is not sorted and duplicate-free: hashes\[2\] = 7 is followed by 7",
+    ),
+    _row(
+        "all_pairs-unsorted-set",
+        lambda: neardup.all_pairs_jaccard(UNSORTED, 0.5),
+        InputError,
+        "shingle set 0",
+    ),
+    _row(
+        "verify_jaccard-repeated-hash",
+        lambda: neardup.verify_jaccard(REPEATED, [[0, 1]], 0.5),
+        InputError,
+        "shingle set 1",
+    ),
+    _row(
+        "minhash-unsorted-set",
+        lambda: neardup.minhash(UNSORTED, num_perm=8),
+        InputError,
+        "shingle set 0",
+    ),
+    _row(
+        "simhash-repeated-hash",
+        lambda: neardup.simhash(REPEATED),
+        InputError,
+        "shingle set 1",
+    ),
+]

@@ -1,0 +1,288 @@
+"""The Ray engine (neardup.ray) gives the single-machine answer on a local 2-CPU Ray.
+
+Skipped when Ray is not installed (``pip install 'neardup[ray]'``); ``.ci/run`` installs it.
+The equality checks compare with ``neardup.find_duplicates(method="minhash", pairs="all")``.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import os
+import sysconfig
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import neardup
+from neardup import synth
+from neardup.errors import InputError, InvalidArgumentError
+from neardup.ray import RayNotInstalledError, ray_plan, require_ray
+
+ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'neardup[ray]'")
+pa = pytest.importorskip("pyarrow")
+
+import neardup.ray as nray  # noqa: E402
+from neardup.ray._engine import FAULT_ENV  # noqa: E402
+
+THRESHOLD = 0.5
+
+
+@pytest.fixture(scope="module")
+def local_ray(tmp_path_factory):
+    marker = tmp_path_factory.mktemp("fault") / "killed"
+    marker.write_text("armed by a test that deletes this file")
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    ray.init(
+        num_cpus=2,
+        object_store_memory=300 * 1024 * 1024,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {FAULT_ENV: str(marker)}},
+    )
+    try:
+        yield marker
+    finally:
+        ray.shutdown()
+
+
+def _synthetic() -> list[str]:
+    corpus = synth.generate(bases=1500, singles=8000, seed=7, boilerplate_share=0.1)
+    texts = list(corpus.texts)
+    # exact copies far apart, and empty documents, which are never near-duplicates
+    texts += texts[:1500:7] + ["", "  ...  "] * 20
+    rng = np.random.default_rng(3)
+    return [texts[i] for i in rng.permutation(len(texts))][:20_000]
+
+
+def _stdlib_paragraphs(limit: int = 20_000) -> list[str]:
+    """Paragraphs of the Python standard library's sources: real text present on any machine
+    with Python (licence headers, repeated docstrings and copied code are its duplicates)."""
+    out: list[str] = []
+    root = Path(sysconfig.get_paths()["stdlib"])
+    for path in sorted(root.rglob("*.py")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        for para in text.split("\n\n"):
+            if len(para.split()) >= 8:
+                out.append(para)
+                if len(out) == limit:
+                    return out
+    return out
+
+
+CORPORA = {"synthetic": _synthetic, "stdlib": _stdlib_paragraphs}
+_cache: dict[str, list[str]] = {}
+
+
+def corpus(name: str) -> list[str]:
+    if name not in _cache:
+        _cache[name] = CORPORA[name]()
+    return _cache[name]
+
+
+def _dataset(texts: list[str], parts: int, ids: list[str] | None = None):
+    columns = {"text": texts} if ids is None else {"text": texts, "doc": ids}
+    table = pa.table(columns)
+    bounds = np.linspace(0, len(texts), parts + 1).astype(int)
+    return ray.data.from_arrow([table.slice(a, b - a) for a, b in itertools.pairwise(bounds)])
+
+
+@functools.cache
+def _expected_for(name: str, verify: str):
+    return _expected(corpus(name), verify)
+
+
+def _expected(texts: list[str], verify: str):
+    ref = neardup.find_duplicates(
+        texts, method="minhash", threshold=THRESHOLD, verify=verify, pairs="all"
+    )
+    removed = np.flatnonzero(~ref.keep)
+    pairs = np.stack([removed, ref.clusters[removed]], axis=1)
+    if verify == "exact":
+        sim = neardup.jaccard(neardup.shingles(texts), pairs)
+    else:
+        sim = neardup.estimate_jaccard(neardup.minhash(texts), pairs)
+    return ref, removed, sim
+
+
+def _check(out, texts, verify, ids=None, expected=None):
+    ref, removed, sim = expected or _expected(texts, verify)
+    out = out.sort_values("position")
+    assert out["position"].tolist() == list(range(len(texts)))
+    assert (out["keep"].to_numpy() == ref.keep).all()
+    labels = ref.clusters if ids is None else np.asarray(ids, dtype=object)[ref.clusters]
+    assert out["cluster"].tolist() == list(labels)
+    got = out["similarity"].to_numpy()
+    assert np.isnan(got[ref.keep]).all()
+    assert (got[removed].astype(np.float32) == sim).all()
+    assert out["duplicate_of"].isna().to_numpy()[ref.keep].all()
+    assert ref.num_removed > 100  # the corpus does hold duplicates
+
+
+@pytest.mark.parametrize("verify", ["exact", "estimate"])
+@pytest.mark.parametrize("name", sorted(CORPORA))
+def test_same_answer_as_single_machine_for_any_partitioning(local_ray, name, verify):
+    texts = corpus(name)
+    assert len(texts) == 20_000
+    for parts in (1, 2, 7, 64):
+        out = nray.find_duplicates(_dataset(texts, parts), threshold=THRESHOLD, verify=verify)
+        _check(out.to_pandas(), texts, verify, expected=_expected_for(name, verify))
+
+
+def test_distributed_components_equal_union_find(local_ray):
+    texts = corpus("synthetic")
+    ids = [f"doc-{i:05d}" for i in range(len(texts))]
+    result, _ = nray.run_dataset(
+        _dataset(texts, 1, ids),
+        id_column="doc",
+        threshold=THRESHOLD,
+        driver_edge_limit=0,
+        max_partition_rows=3000,  # the one block is cut into 7 partitions
+    )
+    assert not result.components_on_driver
+    assert len(result.tables) == 7
+    out = ray.data.from_arrow_refs(result.tables).to_pandas()
+    assert out["id"].tolist() == ids
+    _check(out, texts, "exact", ids, expected=_expected_for("synthetic", "exact"))
+
+
+def test_dedup_returns_the_kept_rows_with_their_columns(local_ray):
+    texts = corpus("stdlib")[:4000]
+    ids = [f"p{i}" for i in range(len(texts))]
+    kept = nray.dedup(_dataset(texts, 3, ids), threshold=THRESHOLD).to_pandas()
+    ref = neardup.find_duplicates(texts, method="minhash", threshold=THRESHOLD, pairs="all")
+    assert kept.columns.tolist() == ["text", "doc"]
+    assert kept["doc"].tolist() == [ids[i] for i in np.flatnonzero(ref.keep)]
+
+
+def test_a_killed_worker_is_retried_and_the_answer_holds(local_ray):
+    texts = corpus("synthetic")[:5000]
+    local_ray.unlink()  # the next signing task kills its worker process, once
+    out = nray.find_duplicates(_dataset(texts, 4), threshold=THRESHOLD).to_pandas()
+    assert local_ray.exists(), "no worker was killed"
+    assert int(local_ray.read_text()) > 0  # the pid of the killed worker
+    _check(out, texts, "exact")
+
+
+def test_an_input_error_names_the_row(local_ray):
+    texts: list[str | None] = list(corpus("synthetic")[:3000])
+    texts[2222] = None
+    with pytest.raises(InputError, match=r"input position 2222: text is null"):
+        nray.find_duplicates(_dataset(texts, 5), threshold=THRESHOLD)  # type: ignore[arg-type]
+
+
+def test_options_are_checked_by_the_plan():
+    with pytest.raises(InvalidArgumentError, match="num_perm"):
+        ray_plan(10_000, num_perm=0)
+    with pytest.raises(InvalidArgumentError, match="simhash"):
+        ray_plan(10_000, method="simhash")
+    with pytest.raises(InvalidArgumentError, match="local engine"):
+        ray_plan(100, method="auto")
+    with pytest.raises(InvalidArgumentError, match="keep='first'"):
+        ray_plan(10_000, keep="longest")
+    assert ray_plan(10_000, threshold=0.3).pairs == "all"
+
+
+def test_a_missing_ray_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "ray", None)
+    with pytest.raises(RayNotInstalledError, match=r"pip install 'neardup\[ray\]'"):
+        require_ray()
+
+
+def test_unknown_column_is_named(local_ray):
+    ds = ray.data.from_arrow(pa.table({"body": ["a b c"]}))
+    with pytest.raises(InvalidArgumentError, match="no column 'text'"):
+        nray.find_duplicates(ds)
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _cli_pair(tmp_path: Path, inputs: list[str], suffix: str, *extra: str) -> None:
+    """Runs the local and the Ray engine on the same inputs; their outputs must be equal."""
+    from neardup.cli import main
+
+    outs = {}
+    for engine in ("local", "ray"):
+        out = tmp_path / f"kept-{engine}{suffix}"
+        clusters = tmp_path / f"clusters-{engine}.csv"
+        report = tmp_path / f"report-{engine}.json"
+        args = ["dedup", *inputs, "-o", str(out), "--engine", engine, "--method", "minhash"]
+        args += ["--threshold", str(THRESHOLD), "--clusters", str(clusters), "-q", *extra]
+        import contextlib
+        import io
+
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            assert main([*args, "--json"]) == 0
+        report.write_text(buffer.getvalue())
+        outs[engine] = (out, clusters, json.loads(buffer.getvalue()))
+    (lo, lc, ls), (ro, rc, rs) = outs["local"], outs["ray"]
+    if lo.is_dir():
+        assert sorted(p.name for p in lo.rglob("*")) == sorted(p.name for p in ro.rglob("*"))
+    else:
+        assert lo.read_bytes() == ro.read_bytes()
+    assert lc.read_text() == rc.read_text()
+    for key in ("documents", "empty", "exact_duplicates", "near_duplicates", "clusters"):
+        assert ls[key] == rs[key], key
+    for key in ("removed", "kept", "bands", "rows"):
+        assert ls[key] == rs[key], key
+    if "estimate" not in extra:  # the local engine counts no candidates when it estimates
+        assert ls["candidates"] == rs["candidates"]
+    # "pairs": the local engine reports pairs expanded over exact copies (find_duplicates'
+    # pairs), the Ray engine the verified pairs between distinct sets: at most as many
+    assert rs["pairs"] <= ls["pairs"]
+    assert rs["removed"] > 20
+
+
+def test_cli_ray_engine_writes_the_local_outputs_jsonl(local_ray, tmp_path):
+    texts = corpus("synthetic")[:6000]
+    rows = [{"id": f"d{i}", "text": t, "n": i} for i, t in enumerate(texts)]
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _write_jsonl(a, rows[:2500])
+    _write_jsonl(b, rows[2500:])
+    _cli_pair(tmp_path, [str(a), str(b)], ".jsonl")
+
+
+def test_cli_ray_engine_writes_the_local_outputs_parquet(local_ray, tmp_path):
+    import pyarrow.parquet as pq
+
+    texts = corpus("stdlib")[:4000]
+    path = tmp_path / "c.parquet"
+    pq.write_table(
+        pa.table({"text": texts, "k": list(range(len(texts)))}), path, row_group_size=999
+    )
+    _cli_pair(tmp_path, [str(path)], ".parquet", "--verify", "estimate")
+
+
+def test_cli_ray_engine_on_a_folder(local_ray, tmp_path):
+    folder = tmp_path / "docs"
+    (folder / "sub").mkdir(parents=True)
+    texts = corpus("synthetic")[:1500]
+    for i, t in enumerate(texts):
+        (folder / ("sub" if i % 3 else "") / f"{i:05d}.txt").write_text(t, encoding="utf-8")
+    _cli_pair(tmp_path, [str(folder)], "")
+
+
+def test_cli_input_error_names_file_and_row_and_writes_nothing(local_ray, tmp_path, capsys):
+    from neardup.cli import main
+
+    texts = corpus("synthetic")[:6000]
+    rows: list[dict] = [{"text": t} for t in texts]
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _write_jsonl(a, rows[:3000])
+    rows[3000 + 1234] = {"text": None}
+    _write_jsonl(b, rows[3000:])
+    out = tmp_path / "kept.jsonl"
+    code = main(["dedup", str(a), str(b), "-o", str(out), "--engine", "ray", "--method", "minhash"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert f"{b}, row 1235: text is null" in err
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == sorted([a, b]) or set(tmp_path.iterdir()) == {a, b}
