@@ -82,9 +82,9 @@ def test_empty_documents_are_skipped():
     assert cal.n_pairs == 30 * 29 // 2 and cal.skipped_empty == 32 * 31 // 2 - 30 * 29 // 2
 
 
-def test_recommended_banding_is_lsh_params_of_the_threshold():
+def test_recommended_banding_is_the_recall_first_banding_of_the_threshold():
     cal = calibrate(_two_point_corpus(40), k=1)
-    assert (cal.bands, cal.rows) == neardup.lsh_params(cal.threshold, cal.num_perm)
+    assert (cal.bands, cal.rows) == neardup.lsh_params(cal.threshold, cal.num_perm, recall=0.99)
 
 
 def test_plot_writes_png(tmp_path):

@@ -12,6 +12,14 @@ from typing import TYPE_CHECKING
 
 from neardup import errors, synth
 from neardup._core import HASH_VERSION
+from neardup.banding import (
+    Banding,
+    choose_banding,
+    lsh_half_point,
+    lsh_params,
+    lsh_probability,
+    lsh_threshold,
+)
 from neardup.boilerplate import StripStats, strip_boilerplate
 from neardup.calibrate import Calibration, calibrate
 from neardup.evaluate import Evaluation, evaluate
@@ -31,10 +39,6 @@ from neardup.stages import (
     lsh_candidate_rows,
     lsh_candidates,
     lsh_duplicates,
-    lsh_half_point,
-    lsh_params,
-    lsh_probability,
-    lsh_threshold,
     minhash,
     normalize,
     shingles,
@@ -63,6 +67,7 @@ def __getattr__(name: str) -> str:
 __all__ = [
     "AUTO_EXACT_LIMIT",
     "HASH_VERSION",
+    "Banding",
     "Calibration",
     "DuplicateResult",
     "Evaluation",
@@ -76,6 +81,7 @@ __all__ = [
     "all_pairs_jaccard",
     "band_hashes",
     "calibrate",
+    "choose_banding",
     "clusters",
     "errors",
     "estimate_jaccard",

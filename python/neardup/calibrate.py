@@ -258,8 +258,9 @@ def calibrate(
     ``pairs`` (int64[m, 2] indices into ``texts``) gives known non-duplicates; otherwise
     ``sample_pairs`` random distinct pairs are drawn (seeded). Pairs involving a document with
     no shingles are skipped. The threshold is ``quantile(percentile) + margin`` rounded up to
-    0.01; (bands, rows) come from :func:`neardup.lsh_params`. A warning is issued when the p99 of
-    the sample exceeds ``warn_above`` (the "unrelated" sample is full of near-duplicates).
+    0.01; (bands, rows) are the default banding of exact verification for it (recall-first,
+    :func:`neardup.choose_banding`). A warning is issued when the p99 of the sample exceeds
+    ``warn_above`` (the "unrelated" sample is full of near-duplicates).
 
     >>> import neardup
     >>> cal = neardup.calibrate(texts, sample_pairs=2000, percentile=99)

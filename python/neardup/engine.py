@@ -24,6 +24,7 @@ Each stage is a plain function over numpy arrays (:func:`sign_batch`, :func:`col
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import time
@@ -36,6 +37,7 @@ import numpy as np
 
 from neardup import _core, stages
 from neardup._texts import as_core_texts, reindexed
+from neardup.banding import choose_banding, lsh_probability
 from neardup.boilerplate import FrequencyCounter, remove_shingles, summarize
 from neardup.errors import InputError, ResourceError
 from neardup.near import Evidence, SetBuilder, near_pairs
@@ -519,6 +521,8 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
         sets=builder.build(len(selected)) if hold else None,
     )
     del signs, builder
+    if resolved.method == "minhash":
+        resolved = _banding(plan, resolved, evidence.signatures, info)
     with timer.stage("near pairs"):
         local, sims, near_info = near_pairs(resolved, evidence, store, drop, timer)
     info.update(near_info)
@@ -546,6 +550,24 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     return Outcome(
         resolved, pairs, sims, labels, keep, rep, first, empty, info, evidence, timer.seconds
     )
+
+
+def _banding(plan: Plan, resolved: Plan, signatures: Any, info: dict[str, Any]) -> Plan:
+    """The MinHash banding of the run: the plan's when it came with one, else the one
+    :func:`neardup.choose_banding` picks from a sample of the signatures (its expected recall,
+    predicted candidates and reason go to ``info``)."""
+    assert resolved.bands is not None and resolved.rows is not None
+    if plan.bands is not None or signatures is None:
+        info["expected_recall"] = lsh_probability(resolved.threshold, resolved.bands, resolved.rows)
+        info["banding_reason"] = "given" if plan.bands is not None else "plan"
+        return resolved
+    chosen = choose_banding(resolved.threshold, resolved.num_perm, resolved.verify, signatures)  # type: ignore[arg-type]
+    info.update(
+        expected_recall=chosen.expected_recall,
+        predicted_candidates=chosen.predicted_candidates,
+        banding_reason=chosen.reason,
+    )
+    return dataclasses.replace(resolved, bands=chosen.bands, rows=chosen.rows)
 
 
 def sign_rows(plan: Plan, sets: stages.ShingleSets, rows: np.ndarray) -> np.ndarray:

@@ -191,9 +191,12 @@ def find_duplicates(
 
     ``method``: ``"auto"`` brute-forces exact Jaccard up to ``auto_exact_limit`` (5,000)
     unique documents and uses MinHash + LSH above; ``"exact-jaccard"``; ``"minhash"`` (LSH
-    banding from :func:`lsh_params` unless ``bands``/``rows`` are given; candidates verified
-    by exact Jaccard of the shingle sets, made for the candidates' documents only, or with
-    ``verify="estimate"`` by the share of equal slots; ``algorithm="oph"`` signs by
+    banding from :func:`neardup.choose_banding` unless ``bands``/``rows`` are given: with
+    exact verification recall-first, a pair exactly at the threshold becomes a candidate with
+    probability >= 0.99, and ``params`` records ``expected_recall``, ``predicted_candidates``,
+    ``candidates`` and ``banding_reason``; candidates verified by exact Jaccard of the shingle
+    sets, made for the candidates' documents only, or with ``verify="estimate"`` by the share
+    of equal slots under the classic banding of :func:`lsh_params`; ``algorithm="oph"`` signs by
     one-permutation hashing); ``"simhash"`` (pairs within ``max_hamming`` bits, by default the
     radius matching ``threshold``, brute force; verified by exact Jaccard, or with
     ``verify="estimate"`` kept with similarity 1 - distance/bits); ``"sha256"`` /

@@ -12,7 +12,7 @@ Two steps, because some choices need the corpus: :func:`make_plan` checks every 
 
 >>> plan = make_plan(threshold=0.5).resolve(10_000)
 >>> plan.method, plan.bands, plan.rows
-('minhash', 32, 4)
+('minhash', 35, 3)
 >>> make_plan(num_perm=0)
 Traceback (most recent call last):
 ...
@@ -86,7 +86,7 @@ class Plan:
 
     >>> p = make_plan(method="minhash", threshold=0.3).resolve(100)
     >>> p.bands, p.rows, p.verify
-    (42, 3, 'exact')
+    (49, 2, 'exact')
     """
 
     method: str = "auto"
@@ -160,7 +160,7 @@ class Plan:
         """One line a human reads: the method and the options that shaped it.
 
         >>> print(make_plan(method="minhash", hash_version=1).resolve(10).describe())
-        minhash, threshold 0.3, k=5 word shingles, P=128 classic, LSH 42x3, verify exact, ...
+        minhash, threshold 0.3, k=5 word shingles, P=128 classic, LSH 49x2, verify exact, ...
         """
         parts = [self.method, f"threshold {self.threshold:g}"]
         if self.uses_shingles:
@@ -281,13 +281,18 @@ def make_plan(
 def lsh_banding(threshold: float, num_perm: int, verify: str = "exact") -> tuple[int, int]:
     """The default (bands, rows) for a threshold, signature width and verification.
 
-    The one place the default banding rule is chosen (the executors never pick their own).
+    The one place the default banding rule is chosen (the executors never pick their own):
+    :func:`neardup.banding.choose_banding` without a sample (recall-first when verification
+    is exact; ``find_duplicates`` refines it on a sample of the signatures).
 
-    >>> lsh_banding(0.3, 128)
-    (42, 3)
+    >>> lsh_banding(0.3, 128), lsh_banding(0.3, 128, "estimate")
+    ((49, 2), (42, 3))
     """
-    bands, rows = _core.lsh_params(check_threshold(threshold), check_int("num_perm", num_perm, 1))
-    return int(bands), int(rows)
+    from neardup.banding import choose_banding
+
+    threshold, num_perm = check_threshold(threshold), check_int("num_perm", num_perm, 1)
+    chosen = choose_banding(threshold, num_perm, verify)  # type: ignore[arg-type]
+    return chosen.bands, chosen.rows
 
 
 def simhash_max_hamming(threshold: float, bits: int) -> int:

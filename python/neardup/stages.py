@@ -7,7 +7,7 @@ releases the GIL while it works. Stop after any stage, look at the arrays, and g
 from __future__ import annotations
 
 from collections.abc import Iterable, Sized
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
 import numpy as np
 
@@ -19,6 +19,14 @@ from neardup._validate import (
     check_int,
     check_seed,
     check_threshold,
+)
+
+# The S-curve maths and the banding rules live in neardup.banding; re-exported as stages.
+from neardup.banding import (  # noqa: F401
+    lsh_half_point,
+    lsh_params,
+    lsh_probability,
+    lsh_threshold,
 )
 
 Unit = Literal["word", "char"]
@@ -270,56 +278,6 @@ def simhash(
         bits // 64,
         np.uint64,
     )
-
-
-def lsh_params(threshold: float, num_perm: int = 128) -> tuple[int, int]:
-    """The (bands, rows) banding for a Jaccard threshold and signature width.
-
-    Rule: the largest r whose S* = (1/b)^(1/r), with b = num_perm // r, is still at or below
-    the threshold: the steepest S-curve that keeps the threshold on its high-recall side.
-
-    >>> lsh_params(0.3, 128)
-    (42, 3)
-    """
-    return _core.lsh_params(check_threshold(threshold), _check_positive("num_perm", num_perm))
-
-
-def lsh_threshold(bands: int, rows: int) -> float:
-    """S* = (1/b)^(1/r), the landmark of the banding's S-curve (collision chance ≈ 0.63 there).
-
-    >>> round(lsh_threshold(42, 3), 4)
-    0.2877
-    """
-    return _core.lsh_s_star(_check_positive("bands", bands), _check_positive("rows", rows))
-
-
-def lsh_half_point(bands: int, rows: int) -> float:
-    """The similarity at which a pair becomes a candidate with probability exactly 1/2.
-
-    >>> round(lsh_half_point(42, 3), 4)
-    0.2539
-    """
-    return _core.lsh_half_point(_check_positive("bands", bands), _check_positive("rows", rows))
-
-
-@overload
-def lsh_probability(similarity: float, bands: int, rows: int) -> float: ...
-@overload
-def lsh_probability(similarity: np.ndarray, bands: int, rows: int) -> np.ndarray: ...
-def lsh_probability(similarity: Any, bands: int, rows: int) -> Any:
-    """Chance 1 - (1 - s^r)^b that a pair of Jaccard s shares at least one band.
-
-    >>> round(lsh_probability(0.5, 42, 3), 4)
-    0.9963
-    """
-    values = np.asarray(similarity, dtype=np.float64)
-    flat = np.ascontiguousarray(values.reshape(-1))
-    if np.any((flat < 0) | (flat > 1)) or np.any(np.isnan(flat)):
-        raise ValueError("similarity must lie in [0, 1]")
-    out = _core.lsh_probability(
-        flat, _check_positive("bands", bands), _check_positive("rows", rows)
-    ).reshape(values.shape)
-    return float(out) if out.ndim == 0 else out
 
 
 def _signatures(signatures: Any) -> np.ndarray:

@@ -1,0 +1,321 @@
+"""LSH banding: the S-curve maths and the choice of (bands, rows).
+
+A pair of Jaccard s shares at least one of b bands of r MinHash slots with probability
+P(s) = 1 - (1 - s^r)^b. Two rules pick (b, r) for a threshold T and P slots:
+
+- **classic** (``recall=None``): the largest r whose S* = (1/b)^(1/r), b = P // r, is at or
+  below T. Steep, few candidates, but a pair exactly at T is found with probability only
+  ~0.63-0.74: right when candidates are kept on their MinHash estimate (``verify="estimate"``),
+  where a flatter curve would let more estimate errors through.
+- **recall-first** (``recall=ρ``): every (b, r) with P(T) >= ρ and b * r <= P is admissible;
+  for each r the fewest bands that reach ρ. When verification is exact, precision is bought
+  afterwards, so the candidate stage aims at recall and the only cost of a flatter curve is
+  more candidates to verify. :func:`choose_banding` picks among the admissible bandings the one
+  a sample of the corpus predicts to make the fewest candidates (the cost model), and falls
+  back to the classic rule, with the reason recorded, when even that would explode.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal, overload
+
+import numpy as np
+
+from neardup import _core
+from neardup._validate import check_choice, check_int, check_threshold
+from neardup.errors import ArgumentTypeError, InvalidArgumentError
+
+#: Recall at the threshold that :func:`choose_banding` guarantees when verification is exact.
+DEFAULT_RECALL = 0.99
+
+#: Documents whose signatures the cost model bands (a uniform sample, fixed seed).
+SAMPLE_SIZE = 1_000
+
+#: Lower recall targets tried, in order, when the recall-first banding is over the budget.
+FALLBACK_RECALLS = (0.95, 0.9, 0.8)
+
+#: Admissible bandings the cost model compares (the steepest ones; flatter ones only add).
+COMPARED_BANDINGS = 4
+
+#: Candidates per document beyond the predicted duplicate pairs that the recall-first banding
+#: may cost before :func:`choose_banding` falls back to the classic rule.
+CANDIDATES_PER_DOCUMENT = 30
+
+
+def _positive(name: str, value: int) -> int:
+    return check_int(name, value, low=1)
+
+
+def _check_recall(recall: float) -> float:
+    try:
+        value = float(recall)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"recall must be a number, got {type(recall).__name__}") from None
+    if not 0.0 < value < 1.0:
+        raise InvalidArgumentError(f"recall must be in (0, 1), got {recall}")
+    return value
+
+
+def lsh_threshold(bands: int, rows: int) -> float:
+    """S* = (1/b)^(1/r), the landmark of the banding's S-curve (collision chance ≈ 0.63 there).
+
+    >>> round(lsh_threshold(42, 3), 4)
+    0.2877
+    """
+    return _core.lsh_s_star(_positive("bands", bands), _positive("rows", rows))
+
+
+def lsh_half_point(bands: int, rows: int) -> float:
+    """The similarity at which a pair becomes a candidate with probability exactly 1/2.
+
+    >>> round(lsh_half_point(42, 3), 4)
+    0.2539
+    """
+    return _core.lsh_half_point(_positive("bands", bands), _positive("rows", rows))
+
+
+@overload
+def lsh_probability(similarity: float, bands: int, rows: int) -> float: ...
+@overload
+def lsh_probability(similarity: np.ndarray, bands: int, rows: int) -> np.ndarray: ...
+def lsh_probability(similarity: Any, bands: int, rows: int) -> Any:
+    """Chance 1 - (1 - s^r)^b that a pair of Jaccard s shares at least one band.
+
+    >>> round(lsh_probability(0.5, 42, 3), 4)
+    0.9963
+    """
+    values = np.asarray(similarity, dtype=np.float64)
+    flat = np.ascontiguousarray(values.reshape(-1))
+    if np.any((flat < 0) | (flat > 1)) or np.any(np.isnan(flat)):
+        raise ValueError("similarity must lie in [0, 1]")
+    out = _core.lsh_probability(flat, _positive("bands", bands), _positive("rows", rows)).reshape(
+        values.shape
+    )
+    return float(out) if out.ndim == 0 else out
+
+
+def _collision(per_band: float, bands: int) -> float:
+    """1 - (1 - p)^b without the rounding of (1 - p) to 1 for tiny p."""
+    return -math.expm1(bands * math.log1p(-per_band))
+
+
+def _fewest_bands(threshold: float, rows: int, recall: float, most: int) -> int | None:
+    """The smallest b <= ``most`` with 1 - (1 - T^r)^b >= recall, or None if there is none."""
+    per_band = threshold**rows
+    if per_band >= 1.0:
+        return 1
+    if _collision(per_band, most) < recall:
+        return None
+    low, high = 1, most  # the curve rises with b: bisect for the first b that reaches it
+    while low < high:
+        middle = (low + high) // 2
+        if _collision(per_band, middle) >= recall:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def recall_bandings(threshold: float, num_perm: int, recall: float) -> list[tuple[int, int]]:
+    """Every admissible recall-first banding, steepest first: for each r the fewest bands b
+    with P(T) >= recall and b * r <= num_perm.
+
+    >>> recall_bandings(0.3, 128, 0.99)
+    [(49, 2), (13, 1)]
+    """
+    threshold = check_threshold(threshold)
+    num_perm = _positive("num_perm", num_perm)
+    recall = _check_recall(recall)
+    found = []
+    for rows in range(num_perm, 0, -1):
+        bands = _fewest_bands(threshold, rows, recall, num_perm // rows)
+        if bands is not None:
+            found.append((bands, rows))
+    return found
+
+
+def lsh_params(
+    threshold: float, num_perm: int = 128, recall: float | None = None
+) -> tuple[int, int]:
+    """The (bands, rows) banding for a Jaccard threshold and signature width.
+
+    ``recall=None`` (classic rule): the largest r whose S* = (1/b)^(1/r), with b = num_perm // r,
+    is still at or below the threshold: the steepest S-curve that keeps the threshold on its
+    high-recall side. ``recall=ρ`` (recall-first): the largest r for which some b <= num_perm // r
+    makes a pair exactly at the threshold a candidate with probability >= ρ, with the fewest such
+    bands; falls back to (num_perm, 1), the flattest curve, when no banding reaches ρ.
+
+    >>> lsh_params(0.3, 128)
+    (42, 3)
+    >>> lsh_params(0.3, 128, recall=0.99)
+    (49, 2)
+    """
+    threshold = check_threshold(threshold)
+    num_perm = _positive("num_perm", num_perm)
+    if recall is None:
+        return _core.lsh_params(threshold, num_perm)
+    admissible = recall_bandings(threshold, num_perm, recall)
+    return admissible[0] if admissible else (num_perm, 1)
+
+
+@dataclass(frozen=True)
+class Banding:
+    """The banding :func:`choose_banding` picked and why.
+
+    ``expected_recall`` is P(T), the chance that a pair exactly at the threshold becomes a
+    candidate; ``predicted_candidates`` the cost model's estimate of the number of candidate
+    pairs (None when no signatures were given); ``reason`` one line for ``params``.
+    """
+
+    bands: int
+    rows: int
+    expected_recall: float
+    predicted_candidates: int | None
+    reason: str
+
+    def as_params(self) -> dict[str, Any]:
+        """The fields a result records in ``params``.
+
+        >>> sorted(choose_banding(0.3, 128, "estimate").as_params())
+        ['banding_reason', 'bands', 'expected_recall', 'predicted_candidates', 'rows']
+        """
+        return {
+            "bands": self.bands,
+            "rows": self.rows,
+            "expected_recall": self.expected_recall,
+            "predicted_candidates": self.predicted_candidates,
+            "banding_reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class _Prediction:
+    candidates: int
+    duplicates: int
+
+
+def _sample_rows(n: int, size: int) -> np.ndarray:
+    if n <= size:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(0).choice(n, size=size, replace=False))
+
+
+def _predict(sample: np.ndarray, n: int, bands: int, rows: int, threshold: float) -> _Prediction:
+    """Candidate pairs of the whole corpus, scaled from the sample's: a pair of documents lands
+    in a uniform sample of m of n with probability m(m-1) / (n(n-1)), so the scaled count is
+    unbiased. ``duplicates``: those whose MinHash estimate reaches T (what the output will hold
+    anyway, so not counted against the budget)."""
+    from neardup import stages
+
+    pairs = stages.lsh_candidates(sample, bands, rows)
+    m = len(sample)
+    scale = 1.0 if m >= n or m < 2 else n * (n - 1) / (m * (m - 1))
+    above = int(np.count_nonzero(stages.estimate_jaccard(sample, pairs) >= threshold))
+    return _Prediction(round(len(pairs) * scale), round(above * scale))
+
+
+def choose_banding(
+    threshold: float,
+    num_perm: int,
+    verify: Literal["exact", "estimate"],
+    signatures: Any = None,
+    recall: float = DEFAULT_RECALL,
+) -> Banding:
+    """The banding the pipeline uses when none is given: the one place that decides it.
+
+    ``verify="estimate"``: the classic rule (:func:`lsh_params` without ``recall``). Exact
+    verification: the recall-first bandings (P(T) >= ``recall``); given ``signatures``
+    (uint32[n, num_perm]) the one that a sample of 1,000 documents predicts to make the fewest
+    candidates, else the steepest. When the chosen banding is predicted to cost more than 30
+    candidates a document beyond the predicted duplicate pairs (typically boilerplate shared by
+    many documents), the steepest banding within the budget at a lower recall target (0.95,
+    0.9, 0.8) is used, else the classic one, and ``reason`` says so.
+
+    >>> b = choose_banding(0.3, 128, "exact")
+    >>> (b.bands, b.rows), round(b.expected_recall, 4)
+    ((49, 2), 0.9902)
+    >>> choose_banding(0.3, 128, "estimate").reason
+    'classic rule (S* at or below T): the estimate verifies the candidates'
+    """
+    threshold = check_threshold(threshold)
+    num_perm = _positive("num_perm", num_perm)
+    check_choice("verify", verify, ("exact", "estimate"))
+    recall = _check_recall(recall)
+    classic = _core.lsh_params(threshold, num_perm)
+    if verify == "estimate":
+        return Banding(
+            *classic,
+            lsh_probability(threshold, *classic),
+            None,
+            "classic rule (S* at or below T): the estimate verifies the candidates",
+        )
+    admissible = recall_bandings(threshold, num_perm, recall) or [(num_perm, 1)]
+    if signatures is None:
+        bands, rows = admissible[0]
+        return Banding(
+            bands,
+            rows,
+            lsh_probability(threshold, bands, rows),
+            None,
+            f"recall-first: steepest banding with P(T) >= {recall}",
+        )
+    from neardup.stages import _signatures
+
+    signatures = _signatures(signatures)
+    if signatures.shape[1] < num_perm:
+        raise InvalidArgumentError(
+            f"signatures have {signatures.shape[1]} slots, fewer than num_perm = {num_perm}"
+        )
+    n = len(signatures)
+    sample = np.ascontiguousarray(signatures[_sample_rows(n, SAMPLE_SIZE)])
+    compared = admissible[:COMPARED_BANDINGS]
+    predictions = {banding: _predict(sample, n, *banding, threshold) for banding in compared}
+    # Fewest predicted candidates; on a tie (e.g. a tiny corpus) the steeper curve.
+    bands, rows = min(compared, key=lambda banding: predictions[banding].candidates)
+    chosen = predictions[(bands, rows)]
+    budget = CANDIDATES_PER_DOCUMENT * n + chosen.duplicates
+    if chosen.candidates <= budget:
+        return Banding(
+            bands,
+            rows,
+            lsh_probability(threshold, bands, rows),
+            chosen.candidates,
+            f"recall-first: fewest predicted candidates among bandings with P(T) >= {recall}",
+        )
+    over = (
+        f"recall-first {bands}x{rows} was predicted to make {chosen.candidates} candidates, "
+        f"over the budget of {budget} (boilerplate shared across documents? see "
+        "strip_boilerplate)"
+    )
+    # Steeper bandings, a lower recall target at a time, until one fits the budget.
+    for lower in FALLBACK_RECALLS:
+        if lower >= recall:
+            continue
+        for steeper in recall_bandings(threshold, num_perm, lower)[:COMPARED_BANDINGS]:
+            if lsh_probability(threshold, *steeper) <= lsh_probability(threshold, *classic):
+                continue
+            guess = predictions.get(steeper) or _predict(sample, n, *steeper, threshold)
+            if guess.candidates <= budget:
+                return Banding(
+                    *steeper,
+                    lsh_probability(threshold, *steeper),
+                    guess.candidates,
+                    f"P(T) >= {lower}: {over}",
+                )
+    fallback = _predict(sample, n, *classic, threshold)
+    if fallback.candidates >= chosen.candidates:  # the classic banding would cost no less
+        return Banding(
+            bands,
+            rows,
+            lsh_probability(threshold, bands, rows),
+            chosen.candidates,
+            f"recall-first, over budget but no steeper banding is cheaper: {over}",
+        )
+    return Banding(
+        *classic,
+        lsh_probability(threshold, *classic),
+        fallback.candidates,
+        f"classic rule: {over}",
+    )

@@ -1,0 +1,125 @@
+"""The banding rules of neardup.banding: recall-first (b, r), the cost model, the fallback."""
+
+import math
+
+import numpy as np
+import pytest
+
+import neardup
+from neardup import banding
+from neardup.errors import InvalidArgumentError
+
+
+@pytest.mark.parametrize("threshold", [0.05, 0.2, 0.3, 0.5, 0.8, 0.95, 0.99])
+@pytest.mark.parametrize("num_perm", [16, 64, 128, 256])
+@pytest.mark.parametrize("recall", [0.9, 0.99, 0.999])
+def test_recall_first_banding_reaches_the_target_with_the_fewest_bands(threshold, num_perm, recall):
+    admissible = banding.recall_bandings(threshold, num_perm, recall)
+    for bands, rows in admissible:
+        assert bands * rows <= num_perm
+        assert neardup.lsh_probability(threshold, bands, rows) >= recall
+        if bands > 1:  # one band fewer misses the target
+            assert neardup.lsh_probability(threshold, bands - 1, rows) < recall
+    admissible_rows = [rows for _, rows in admissible]
+    assert admissible_rows == sorted(admissible_rows, reverse=True)
+    # Every r missing from the list cannot reach the target within num_perm slots.
+    for rows in set(range(1, num_perm + 1)) - set(admissible_rows):
+        assert neardup.lsh_probability(threshold, num_perm // rows, rows) < recall
+    expected = admissible[0] if admissible else (num_perm, 1)
+    assert neardup.lsh_params(threshold, num_perm, recall=recall) == expected
+
+
+def test_classic_rule_is_unchanged():
+    assert neardup.lsh_params(0.3) == (42, 3)
+    assert neardup.lsh_params(0.3, 128, recall=None) == (42, 3)
+    chosen = neardup.choose_banding(0.3, 128, "estimate")
+    assert (chosen.bands, chosen.rows, chosen.predicted_candidates) == (42, 3, None)
+    assert chosen.expected_recall == pytest.approx(1 - (1 - 0.3**3) ** 42)
+
+
+def test_stages_reexport_the_banding_maths():
+    assert neardup.stages.lsh_params is banding.lsh_params
+    assert neardup.stages.lsh_probability is banding.lsh_probability
+    assert neardup.stages.lsh_threshold is banding.lsh_threshold
+
+
+@pytest.mark.parametrize("recall", [0.0, 1.0, 1.5, float("nan")])
+def test_recall_out_of_range_is_rejected(recall):
+    with pytest.raises(InvalidArgumentError):
+        neardup.lsh_params(0.3, 128, recall=recall)
+    with pytest.raises(InvalidArgumentError):
+        neardup.choose_banding(0.3, 128, "exact", recall=recall)
+
+
+def test_choose_banding_checks_its_arguments():
+    with pytest.raises(InvalidArgumentError):
+        neardup.choose_banding(0.3, 128, "maybe")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError):
+        neardup.choose_banding(0.3, 128, "exact", np.zeros((3, 64), dtype=np.uint32))
+
+
+def corpus(seed: int, families: int = 30, members: int = 6, words: int = 80) -> list[str]:
+    """Families of documents sharing most words, plus unrelated ones."""
+    rng = np.random.default_rng(seed)
+    vocabulary = np.array([f"w{i}" for i in range(5000)])
+    texts = []
+    for _ in range(families):
+        base = rng.choice(vocabulary, size=words)
+        for _ in range(members):
+            copy = base.copy()
+            copy[rng.choice(words, size=words // 8, replace=False)] = rng.choice(vocabulary, 10)
+            texts.append(" ".join(copy))
+    texts += [" ".join(rng.choice(vocabulary, size=words)) for _ in range(200)]
+    return texts
+
+
+def test_cost_model_is_exact_when_the_sample_is_the_corpus():
+    signatures = neardup.minhash(corpus(1), seed=3)
+    assert len(signatures) <= banding.SAMPLE_SIZE
+    chosen = neardup.choose_banding(0.3, 128, "exact", signatures)
+    actual = len(neardup.lsh_candidates(signatures, chosen.bands, chosen.rows))
+    assert chosen.predicted_candidates == actual
+    assert chosen.expected_recall >= 0.99
+    # It picked the admissible banding with the fewest candidates.
+    for bands, rows in banding.recall_bandings(0.3, 128, 0.99)[: banding.COMPARED_BANDINGS]:
+        assert len(neardup.lsh_candidates(signatures, bands, rows)) >= actual
+
+
+def test_cost_model_scales_a_sample_without_bias():
+    texts = corpus(2, families=300, members=8)  # 2,600 documents, more than the sample
+    signatures = neardup.minhash(texts, seed=0)
+    chosen = neardup.choose_banding(0.5, 128, "exact", signatures)
+    actual = len(neardup.lsh_candidates(signatures, chosen.bands, chosen.rows))
+    assert chosen.predicted_candidates is not None
+    # Candidates are 8-document families: the scaled count of the sample's pairs is unbiased,
+    # its relative error here ~ 1/sqrt(sample's pairs) ≈ 5 %; allow 4 of those.
+    assert abs(chosen.predicted_candidates - actual) <= 0.2 * actual
+
+
+def test_over_budget_falls_back_to_the_classic_rule_and_says_why(monkeypatch):
+    signatures = neardup.minhash(corpus(4), seed=0)
+    monkeypatch.setattr(banding, "CANDIDATES_PER_DOCUMENT", 0)
+    # Unrelated documents sharing boilerplate: make the budget the duplicate pairs alone.
+    chosen = neardup.choose_banding(0.2, 128, "exact", signatures)
+    recall_first = neardup.lsh_params(0.2, 128, recall=0.99)
+    recall_first_cost = len(neardup.lsh_candidates(signatures, *recall_first))
+    classic_cost = len(neardup.lsh_candidates(signatures, 64, 2))
+    assert classic_cost < recall_first_cost
+    assert (chosen.bands, chosen.rows) == (64, 2)
+    assert chosen.reason.startswith("classic rule: recall-first")
+    assert chosen.expected_recall == pytest.approx(neardup.lsh_probability(0.2, 64, 2))
+
+
+def test_find_duplicates_records_the_banding_in_params():
+    texts = corpus(5)
+    result = neardup.find_duplicates(texts, threshold=0.3, method="minhash")
+    params = result.params
+    assert (params["bands"], params["rows"]) == neardup.lsh_params(0.3, recall=0.99)
+    assert params["expected_recall"] >= 0.99
+    assert params["predicted_candidates"] == params["candidates"]
+    assert params["banding_reason"].startswith("recall-first")
+    estimate = neardup.find_duplicates(texts, threshold=0.3, method="minhash", verify="estimate")
+    assert (estimate.params["bands"], estimate.params["rows"]) == (42, 3)
+    given = neardup.find_duplicates(texts, threshold=0.3, method="minhash", bands=42, rows=3)
+    assert given.params["banding_reason"] == "given"
+    assert math.isclose(given.params["expected_recall"], neardup.lsh_probability(0.3, 42, 3))
