@@ -90,6 +90,23 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(run=run)
 
 
+def _dedup_command(args: argparse.Namespace, threshold: float) -> str:
+    """The ``neardup dedup`` options that reproduce what was measured (dedup picks the same
+    banding by the same rule, so bands and rows are not repeated)."""
+    words = ["neardup dedup ...", f"--threshold {threshold:.2f}"]
+    if args.strip_boilerplate:
+        words.append("--strip-boilerplate")
+        if args.max_df != 0.1:
+            words.append(f"--max-df {args.max_df:g}")
+    if args.k != 5:
+        words.append(f"--k {args.k}")
+    if args.unit != "word":
+        words.append(f"--unit {args.unit}")
+    if args.num_perm != 128:
+        words.append(f"--num-perm {args.num_perm}")
+    return " ".join(words)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``neardup calibrate``; returns the exit code.
 
@@ -125,10 +142,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({**cal.as_dict(), "documents_read": n_docs}))
         else:
             print(cal.table())
-            print(
-                f"\nneardup dedup ... --threshold {cal.threshold:.2f} "
-                f"--bands {cal.bands} --rows {cal.rows}"
-            )
+            print("\n" + _dedup_command(args, cal.threshold))
         for w in cal.warnings:
             print(f"neardup calibrate: warning: {w}", file=sys.stderr)
         return 0
