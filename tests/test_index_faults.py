@@ -71,18 +71,36 @@ def _assert_whole_batches(path):
         return n
 
 
+def _committed(path):
+    """Documents committed so far, read by a second connection (WAL: readers never block)."""
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.1)
+        try:
+            return int(con.execute("SELECT COUNT(*) FROM docs").fetchone()[0])
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
 def _kill_loop(tmp_path, command, rng):
-    """Start the writer, wait until its index exists, kill -9 it a random moment later."""
+    """Start the writer, let it commit a few more batches than last time (a random count), then
+    kill -9 it a random moment later: inside a transaction or between two. Waiting on progress
+    rather than on the clock keeps the kills inside the ingest on a fast or a loaded machine."""
     path = tmp_path / "killed.ndx"
     counts = []
-    for _ in range(LOOPS):
+    batches = N_DOCS // BATCH
+    for loop in range(LOOPS):
         proc = subprocess.Popen(
             command(path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env()
         )
+        target = BATCH * min(batches - 2, 1 + 2 * loop + rng.randrange(2))
         deadline = time.monotonic() + 60
-        while not path.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(rng.uniform(0.0, 0.3))
+        while proc.poll() is None and time.monotonic() < deadline:
+            if path.exists() and _committed(path) >= target:
+                break
+            time.sleep(0.002)
+        time.sleep(rng.uniform(0.0, 0.03))
         interrupted = proc.poll() is None
         proc.send_signal(signal.SIGKILL)
         proc.wait()

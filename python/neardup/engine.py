@@ -59,8 +59,13 @@ MAX_REPORTED_PAIRS = 1 << 31
 _MIX1 = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser of a fresh uint64 array, elementwise and in place (wrapping)."""
+def mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser, elementwise (wrapping uint64 arithmetic), in place on a fresh
+    uint64 array: the one Python copy of ``rust/hashing.rs``'s ``mix64``.
+
+    >>> mix64(np.array([0, 1], dtype=np.uint64)).tolist()[1] != 1
+    True
+    """
     with np.errstate(over="ignore"):
         x ^= x >> np.uint64(30)
         x *= np.uint64(0xBF58476D1CE4E5B9)
@@ -88,7 +93,7 @@ def set_digests(sets: stages.ShingleSets) -> np.ndarray:
         with np.errstate(over="ignore"):
             out[rows, 0] = np.add.reduceat(sets.hashes, sets.offsets[rows])
             out[rows, 1] = np.add.reduceat(sets.hashes * sets.hashes, sets.offsets[rows])
-            out[rows, 0] ^= _mix64(sizes[rows].astype(np.uint64) ^ _MIX1)
+            out[rows, 0] ^= mix64(sizes[rows].astype(np.uint64) ^ _MIX1)
     return out
 
 

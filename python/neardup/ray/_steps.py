@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from neardup import stages
-from neardup.engine import set_digests
+from neardup.engine import mix64, set_digests
 from neardup.errors import InputError
 from neardup.plan import Plan
 
@@ -34,15 +34,8 @@ NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser (wrapping uint64 arithmetic): the shuffle's partitioning hash."""
-    x = x.astype(np.uint64, copy=True)
-    with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(30)
-        x *= np.uint64(0xBF58476D1CE4E5B9)
-        x ^= x >> np.uint64(27)
-        x *= np.uint64(0x94D049BB133111EB)
-        x ^= x >> np.uint64(31)
-    return x
+    """SplitMix64 finaliser of a copy: the shuffle's partitioning hash."""
+    return mix64(x.astype(np.uint64, copy=True))
 
 
 def hash_partition(keys: np.ndarray, parts: int) -> np.ndarray:
