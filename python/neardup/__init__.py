@@ -8,9 +8,9 @@ arrays in and out. Start with :func:`find_duplicates`; every stage is also a fun
 [[0, 1]]
 """
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from neardup import errors, synth
+from neardup import errors
 from neardup._core import HASH_VERSION
 from neardup.banding import (
     Banding,
@@ -22,8 +22,8 @@ from neardup.banding import (
 )
 from neardup.boilerplate import StripStats, strip_boilerplate
 from neardup.calibrate import Calibration, calibrate
+from neardup.errors import IndexMismatchError
 from neardup.evaluate import Evaluation, evaluate
-from neardup.index import Index, IndexMismatchError, Match
 from neardup.pipeline import DuplicateResult, find_duplicates, pairs_within_groups
 from neardup.plan import AUTO_EXACT_LIMIT, Plan, make_plan, simhash_max_hamming
 from neardup.stages import (
@@ -48,10 +48,28 @@ from neardup.stages import (
 )
 
 if TYPE_CHECKING:
+    from neardup import synth
+    from neardup.index import Index, Match
+
     __version__: str
 
+#: Names imported on first use (``import neardup`` stays cheap): name -> (module, attribute).
+_LAZY = {
+    "synth": ("neardup.synth", None),
+    "Index": ("neardup.index", "Index"),
+    "Match": ("neardup.index", "Match"),
+}
 
-def __getattr__(name: str) -> str:
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module_name, attribute = _LAZY[name]
+        module = importlib.import_module(module_name)
+        value = module if attribute is None else getattr(module, attribute)
+        globals()[name] = value
+        return value
     # `__version__` comes from the installed package metadata (maturin writes Cargo.toml's
     # version there), read on first use: importlib.metadata costs milliseconds at import.
     if name == "__version__":

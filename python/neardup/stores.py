@@ -21,12 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from neardup import io as ndio
 from neardup._texts import CoreTexts, as_core_texts, count
+
+if TYPE_CHECKING:
+    from neardup import io as ndio
 
 #: Documents per batch of an in-memory run (memory of one batch's shingle sets, not a result).
 MEMORY_BATCH = 8192
@@ -99,6 +101,7 @@ class MemoryStore:
 class FileStore:
     """The inputs of ``neardup dedup``, streamed in batches; ids are gathered on the sign pass.
 
+    >>> from neardup import io as ndio
     >>> store = FileStore(ndio.open_sources(["corpus.jsonl"]), 8192)
     """
 
@@ -116,12 +119,15 @@ class FileStore:
     def batches(self, pass_name: str) -> Iterator[ndio.Batch]:
         """Every batch of every input in turn, with a running position.
 
+        >>> from neardup import io as ndio
         >>> batch = next(FileStore(ndio.open_sources(["corpus.jsonl"]), 10).batches("sign"))
         >>> batch.start, batch.ids
         (0, ['a', 'b', 'c', 'd', 'e', 'f'])
         """
         if pass_name == "sign":
             self.ids = []
+        from neardup import io as ndio  # files only: `import neardup` does not load io
+
         for batch in ndio.iter_batches(self.sources, self.batch_size):
             if pass_name == "sign":
                 self.ids.extend(batch.ids)
