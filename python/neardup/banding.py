@@ -45,7 +45,8 @@ CANDIDATES_PER_DOCUMENT = 30
 
 
 def _positive(name: str, value: int) -> int:
-    return check_int(name, value, low=1)
+    # the core counts bands, rows and slots in machine words: larger is never meaningful
+    return check_int(name, value, low=1, high=2**32)
 
 
 def _check_recall(recall: float) -> float:
@@ -89,7 +90,7 @@ def lsh_probability(similarity: Any, bands: int, rows: int) -> Any:
     values = np.asarray(similarity, dtype=np.float64)
     flat = np.ascontiguousarray(values.reshape(-1))
     if np.any((flat < 0) | (flat > 1)) or np.any(np.isnan(flat)):
-        raise ValueError("similarity must lie in [0, 1]")
+        raise InvalidArgumentError("similarity must lie in [0, 1]")
     out = _core.lsh_probability(flat, _positive("bands", bands), _positive("rows", rows)).reshape(
         values.shape
     )

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from neardup.errors import InvalidArgumentError
+
 __all__ = [
     "FrequencyCounter",
     "StripStats",
@@ -70,7 +72,7 @@ class StripStats:
 def _check_max_df(max_df: float) -> float:
     max_df = float(max_df)
     if not 0.0 < max_df <= 1.0:
-        raise ValueError(f"max_df must be in (0, 1], got {max_df}")
+        raise InvalidArgumentError(f"max_df must be in (0, 1], got {max_df}")
     return max_df
 
 

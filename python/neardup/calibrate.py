@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from neardup.errors import InputError, InvalidArgumentError
 from neardup.plan import lsh_banding, make_plan
 
 __all__ = [
@@ -274,9 +275,9 @@ def calibrate(
     )
     num_perm, k, unit, seed = plan.num_perm, plan.k, plan.unit, plan.seed
     if not 0.0 < percentile <= 100.0:
-        raise ValueError(f"percentile must be in (0, 100], got {percentile}")
+        raise InvalidArgumentError(f"percentile must be in (0, 100], got {percentile}")
     if sample_pairs < 1:
-        raise ValueError(f"sample_pairs must be >= 1, got {sample_pairs}")
+        raise InvalidArgumentError(f"sample_pairs must be >= 1, got {sample_pairs}")
     if not isinstance(texts, Sequence) and not hasattr(texts, "__getitem__"):
         texts = list(texts)
     n = len(texts)
@@ -284,12 +285,12 @@ def calibrate(
     if pairs is not None:
         p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         if p.size and (p.min() < 0 or p.max() >= n):
-            raise ValueError(f"pairs: index out of range for {n} texts")
+            raise InvalidArgumentError(f"pairs: index out of range for {n} texts")
         if np.any(p[:, 0] == p[:, 1]):
-            raise ValueError("pairs: a pair joins a document with itself")
+            raise InvalidArgumentError("pairs: a pair joins a document with itself")
     else:
         if n < 2:
-            raise ValueError(f"calibrate needs at least 2 texts, got {n}")
+            raise InvalidArgumentError(f"calibrate needs at least 2 texts, got {n}")
         p = _sample_pairs(n, int(sample_pairs), rng)
     # shingle only the documents the pairs touch
     used, local = np.unique(p, return_inverse=True)
@@ -307,7 +308,7 @@ def calibrate(
     skipped = int((~nonempty).sum())
     local = local[nonempty]
     if len(local) == 0:
-        raise ValueError("no pair of non-empty documents to measure")
+        raise InvalidArgumentError("no pair of non-empty documents to measure")
     sim = np.asarray(jaccard(ss, local), dtype=np.float64)
     quant = {
         name: float(np.percentile(sim, q, method="inverted_cdf")) if q < 100 else float(sim.max())
@@ -400,8 +401,6 @@ def read_pairs(path: str) -> list[tuple[str, str]]:
     import csv
     import json
 
-    from neardup.errors import InputError
-
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file or directory")
     out: list[tuple[str, str]] = []
@@ -433,7 +432,6 @@ def _documents_of_pairs(
     sources: Sequence[Any], pairs_path: str, batch_size: int
 ) -> tuple[list[str], np.ndarray]:
     """The texts of the documents named in a pairs file, and the pairs as indices into them."""
-    from neardup.errors import InputError
     from neardup.io import iter_batches
 
     pairs = read_pairs(pairs_path)

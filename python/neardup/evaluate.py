@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from neardup.errors import ArgumentTypeError, InvalidArgumentError
+
 if TYPE_CHECKING:
     from neardup.synth import Corpus
 
@@ -135,16 +137,18 @@ def normalize_pairs(pairs: npt.ArrayLike, n: int | None = None) -> npt.NDArray[n
     if p.size == 0:
         return np.zeros((0, 2), dtype=np.int64)
     if p.ndim != 2 or p.shape[1] != 2:
-        raise ValueError(f"pairs must have shape (m, 2), got {p.shape}")
+        raise InvalidArgumentError(f"pairs must have shape (m, 2), got {p.shape}")
     if not np.issubdtype(p.dtype, np.integer):
-        raise TypeError(f"pairs must be integers, got dtype {p.dtype}")
+        raise ArgumentTypeError(f"pairs must be integers, got dtype {p.dtype}")
     p = p.astype(np.int64, copy=False)
     lo = np.minimum(p[:, 0], p[:, 1])
     hi = np.maximum(p[:, 0], p[:, 1])
     if lo.size and lo.min() < 0:
-        raise ValueError(f"pairs contain a negative index ({int(lo.min())})")
+        raise InvalidArgumentError(f"pairs contain a negative index ({int(lo.min())})")
     if n is not None and hi.size and hi.max() >= n:
-        raise ValueError(f"pairs contain index {int(hi.max())} but there are only {n} documents")
+        raise InvalidArgumentError(
+            f"pairs contain index {int(hi.max())} but there are only {n} documents"
+        )
     keep = lo != hi
     lo, hi = lo[keep], hi[keep]
     width = int(hi.max()) + 1 if hi.size else 1
@@ -196,7 +200,9 @@ def evaluate(
     else:
         group = np.asarray(labels)
         if group.ndim != 1 or not np.issubdtype(group.dtype, np.integer):
-            raise ValueError("labels must be a Corpus or a 1-d integer array of group labels")
+            raise InvalidArgumentError(
+                "labels must be a Corpus or a 1-d integer array of group labels"
+            )
         group = group.astype(np.int64, copy=False)
     n = group.size
     p = normalize_pairs(pred_pairs, n)
@@ -208,7 +214,7 @@ def evaluate(
     if edit is not None:
         e = np.asarray(edit).astype(str)
         if e.shape != (n,):
-            raise ValueError(f"edit must have shape ({n},), got {e.shape}")
+            raise InvalidArgumentError(f"edit must have shape ({n},), got {e.shape}")
         if corpus is not None:
             lab = corpus.duplicate_pairs()
             lab_kind = corpus.pair_kind(lab)

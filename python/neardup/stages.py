@@ -28,6 +28,7 @@ from neardup.banding import (  # noqa: F401
     lsh_probability,
     lsh_threshold,
 )
+from neardup.errors import ArgumentTypeError, InputError, InvalidArgumentError
 
 Unit = Literal["word", "char"]
 UNITS: tuple[str, ...] = ("word", "char")
@@ -64,11 +65,13 @@ class ShingleSets:
         offsets = np.ascontiguousarray(offsets)
         hashes = np.ascontiguousarray(hashes)
         if offsets.dtype != np.int64 or offsets.ndim != 1 or len(offsets) < 1:
-            raise ValueError("offsets must be a 1-D int64 array of length n + 1")
+            raise InvalidArgumentError("offsets must be a 1-D int64 array of length n + 1")
         if hashes.dtype != np.uint64 or hashes.ndim != 1:
-            raise ValueError("hashes must be a 1-D uint64 array")
+            raise InvalidArgumentError("hashes must be a 1-D uint64 array")
         if offsets[0] != 0 or offsets[-1] != len(hashes) or np.any(np.diff(offsets) < 0):
-            raise ValueError("offsets must start at 0, never decrease, and end at len(hashes)")
+            raise InvalidArgumentError(
+                "offsets must start at 0, never decrease, and end at len(hashes)"
+            )
         self.offsets = offsets
         self.hashes = hashes
         self.k = k
@@ -108,12 +111,12 @@ def normalize(text: str, hash_version: int = HASH_VERSION) -> str:
     ('café abc', 'cafe')
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be str, got {type(text).__name__}")
+        raise ArgumentTypeError(f"text must be str, got {type(text).__name__}")
     hash_version = check_hash_version(hash_version)
     try:
         return _core.normalize(text, hash_version)
     except UnicodeEncodeError:
-        raise ValueError("text is not valid Unicode (it holds a lone surrogate)") from None
+        raise InputError("text is not valid Unicode (it holds a lone surrogate)") from None
 
 
 def word_counts(texts: Any, hash_version: int = HASH_VERSION) -> np.ndarray:
@@ -127,7 +130,8 @@ def word_counts(texts: Any, hash_version: int = HASH_VERSION) -> np.ndarray:
 
 
 def _check_positive(name: str, value: int) -> int:
-    return check_int(name, value, low=1)
+    # sizes and counts reach the core as 64-bit words; the core refuses what it cannot allocate
+    return check_int(name, value, low=1, high=2**64 - 1)
 
 
 def _check_seed(seed: int) -> int:
@@ -168,7 +172,7 @@ def shingles(
     if only is not None:
         selected = np.asarray(only)
         if selected.dtype != np.bool_ or selected.ndim != 1:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"only must be a 1-d boolean mask, got dtype {selected.dtype} and "
                 f"shape {selected.shape}"
             )
@@ -225,7 +229,7 @@ def minhash(
     seed = _check_seed(seed)
     threads = _check_positive("threads", threads)
     if algorithm not in ("classic", "oph"):
-        raise ValueError(f"algorithm must be 'classic' or 'oph', got {algorithm!r}")
+        raise InvalidArgumentError(f"algorithm must be 'classic' or 'oph', got {algorithm!r}")
     hash_version = check_hash_version(hash_version)
     if isinstance(data, ShingleSets):
         return _core.minhash_sets(data.offsets, data.hashes, num_perm, seed, threads, algorithm)
@@ -260,14 +264,16 @@ def simhash(
     ((2, 2), 'uint64')
     """
     if bits not in (64, 128):
-        raise ValueError(f"bits must be 64 or 128, got {bits}")
+        raise InvalidArgumentError(f"bits must be 64 or 128, got {bits}")
     if weights not in (None, "tf"):
-        raise ValueError(f"weights must be None or 'tf', got {weights!r}")
+        raise InvalidArgumentError(f"weights must be None or 'tf', got {weights!r}")
     threads = _check_positive("threads", threads)
     hash_version = check_hash_version(hash_version)
     if isinstance(data, ShingleSets):
         if weights == "tf":
-            raise ValueError("weights='tf' needs the texts: ShingleSets hold each shingle once")
+            raise InvalidArgumentError(
+                "weights='tf' needs the texts: ShingleSets hold each shingle once"
+            )
         return _core.simhash_sets(data.offsets, data.hashes, bits, threads)
     k = _check_positive("k", k)
     _check_unit(unit)
@@ -283,22 +289,24 @@ def simhash(
 def _signatures(signatures: Any) -> np.ndarray:
     array = np.asarray(signatures)
     if array.dtype != np.uint32:
-        raise ValueError(f"signatures must be a uint32 array, got dtype {array.dtype}")
+        raise InvalidArgumentError(f"signatures must be a uint32 array, got dtype {array.dtype}")
     if array.ndim != 2:
-        raise ValueError(f"signatures must be 2-D (n, num_perm), got shape {array.shape}")
+        raise InvalidArgumentError(f"signatures must be 2-D (n, num_perm), got shape {array.shape}")
     if array.shape[1] < 1:
-        raise ValueError("signatures must have at least one column")
+        raise InvalidArgumentError("signatures must have at least one column")
     return np.ascontiguousarray(array)
 
 
 def _fingerprints(fingerprints: Any) -> np.ndarray:
     array = np.asarray(fingerprints)
     if array.dtype != np.uint64:
-        raise ValueError(f"fingerprints must be a uint64 array, got dtype {array.dtype}")
+        raise InvalidArgumentError(f"fingerprints must be a uint64 array, got dtype {array.dtype}")
     if array.ndim == 1:
         array = array.reshape(-1, 1)
     if array.ndim != 2 or array.shape[1] not in (1, 2):
-        raise ValueError(f"fingerprints must have shape (n,), (n, 1) or (n, 2), got {array.shape}")
+        raise InvalidArgumentError(
+            f"fingerprints must have shape (n,), (n, 1) or (n, 2), got {array.shape}"
+        )
     return np.ascontiguousarray(array)
 
 
@@ -307,16 +315,16 @@ def _pairs(pairs: Any) -> np.ndarray:
     if array.size == 0:
         return np.zeros((0, 2), dtype=np.int64)
     if not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"pairs must be an integer array, got dtype {array.dtype}")
+        raise InvalidArgumentError(f"pairs must be an integer array, got dtype {array.dtype}")
     if array.ndim != 2 or array.shape[1] != 2:
-        raise ValueError(f"pairs must have shape (m, 2), got {array.shape}")
+        raise InvalidArgumentError(f"pairs must have shape (m, 2), got {array.shape}")
     return np.ascontiguousarray(array, dtype=np.int64)
 
 
 def _banding(signatures: np.ndarray, bands: int, rows: int) -> tuple[int, int]:
     bands, rows = _check_positive("bands", bands), _check_positive("rows", rows)
     if bands * rows > signatures.shape[1]:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"bands * rows must not exceed num_perm: {bands} * {rows} > {signatures.shape[1]}"
         )
     return bands, rows
@@ -389,9 +397,11 @@ def lsh_duplicates(
     if shinglesets is None:
         return _core.lsh_duplicates(sig, bands, rows, threshold, None, None, bool(spanning))
     if not isinstance(shinglesets, ShingleSets):
-        raise TypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
+        raise ArgumentTypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
     if len(shinglesets) != len(sig):
-        raise ValueError(f"shinglesets hold {len(shinglesets)} documents but signatures {len(sig)}")
+        raise InvalidArgumentError(
+            f"shinglesets hold {len(shinglesets)} documents but signatures {len(sig)}"
+        )
     return _core.lsh_duplicates(
         sig, bands, rows, threshold, shinglesets.offsets, shinglesets.hashes, bool(spanning)
     )
@@ -416,7 +426,7 @@ def jaccard(shinglesets: ShingleSets, pairs: Any) -> np.ndarray:
     [0.5]
     """
     if not isinstance(shinglesets, ShingleSets):
-        raise TypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
+        raise ArgumentTypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
     return _core.jaccard(shinglesets.offsets, shinglesets.hashes, _pairs(pairs))
 
 
@@ -433,7 +443,7 @@ def verify_jaccard(
     ([[0, 1]], [0.5])
     """
     if not isinstance(shinglesets, ShingleSets):
-        raise TypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
+        raise ArgumentTypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
     threshold = check_threshold(threshold)
     return _core.jaccard_at_least(shinglesets.offsets, shinglesets.hashes, _pairs(pairs), threshold)
 
@@ -448,7 +458,7 @@ def all_pairs_jaccard(shinglesets: ShingleSets, threshold: float) -> tuple[np.nd
     ([[0, 1]], [0.5])
     """
     if not isinstance(shinglesets, ShingleSets):
-        raise TypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
+        raise ArgumentTypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
     threshold = check_threshold(threshold)
     return _core.all_pairs_jaccard(shinglesets.offsets, shinglesets.hashes, threshold)
 
@@ -475,13 +485,10 @@ def hamming_within(
     [[0, 1]]
     """
     fp = _fingerprints(fingerprints)
-    if isinstance(max_distance, bool) or not isinstance(max_distance, (int, np.integer)):
-        raise TypeError("max_distance must be an int")
-    if max_distance < 0:
-        raise ValueError(f"max_distance must be non-negative, got {max_distance}")
+    max_distance = check_int("max_distance", max_distance, low=0, high=128)
     mask = np.ones(len(fp), dtype=bool) if active is None else np.asarray(active, dtype=bool)
     if mask.shape != (len(fp),):
-        raise ValueError(f"active must have shape ({len(fp)},), got {mask.shape}")
+        raise InvalidArgumentError(f"active must have shape ({len(fp)},), got {mask.shape}")
     return _core.hamming_within(fp, int(max_distance), np.ascontiguousarray(mask))
 
 
@@ -509,5 +516,5 @@ def clusters(pairs: Any, n: int) -> np.ndarray:
     [0, 1, 2, 1, 1]
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"n must be a non-negative int, got {n!r}")
+        raise InvalidArgumentError(f"n must be a non-negative int, got {n!r}")
     return _core.clusters(_pairs(pairs), int(n))

@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from neardup.errors import InvalidArgumentError
+
 __all__ = [
     "EDITS",
     "FOOTER",
@@ -454,7 +456,7 @@ def preset(n_docs: int) -> tuple[int, int]:
     if n_docs in PRESETS:
         return PRESETS[n_docs]
     if n_docs < 1:
-        raise ValueError(f"n_docs must be >= 1, got {n_docs}")
+        raise InvalidArgumentError(f"n_docs must be >= 1, got {n_docs}")
     bases = n_docs // 10
     return bases, n_docs - _GROUP * bases
 
@@ -488,12 +490,12 @@ def generate(
         True
     """
     if bases < 0 or singles < 0:
-        raise ValueError("bases and singles must be >= 0")
+        raise InvalidArgumentError("bases and singles must be >= 0")
     if not 0.0 <= boilerplate_share < 1.0:
-        raise ValueError(f"boilerplate_share must be in [0, 1), got {boilerplate_share}")
+        raise InvalidArgumentError(f"boilerplate_share must be in [0, 1), got {boilerplate_share}")
     unknown = set(edits) - set(EDITS)
     if unknown:
-        raise ValueError(f"unknown edits {sorted(unknown)}; known: {list(EDITS)}")
+        raise InvalidArgumentError(f"unknown edits {sorted(unknown)}; known: {list(EDITS)}")
     edit_list = [e for e in EDITS if e in set(edits)]
     rng = np.random.default_rng(seed)
     n0 = bases + singles
