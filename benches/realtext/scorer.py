@@ -15,38 +15,32 @@ it can judge it; slow (seconds for thousands of documents), which is fine for a 
 from __future__ import annotations
 
 import math
+import sys
 from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+import reference
 
 
-def normalize(text: str) -> str:
-    """Lowercased runs of alphanumeric characters joined by single spaces (neardup's v1 rule,
-    written from its definition)."""
-    words: list[str] = []
-    current: list[str] = []
-    for char in text:
-        if char.isalnum():
-            current.append(char.lower())
-        elif current:
-            words.append("".join(current))
-            current = []
-    if current:
-        words.append("".join(current))
-    return " ".join(words)
-
-
-def shingle_strings(text: str, k: int = 5, unit: str = "word") -> frozenset[str]:
-    """The document's set of k-shingle strings; fewer than k units make one shingle."""
-    normalized = normalize(text)
+def shingle_strings(
+    text: str, k: int = 5, unit: str = "word", hash_version: int = 2
+) -> frozenset[str]:
+    """The document's set of k-shingle strings under a hash version's normalisation and
+    tokens (the definitions of tests/reference.py, the project's one pure-Python statement of
+    them); fewer than k units make one shingle."""
+    normalized = reference.normalize(text, hash_version)
     if not normalized:
         return frozenset()
-    if unit == "word":
-        units = normalized.split(" ")
+    if unit == "char":
+        units, joiner = list(normalized), ""
+    elif hash_version == 2:  # tokens: each character of a spaceless script is one
+        units = [token for word in reference.words_and_tokens_v2(text) for token in word]
         joiner = " "
     else:
-        units = list(normalized)
-        joiner = ""
+        units, joiner = normalized.split(" "), " "
     if len(units) < k:
-        return frozenset([normalized])
+        return frozenset([joiner.join(units)])
     return frozenset(joiner.join(units[i : i + k]) for i in range(len(units) - k + 1))
 
 
