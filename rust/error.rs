@@ -1,5 +1,5 @@
 //! The one error type of the core, with a kind per cause. The Python binding maps each kind to
-//! a class of `neardup.errors` in one place (`impl From<Error> for PyErr` in `bindings.rs`).
+//! a class of `neardup.errors` in one place (`impl From<Error> for PyErr` in `bindings/mod.rs`).
 
 use std::collections::TryReserveError;
 use std::fmt;

@@ -5,7 +5,7 @@ Every exception neardup raises on purpose derives from :class:`NeardupError`, so
 a caller would expect (``ValueError`` for a bad value, ``TypeError`` for a wrong type,
 ``MemoryError`` for an allocation the machine cannot make), so code written against builtins
 keeps working. The Rust core's error kinds map onto these classes in one place
-(``rust/bindings.rs``: ``impl From<Error> for PyErr``).
+(``rust/bindings/mod.rs``: ``impl From<Error> for PyErr``).
 
 >>> import neardup
 >>> try:
