@@ -244,15 +244,15 @@ fn combine_shingles(tokens: &[u64], k: usize, out: &mut Vec<u64>) {
     let mut window = tokens[..k]
         .iter()
         .fold(0u64, |acc, &t| acc.wrapping_mul(TOKEN_BASE).wrapping_add(t));
-    out.reserve(tokens.len() + 1 - k);
     out.push(mix64(window));
-    for (&old, &new) in tokens.iter().zip(&tokens[k..]) {
+    // `extend` from a zip of slices knows its length: no capacity check per shingle.
+    out.extend(tokens.iter().zip(&tokens[k..]).map(|(&old, &new)| {
         window = window
             .wrapping_sub(old.wrapping_mul(leaving))
             .wrapping_mul(TOKEN_BASE)
             .wrapping_add(new);
-        out.push(mix64(window));
-    }
+        mix64(window)
+    }));
 }
 
 /// Many documents' shingle sets in one flat array: set `i` is `hashes[offsets[i]..offsets[i+1]]`.

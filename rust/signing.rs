@@ -1,10 +1,10 @@
 //! Signing drivers: MinHash signatures and SimHash fingerprints of every document (texts
 //! shingled on the fly, or precomputed shingle sets), on one thread or several.
 
-use crate::error::{filled_vec, matrix_len, probe_allocation, Error, Result};
-use crate::hashing::HashVersion;
+use crate::error::{filled_vec, matrix_len, probe_allocation, reserve, Error, Result};
+use crate::hashing::{mix64, HashVersion};
 use crate::minhash::{Algorithm, Signer};
-use crate::parallel::for_row_blocks;
+use crate::parallel::{for_row_blocks, map_blocks};
 use crate::rows::prefetch_bytes;
 use crate::shingle::{SetsView, Shingler, Unit};
 use crate::simhash;
@@ -37,6 +37,145 @@ pub fn minhash_texts(
         }
     })?;
     Ok(out)
+}
+
+/// What the sign pass of a batch needs, from one pass over its texts ([`sign_texts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignedTexts {
+    /// Row-major `n * num_perm` MinHash signatures of the shingle sets.
+    pub signatures: Vec<u32>,
+    /// `n * 2`: the [`set_digest`] of each document's shingle set.
+    pub digests: Vec<u64>,
+    /// `n + 1` offsets of the sets (their sizes whether or not the sets are kept).
+    pub offsets: Vec<i64>,
+    /// The sorted, duplicate-free sets themselves (`offsets` index them), when asked for.
+    pub hashes: Option<Vec<u64>>,
+}
+
+/// Shingle sets, their digests and their MinHash signatures in one pass over the texts: each
+/// document is shingled, sorted and de-duplicated once into a scratch buffer (or straight
+/// into the kept sets), digested and signed while it is in cache. The sets are kept only when
+/// `keep_sets` (exact verification holds them). Same bits as `ShingleSets::build`, then
+/// `set_digest` of each set, then [`minhash_sets`].
+#[allow(clippy::too_many_arguments)]
+pub fn sign_texts(
+    texts: &[&str],
+    k: usize,
+    unit: Unit,
+    version: HashVersion,
+    num_perm: usize,
+    seed: u64,
+    algorithm: Algorithm,
+    threads: usize,
+    keep_sets: bool,
+) -> Result<SignedTexts> {
+    signature_matrix(0, num_perm, algorithm)?; // the checks, before any work
+    matrix_len(texts.len(), num_perm, "signatures")?;
+    let signer = Signer::new(algorithm, num_perm, seed)?;
+    Shingler::new(k, unit, version)?;
+    let blocks = map_blocks(texts.len(), threads, |rows| {
+        let mut shingler = Shingler::new(k, unit, version).expect("k was checked");
+        let mut block = SignedTexts {
+            signatures: filled_vec(rows.len() * num_perm, 0, "signatures")?,
+            digests: filled_vec(rows.len() * 2, 0, "set digests")?,
+            offsets: Vec::new(),
+            hashes: None,
+        };
+        reserve(&mut block.offsets, rows.len(), "set offsets")?;
+        // Kept sets grow from a first guess (a word and its separator take about six bytes).
+        let mut kept = Vec::new();
+        if keep_sets {
+            let guess = rows.clone().map(|i| texts[i].len() / 6).sum();
+            reserve(&mut kept, guess, "shingle sets")?;
+        }
+        let mut scratch = Vec::new();
+        let mut bins = Vec::new();
+        let mut total = 0i64;
+        for (row, i) in rows.enumerate() {
+            prefetch_next(texts, i);
+            let buffer = if keep_sets { &mut kept } else { &mut scratch };
+            if !keep_sets {
+                buffer.clear();
+            }
+            let start = buffer.len();
+            shingler.append_set(texts[i], buffer);
+            let set = &buffer[start..];
+            block.digests[2 * row..2 * row + 2].copy_from_slice(&set_digest(set));
+            signer.sign(
+                set,
+                &mut block.signatures[row * num_perm..(row + 1) * num_perm],
+                &mut bins,
+            );
+            total += set.len() as i64;
+            block.offsets.push(total); // the end of each set; made global below
+        }
+        if keep_sets {
+            block.hashes = Some(kept);
+        }
+        Ok(block)
+    })?;
+    join_blocks(blocks, texts.len(), num_perm, keep_sets)
+}
+
+/// The blocks of [`sign_texts`] as one [`SignedTexts`] (moved, not copied, when there is one).
+fn join_blocks(
+    blocks: Vec<Result<SignedTexts>>,
+    n: usize,
+    num_perm: usize,
+    keep_sets: bool,
+) -> Result<SignedTexts> {
+    let blocks: Vec<SignedTexts> = blocks.into_iter().collect::<Result<_>>()?;
+    let mut offsets = Vec::new();
+    reserve(&mut offsets, n + 1, "set offsets")?;
+    offsets.push(0);
+    let mut base = 0;
+    for block in &blocks {
+        offsets.extend(block.offsets.iter().map(|&end| base + end));
+        base = *offsets.last().expect("offsets start with 0");
+    }
+    if let [_] = blocks.as_slice() {
+        let block = blocks.into_iter().next().expect("one block");
+        return Ok(SignedTexts { offsets, ..block });
+    }
+    let mut joined = SignedTexts {
+        signatures: Vec::new(),
+        digests: Vec::new(),
+        offsets,
+        hashes: keep_sets.then(Vec::new),
+    };
+    reserve(&mut joined.signatures, n * num_perm, "signatures")?;
+    reserve(&mut joined.digests, n * 2, "set digests")?;
+    if let Some(hashes) = joined.hashes.as_mut() {
+        reserve(hashes, base as usize, "shingle sets")?;
+    }
+    for block in blocks {
+        joined.signatures.extend_from_slice(&block.signatures);
+        joined.digests.extend_from_slice(&block.digests);
+        if let (Some(all), Some(part)) = (joined.hashes.as_mut(), block.hashes) {
+            all.extend_from_slice(&part);
+        }
+    }
+    Ok(joined)
+}
+
+/// A 128-bit digest of a sorted, duplicate-free shingle set; equal sets give equal digests,
+/// and different sets collide with probability about 2^-128 (the hashes are uniform). The sums
+/// of the hashes and of their squares modulo 2^64, the mixed size folded into the first; the
+/// empty set gives (0, 0). The same formula as `neardup.engine.set_digests`; only compared
+/// within one run, never stored.
+pub fn set_digest(set: &[u64]) -> [u64; 2] {
+    if set.is_empty() {
+        return [0, 0];
+    }
+    let (mut sum, mut squares) = (0u64, 0u64);
+    for &v in set {
+        sum = sum.wrapping_add(v);
+        squares = squares.wrapping_add(v.wrapping_mul(v));
+    }
+    [
+        sum ^ mix64(set.len() as u64 ^ 0x9E37_79B9_7F4A_7C15),
+        squares,
+    ]
 }
 
 /// Bytes of hash parameters per slot the classic signer allocates (`minhash::MinHasher`: a and
@@ -184,6 +323,102 @@ mod tests {
                 simhash_sets(view, 128, threads).unwrap()
             );
         }
+    }
+
+    #[test]
+    fn one_pass_signing_equals_sets_then_signatures() {
+        let texts: Vec<String> = (0..1100)
+            .map(|i| match i % 5 {
+                0 => String::new(),
+                1 => format!("w{} a b c d e f g", i / 3),
+                2 => "Ünïcödé 中文字 text, with NFD e\u{301} here".repeat(i % 4 + 1),
+                _ => format!("doc {i} has some words in it, doc {i}"),
+            })
+            .collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        for version in [HashVersion::V1, HashVersion::V2] {
+            let sets = ShingleSets::build(&texts, 3, Unit::Word, version).unwrap();
+            let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
+            for algorithm in [Algorithm::Classic, Algorithm::Oph] {
+                let want = minhash_sets(view, 16, 9, 1, algorithm).unwrap();
+                for threads in [1, 2] {
+                    for keep_sets in [false, true] {
+                        let got = sign_texts(
+                            &texts,
+                            3,
+                            Unit::Word,
+                            version,
+                            16,
+                            9,
+                            algorithm,
+                            threads,
+                            keep_sets,
+                        )
+                        .unwrap();
+                        assert_eq!(got.signatures, want);
+                        assert_eq!(got.offsets, sets.offsets);
+                        assert_eq!(got.hashes.is_some(), keep_sets);
+                        if let Some(hashes) = &got.hashes {
+                            assert_eq!(hashes, &sets.hashes);
+                        }
+                        for i in 0..texts.len() {
+                            assert_eq!(got.digests[2 * i..2 * i + 2], set_digest(view.get(i)));
+                        }
+                    }
+                }
+            }
+        }
+        // Equal sets, equal digests; the empty set is (0, 0).
+        let got = sign_texts(
+            &["a b a b", "b a b a b", ""],
+            1,
+            Unit::Word,
+            HashVersion::V2,
+            4,
+            0,
+            Algorithm::Classic,
+            1,
+            false,
+        )
+        .unwrap();
+        assert_eq!(got.digests[0..2], got.digests[2..4]);
+        assert_eq!(got.digests[4..6], [0, 0]);
+        assert!(sign_texts(
+            &["a"],
+            0,
+            Unit::Word,
+            HashVersion::V2,
+            4,
+            0,
+            Algorithm::Classic,
+            1,
+            false
+        )
+        .is_err());
+        assert!(sign_texts(
+            &["a"],
+            1,
+            Unit::Word,
+            HashVersion::V2,
+            0,
+            0,
+            Algorithm::Classic,
+            1,
+            false
+        )
+        .is_err());
+        assert!(sign_texts(
+            &["a"],
+            1,
+            Unit::Word,
+            HashVersion::V2,
+            4,
+            0,
+            Algorithm::Classic,
+            0,
+            false
+        )
+        .is_err());
     }
 
     #[test]

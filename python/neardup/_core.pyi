@@ -36,6 +36,7 @@ __all__ = [
     "minhash_texts",
     "normalize",
     "shingle_sets",
+    "sign_texts",
     "simhash_sets",
     "simhash_texts",
     "word_counts",
@@ -74,6 +75,22 @@ def minhash_sets(
     threads: int,
     algorithm: str,
 ) -> npt.NDArray[np.uint32]: ...
+def sign_texts(
+    texts: _Texts,
+    k: int,
+    unit: str,
+    hash_version: int,
+    num_perm: int,
+    seed: int,
+    algorithm: str,
+    threads: int,
+    keep_sets: bool,
+) -> tuple[
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.uint64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.uint64] | None,
+]: ...
 def simhash_texts(
     texts: _Texts, bits: int, tf: bool, k: int, unit: str, threads: int, hash_version: int
 ) -> npt.NDArray[np.uint64]: ...

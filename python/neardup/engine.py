@@ -135,18 +135,30 @@ class SignedBatch:
     groupable: np.ndarray  # bool[n]: may join an exact group (empty documents may not)
     live: np.ndarray  # bool[n]: has shingles after stripping (takes part in near pairs)
     lengths: np.ndarray  # int64[n] characters (keep="longest"), else zeros
-    sets: stages.ShingleSets | None  # the (stripped) sets of the batch
+    sets: stages.ShingleSets | None  # the (stripped) sets of the batch, if kept
     sizes: np.ndarray | None = None  # set sizes before stripping (boilerplate statistics)
     removed: np.ndarray | None = None  # shingles stripped per document
+    signatures: np.ndarray | None = None  # MinHash uint32[n, P] when signed in the same pass
+    shingled: bool = True  # False for the SHA-256 methods (no sets, no signatures)
 
 
-def sign_batch(plan: Plan, texts: Any, drop: np.ndarray) -> SignedBatch:
+def _signs_in_one_pass(plan: Plan, drop: np.ndarray) -> bool:
+    """Whether :func:`sign_batch` signs too (MinHash, no boilerplate to strip first): then
+    one core call shingles, digests and signs each document while it is in cache."""
+    return plan.method in ("minhash", "auto") and not drop.size
+
+
+def sign_batch(plan: Plan, texts: Any, drop: np.ndarray, keep_sets: bool = True) -> SignedBatch:
     """Shingle one batch, digest its sets, strip the ``drop`` shingles: the per-partition map.
+
+    For MinHash without boilerplate stripping the batch is also signed
+    (``SignedBatch.signatures``), in the same core call; its sets are then returned only when
+    ``keep_sets`` (exact verification holds them).
 
     >>> from neardup.plan import make_plan
     >>> b = sign_batch(make_plan(k=2), ["a b c", "", "a b c"], np.zeros(0, np.uint64))
-    >>> b.live.tolist(), b.groupable.tolist()
-    ([True, False, True], [True, False, True])
+    >>> b.live.tolist(), b.groupable.tolist(), b.signatures.shape
+    ([True, False, True], [True, False, True], (3, 128))
     """
     lengths = char_lengths(texts) if plan.keep == "longest" else None
     if not plan.uses_shingles:
@@ -154,7 +166,37 @@ def sign_batch(plan: Plan, texts: Any, drop: np.ndarray) -> SignedBatch:
         n = len(digests)
         every = np.ones(n, dtype=bool)
         zeros = np.zeros(n, dtype=np.int64)
-        return SignedBatch(digests, every, ~every, zeros if lengths is None else lengths, None)
+        return SignedBatch(
+            digests, every, ~every, zeros if lengths is None else lengths, None, shingled=False
+        )
+    if _signs_in_one_pass(plan, drop):
+        signatures, digests, offsets, hashes = _core.sign_texts(
+            as_core_texts(texts),
+            plan.k,
+            plan.unit,
+            plan.hash_version,
+            plan.num_perm,
+            plan.seed,
+            plan.algorithm,
+            plan.threads,
+            keep_sets,
+        )
+        sizes = np.diff(offsets)
+        unit: Any = plan.unit
+        kept = None
+        if hashes is not None:
+            kept = stages.ShingleSets(
+                offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version
+            )
+        n = len(sizes)
+        return SignedBatch(
+            digests,
+            sizes > 0,
+            sizes > 0,
+            np.zeros(n, dtype=np.int64) if lengths is None else lengths,
+            kept,
+            signatures=signatures,
+        )
     sets = _shingles(plan, texts)
     n = len(sets)
     sizes = sets.sizes()
@@ -473,15 +515,17 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     builder = SetBuilder(plan.k, plan.unit, plan.hash_version)
     # The unique documents' sets are held while exact Jaccard needs them all (exact-jaccard,
     # auto up to its limit) or while they fit HOLD_SETS_BUDGET: verification then needs no
-    # second pass over the store.
-    hold = probe.uses_shingles
+    # second pass over the store. An estimate needs no sets (auto only while it may brute-force).
+    hold = probe.uses_shingles and (
+        probe.verify == "exact" or probe.method in ("auto", "exact-jaccard")
+    )
     signs: list[np.ndarray] = []
     digests, groupable, live, lengths, sizes, removed = [], [], [], [], [], []
     seen = _FirstSeen()
     unique = 0
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
-            b = _checked(batch, lambda t: sign_batch(plan, t, drop))
+            b = _checked(batch, lambda t, keep=hold: sign_batch(plan, t, drop, keep_sets=keep))
             new = seen.new(b.digests, b.groupable)
             chosen = np.flatnonzero(new & b.live)  # first occurrences with shingles
             digests.append(b.digests)
@@ -491,9 +535,9 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
             if b.sizes is not None:
                 sizes.append(b.sizes)
                 removed.append(b.removed)
-            if len(chosen) and b.sets is not None:
+            if len(chosen) and b.shingled:
                 unique += len(chosen)
-                if hold:
+                if hold and b.sets is not None:
                     builder.add(b.sets, chosen, np.arange(unique - len(chosen), unique))
                     needed = probe.method == "exact-jaccard" or (
                         probe.method == "auto" and unique <= plan.auto_exact_limit
@@ -502,7 +546,11 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
                     if not needed and too_many:
                         hold = False
                         builder.clear()
-                if probe.method in ("minhash", "auto", "simhash"):
+                if b.signatures is not None:
+                    whole = len(chosen) == len(b.signatures)
+                    signs.append(b.signatures if whole else b.signatures[chosen])
+                elif probe.method in ("minhash", "auto", "simhash"):
+                    assert b.sets is not None
                     signs.append(sign_rows(probe, b.sets, chosen))
     with timer.stage("collapse"):
         first = collapse(_cat(digests, (0, 2), np.uint64), _cat(groupable, (0,), bool))

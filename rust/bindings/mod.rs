@@ -277,6 +277,46 @@ fn minhash_texts<'py>(
     matrix(py, signatures, num_perm)
 }
 
+/// (signatures, set digests, set offsets, the sets' hashes or None): one pass for the engine.
+type SignedArrays<'py> = (
+    Bound<'py, PyArray2<u32>>,
+    Bound<'py, PyArray2<u64>>,
+    Bound<'py, PyArray1<i64>>,
+    Option<Hashes<'py>>,
+);
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // the Python signature
+fn sign_texts<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    k: usize,
+    unit: &str,
+    hash_version: u32,
+    num_perm: usize,
+    seed: u64,
+    algorithm: &str,
+    threads: usize,
+    keep_sets: bool,
+) -> PyResult<SignedArrays<'py>> {
+    let unit = Unit::parse(unit)?;
+    let algorithm = Algorithm::parse(algorithm)?;
+    let version = HashVersion::new(hash_version)?;
+    let holder = Texts::borrow(texts)?;
+    let strs = holder.strs()?;
+    let signed = run(py, || {
+        signing::sign_texts(
+            &strs, k, unit, version, num_perm, seed, algorithm, threads, keep_sets,
+        )
+    })?;
+    Ok((
+        matrix(py, signed.signatures, num_perm)?,
+        matrix(py, signed.digests, 2)?,
+        signed.offsets.into_pyarray(py),
+        signed.hashes.map(|h| h.into_pyarray(py)),
+    ))
+}
+
 #[pyfunction]
 fn minhash_sets<'py>(
     py: Python<'py>,
@@ -539,6 +579,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shingle_sets, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_sets, m)?)?;
+    m.add_function(wrap_pyfunction!(sign_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_sets, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_params, m)?)?;
