@@ -512,7 +512,7 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
         with timer.stage("boilerplate"):
             drop = _boilerplate(plan, store)
     probe = plan.resolve(0) if plan.method != "auto" else plan
-    builder = SetBuilder(plan.k, plan.unit, plan.hash_version)
+    builder = SetBuilder(plan.k, plan.unit, plan.hash_version, capacity=HOLD_SETS_BUDGET)
     # The unique documents' sets are held while exact Jaccard needs them all (exact-jaccard,
     # auto up to its limit) or while they fit HOLD_SETS_BUDGET: verification then needs no
     # second pass over the store. An estimate needs no sets (auto only while it may brute-force).
@@ -538,12 +538,16 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
             if len(chosen) and b.shingled:
                 unique += len(chosen)
                 if hold and b.sets is not None:
-                    builder.add(b.sets, chosen, np.arange(unique - len(chosen), unique))
                     needed = probe.method == "exact-jaccard" or (
                         probe.method == "auto" and unique <= plan.auto_exact_limit
                     )
-                    too_many = builder.hashes > HOLD_SETS_BUDGET or probe.verify == "estimate"
-                    if not needed and too_many:
+                    incoming = int(b.sets.sizes()[chosen].sum())
+                    too_many = (
+                        builder.hashes + incoming > HOLD_SETS_BUDGET or probe.verify == "estimate"
+                    )
+                    if needed or not too_many:
+                        builder.add(b.sets, chosen, np.arange(unique - len(chosen), unique))
+                    else:
                         hold = False
                         builder.clear()
                 if b.signatures is not None:

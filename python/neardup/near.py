@@ -49,36 +49,66 @@ class SetBuilder:
     """Collects the shingle sets of some unique documents into one ShingleSets over all of
     them (documents never added get an empty set), in increasing index order.
 
+    The hashes are gathered straight into one buffer of ``capacity`` hashes (untouched pages
+    of it cost no memory), doubled when full, so building needs no concatenation: at 100,000
+    documents that copy of every held set cost about as much as verifying the candidates.
+
     >>> b = SetBuilder(1, "word")
     >>> b.add(stages.shingles(["a b", "c"], k=1), np.array([1]), np.array([2]))
     >>> b.build(3).sizes().tolist()
     [0, 0, 1]
     """
 
-    def __init__(self, k: int, unit: str, hash_version: int = stages.HASH_VERSION) -> None:
+    def __init__(
+        self, k: int, unit: str, hash_version: int = stages.HASH_VERSION, capacity: int = 0
+    ) -> None:
         self.k, self.unit, self.hash_version = k, unit, hash_version
+        self.capacity = capacity
         self.clear()
 
     def clear(self) -> None:
         """Forget everything added (``method="auto"`` found too many unique documents)."""
         self._at: list[np.ndarray] = []
         self._sizes: list[np.ndarray] = []
-        self._hashes: list[np.ndarray] = []
+        self._buffer = np.zeros(0, dtype=np.uint64)
         self.hashes = 0  # shingle hashes held
+
+    def _room(self, more: int) -> np.ndarray:
+        """The buffer's next ``more`` slots (the buffer grown first if needed)."""
+        need = self.hashes + more
+        if need > len(self._buffer):
+            grown = np.empty(max(need, 2 * len(self._buffer), self.capacity), dtype=np.uint64)
+            grown[: self.hashes] = self._buffer[: self.hashes]
+            self._buffer = grown
+        return self._buffer[self.hashes : need]
 
     def add(
         self, sets: stages.ShingleSets, rows: np.ndarray, at: np.ndarray, only: bool = False
     ) -> None:
         """Add the sets of ``rows`` of a batch as unique documents ``at`` (increasing);
         ``only``: the batch's other sets are empty (``shingles(only=)``), so no gather."""
-        if only:
-            sizes, hashes = sets.sizes()[rows], sets.hashes
+        sizes = sets.sizes()[rows]
+        if only or len(rows) == len(sets):  # the hashes as they are
+            self._room(len(sets.hashes))[:] = sets.hashes
+            added = len(sets.hashes)
         else:
-            sizes, hashes = take_sets(sets, rows)
+            # Runs of consecutive rows are copied as slices: a few per exact duplicate left
+            # out, and 3x less time than a boolean gather (np.compress) of every hash.
+            added = int(sizes.sum())
+            room = self._room(added)
+            rows = np.asarray(rows, dtype=np.int64)
+            breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+            firsts = rows[np.concatenate([[0], breaks])]
+            lasts = rows[np.concatenate([breaks - 1, [len(rows) - 1]])]
+            at_start = sets.offsets[firsts].tolist()
+            at_end = sets.offsets[lasts + 1].tolist()
+            put = 0
+            for a, b in zip(at_start, at_end, strict=True):
+                room[put : put + b - a] = sets.hashes[a:b]
+                put += b - a
         self._at.append(np.asarray(at, dtype=np.int64))
         self._sizes.append(sizes)
-        self._hashes.append(hashes)
-        self.hashes += len(hashes)
+        self.hashes += added
 
     def build(self, n: int) -> stages.ShingleSets:
         """One ShingleSets of ``n`` documents."""
@@ -87,10 +117,7 @@ class SetBuilder:
             sizes[np.concatenate(self._at)] = np.concatenate(self._sizes)
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        if len(self._hashes) == 1:
-            hashes = self._hashes[0]
-        else:
-            hashes = np.concatenate(self._hashes) if self._hashes else np.zeros(0, np.uint64)
+        hashes = self._buffer[: self.hashes]
         self.clear()
         unit: Any = self.unit
         return stages.ShingleSets(
