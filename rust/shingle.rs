@@ -155,10 +155,19 @@ impl SetSorter {
 
     /// Sorts `values` ascending with every value once at the front; returns how many there are.
     pub fn sort_dedup(&mut self, values: &mut [u64]) -> usize {
+        self.sort_buckets::<true>(values)
+    }
+
+    /// Sorts `values` ascending, repeats kept (uniform values, such as LSH band keys).
+    pub fn sort(&mut self, values: &mut [u64]) {
+        self.sort_buckets::<false>(values);
+    }
+
+    fn sort_buckets<const DEDUP: bool>(&mut self, values: &mut [u64]) -> usize {
         let n = values.len();
         if n < Self::SMALL || n > u32::MAX as usize {
             values.sort_unstable();
-            return dedup_sorted(values);
+            return if DEDUP { dedup_sorted(values) } else { n };
         }
         // About two values per bucket: 2^(floor(log2 n) - 1) buckets.
         let bits = (usize::BITS - 1 - n.leading_zeros() - 1).min(Self::MAX_BITS);
@@ -209,7 +218,7 @@ impl SetSorter {
             }
             for &v in bucket.iter() {
                 values[unique] = v;
-                unique += usize::from(v != last);
+                unique += usize::from(!DEDUP || v != last);
                 last = v;
             }
         }
@@ -471,6 +480,11 @@ mod tests {
                 let mut got = values.clone();
                 let unique = sorter.sort_dedup(&mut got);
                 assert_eq!(&got[..unique], &want[..], "len {len} skew {skew}");
+                let mut sorted = values.clone();
+                sorter.sort(&mut sorted);
+                let mut want_sorted = values.clone();
+                want_sorted.sort_unstable();
+                assert_eq!(sorted, want_sorted, "len {len} skew {skew}");
             }
         }
     }

@@ -48,15 +48,64 @@ pub struct SignedTexts {
     pub digests: Vec<u64>,
     /// `n + 1` offsets of the sets (their sizes whether or not the sets are kept).
     pub offsets: Vec<i64>,
-    /// The sorted, duplicate-free sets themselves (`offsets` index them), when asked for.
+    /// The sorted, duplicate-free sets themselves (`offsets` index them), when kept and not
+    /// written into the caller's buffer.
     pub hashes: Option<Vec<u64>>,
 }
 
+/// Where [`sign_texts`] puts the sets it keeps.
+#[derive(Debug)]
+pub enum KeptSets<'a> {
+    /// Nowhere: only sizes, digests and signatures.
+    Not,
+    /// A new vector (`SignedTexts::hashes`).
+    Own,
+    /// The front of the caller's buffer, when they fit (`SignedTexts::hashes` is then None);
+    /// else, as `Own`. Exact verification holds the sets of a whole run in one buffer: this
+    /// writes them there once, instead of into a new vector (whose fresh pages cost a fault
+    /// each) and then again into the buffer.
+    Into(&'a mut [u64]),
+}
+
+/// The sets being kept by one block: dropped, in a vector, or in the caller's buffer.
+enum Sink<'a> {
+    Drop,
+    Vec(Vec<u64>),
+    Slice(&'a mut [u64], usize),
+}
+
+impl Sink<'_> {
+    fn put(&mut self, set: &[u64]) {
+        match self {
+            Sink::Drop => {}
+            Sink::Vec(all) => all.extend_from_slice(set),
+            Sink::Slice(buffer, used) => {
+                if let Some(room) = buffer.get_mut(*used..*used + set.len()) {
+                    room.copy_from_slice(set);
+                    *used += set.len();
+                } else {
+                    // Out of room: on in a vector of its own, from what the buffer holds.
+                    let mut all = buffer[..*used].to_vec();
+                    all.extend_from_slice(set);
+                    *self = Sink::Vec(all);
+                }
+            }
+        }
+    }
+
+    fn into_hashes(self) -> Option<Vec<u64>> {
+        match self {
+            Sink::Vec(all) => Some(all),
+            Sink::Drop | Sink::Slice(..) => None,
+        }
+    }
+}
+
 /// Shingle sets, their digests and their MinHash signatures in one pass over the texts: each
-/// document is shingled, sorted and de-duplicated once into a scratch buffer (or straight
-/// into the kept sets), digested and signed while it is in cache. The sets are kept only when
-/// `keep_sets` (exact verification holds them). Same bits as `ShingleSets::build`, then
-/// `set_digest` of each set, then [`minhash_sets`].
+/// document is shingled, sorted and de-duplicated once into a scratch buffer, digested and
+/// signed while it is in cache, and its set kept as `keep` says (exact verification holds
+/// them). Same bits as `ShingleSets::build`, then `set_digest` of each set, then
+/// [`minhash_sets`].
 #[allow(clippy::too_many_arguments)]
 pub fn sign_texts(
     texts: &[&str],
@@ -67,13 +116,14 @@ pub fn sign_texts(
     seed: u64,
     algorithm: Algorithm,
     threads: usize,
-    keep_sets: bool,
+    keep: KeptSets<'_>,
 ) -> Result<SignedTexts> {
     signature_matrix(0, num_perm, algorithm)?; // the checks, before any work
     matrix_len(texts.len(), num_perm, "signatures")?;
     let signer = Signer::new(algorithm, num_perm, seed)?;
     Shingler::new(k, unit, version)?;
-    let blocks = map_blocks(texts.len(), threads, |rows| {
+    let keep_sets = !matches!(keep, KeptSets::Not);
+    let block = |rows: std::ops::Range<usize>, mut sink: Sink<'_>| -> Result<SignedTexts> {
         let mut shingler = Shingler::new(k, unit, version).expect("k was checked");
         let mut block = SignedTexts {
             signatures: filled_vec(rows.len() * num_perm, 0, "signatures")?,
@@ -82,48 +132,49 @@ pub fn sign_texts(
             hashes: None,
         };
         reserve(&mut block.offsets, rows.len(), "set offsets")?;
-        // Kept sets grow from a first guess (a word and its separator take about six bytes).
-        let mut kept = Vec::new();
-        if keep_sets {
-            let guess = rows.clone().map(|i| texts[i].len() / 6).sum();
-            reserve(&mut kept, guess, "shingle sets")?;
-        }
         let mut scratch = Vec::new();
         let mut bins = Vec::new();
         let mut total = 0i64;
         for (row, i) in rows.enumerate() {
             prefetch_next(texts, i);
-            let buffer = if keep_sets { &mut kept } else { &mut scratch };
-            if !keep_sets {
-                buffer.clear();
-            }
-            let start = buffer.len();
-            shingler.append_set(texts[i], buffer);
-            let set = &buffer[start..];
-            block.digests[2 * row..2 * row + 2].copy_from_slice(&set_digest(set));
-            signer.sign(
-                set,
-                &mut block.signatures[row * num_perm..(row + 1) * num_perm],
-                &mut bins,
-            );
-            total += set.len() as i64;
+            scratch.clear();
+            shingler.append_set(texts[i], &mut scratch);
+            block.digests[2 * row..2 * row + 2].copy_from_slice(&set_digest(&scratch));
+            let signature = &mut block.signatures[row * num_perm..(row + 1) * num_perm];
+            signer.sign(&scratch, signature, &mut bins);
+            sink.put(&scratch);
+            total += scratch.len() as i64;
             block.offsets.push(total); // the end of each set; made global below
         }
-        if keep_sets {
-            block.hashes = Some(kept);
-        }
+        block.hashes = sink.into_hashes();
         Ok(block)
-    })?;
-    join_blocks(blocks, texts.len(), num_perm, keep_sets)
+    };
+    let new_sink = |rows: &std::ops::Range<usize>| -> Result<Sink<'static>> {
+        if !keep_sets {
+            return Ok(Sink::Drop);
+        }
+        // A first guess at the kept sets (a word and its separator take about six bytes).
+        let mut all = Vec::new();
+        reserve(
+            &mut all,
+            rows.clone().map(|i| texts[i].len() / 6).sum(),
+            "shingle sets",
+        )?;
+        Ok(Sink::Vec(all))
+    };
+    let blocks = match keep {
+        KeptSets::Into(buffer) if threads == 1 => {
+            vec![block(0..texts.len(), Sink::Slice(buffer, 0))]
+        }
+        _ => map_blocks(texts.len(), threads, |rows| {
+            block(rows.clone(), new_sink(&rows)?)
+        })?,
+    };
+    join_blocks(blocks, texts.len(), num_perm)
 }
 
 /// The blocks of [`sign_texts`] as one [`SignedTexts`] (moved, not copied, when there is one).
-fn join_blocks(
-    blocks: Vec<Result<SignedTexts>>,
-    n: usize,
-    num_perm: usize,
-    keep_sets: bool,
-) -> Result<SignedTexts> {
+fn join_blocks(blocks: Vec<Result<SignedTexts>>, n: usize, num_perm: usize) -> Result<SignedTexts> {
     let blocks: Vec<SignedTexts> = blocks.into_iter().collect::<Result<_>>()?;
     let mut offsets = Vec::new();
     reserve(&mut offsets, n + 1, "set offsets")?;
@@ -141,7 +192,10 @@ fn join_blocks(
         signatures: Vec::new(),
         digests: Vec::new(),
         offsets,
-        hashes: keep_sets.then(Vec::new),
+        hashes: blocks
+            .first()
+            .and_then(|b| b.hashes.as_ref())
+            .map(|_| Vec::new()),
     };
     reserve(&mut joined.signatures, n * num_perm, "signatures")?;
     reserve(&mut joined.digests, n * 2, "set digests")?;
@@ -342,7 +396,15 @@ mod tests {
             for algorithm in [Algorithm::Classic, Algorithm::Oph] {
                 let want = minhash_sets(view, 16, 9, 1, algorithm).unwrap();
                 for threads in [1, 2] {
-                    for keep_sets in [false, true] {
+                    // Not kept, kept in a vector, in a buffer with room, in one without.
+                    for case in 0..4 {
+                        let mut buffer =
+                            vec![0u64; if case == 2 { sets.hashes.len() + 3 } else { 40 }];
+                        let keep = match case {
+                            0 => KeptSets::Not,
+                            1 => KeptSets::Own,
+                            _ => KeptSets::Into(&mut buffer),
+                        };
                         let got = sign_texts(
                             &texts,
                             3,
@@ -352,14 +414,18 @@ mod tests {
                             9,
                             algorithm,
                             threads,
-                            keep_sets,
+                            keep,
                         )
                         .unwrap();
                         assert_eq!(got.signatures, want);
                         assert_eq!(got.offsets, sets.offsets);
-                        assert_eq!(got.hashes.is_some(), keep_sets);
+                        let in_buffer = case == 2 && threads == 1;
+                        assert_eq!(got.hashes.is_some(), case != 0 && !in_buffer);
                         if let Some(hashes) = &got.hashes {
                             assert_eq!(hashes, &sets.hashes);
+                        }
+                        if in_buffer {
+                            assert_eq!(buffer[..sets.hashes.len()], sets.hashes[..]);
                         }
                         for i in 0..texts.len() {
                             assert_eq!(got.digests[2 * i..2 * i + 2], set_digest(view.get(i)));
@@ -378,7 +444,7 @@ mod tests {
             0,
             Algorithm::Classic,
             1,
-            false,
+            KeptSets::Not,
         )
         .unwrap();
         assert_eq!(got.digests[0..2], got.digests[2..4]);
@@ -392,7 +458,7 @@ mod tests {
             0,
             Algorithm::Classic,
             1,
-            false
+            KeptSets::Not
         )
         .is_err());
         assert!(sign_texts(
@@ -404,7 +470,7 @@ mod tests {
             0,
             Algorithm::Classic,
             1,
-            false
+            KeptSets::Not
         )
         .is_err());
         assert!(sign_texts(
@@ -416,7 +482,7 @@ mod tests {
             0,
             Algorithm::Classic,
             0,
-            false
+            KeptSets::Not
         )
         .is_err());
     }

@@ -25,6 +25,7 @@ __all__ = [
     "index_band_keys",
     "jaccard",
     "jaccard_at_least",
+    "lsh_bucket_pairs_bound",
     "lsh_candidates",
     "lsh_duplicates",
     "lsh_half_point",
@@ -85,6 +86,8 @@ def sign_texts(
     algorithm: str,
     threads: int,
     keep_sets: bool,
+    into: npt.NDArray[np.uint64] | None = None,
+    at: int = 0,
 ) -> tuple[
     npt.NDArray[np.uint32],
     npt.NDArray[np.uint64],
@@ -106,6 +109,9 @@ def lsh_probability(
 def band_hashes(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int
 ) -> npt.NDArray[np.uint64]: ...
+def lsh_bucket_pairs_bound(
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int, limit: int
+) -> int: ...
 def lsh_candidates(signatures: npt.NDArray[np.uint32], bands: int, rows: int) -> _Pairs: ...
 def lsh_rows_in_candidates(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int

@@ -148,12 +148,19 @@ def _signs_in_one_pass(plan: Plan, drop: np.ndarray) -> bool:
     return plan.method in ("minhash", "auto") and not drop.size
 
 
-def sign_batch(plan: Plan, texts: Any, drop: np.ndarray, keep_sets: bool = True) -> SignedBatch:
+def sign_batch(
+    plan: Plan,
+    texts: Any,
+    drop: np.ndarray,
+    keep_sets: bool = True,
+    into: tuple[np.ndarray, int] | None = None,
+) -> SignedBatch:
     """Shingle one batch, digest its sets, strip the ``drop`` shingles: the per-partition map.
 
     For MinHash without boilerplate stripping the batch is also signed
     (``SignedBatch.signatures``), in the same core call; its sets are then returned only when
-    ``keep_sets`` (exact verification holds them).
+    ``keep_sets`` (exact verification holds them), written into ``into = (buffer, at)`` from
+    ``at`` on when they fit there (the sets are then a view of it).
 
     >>> from neardup.plan import make_plan
     >>> b = sign_batch(make_plan(k=2), ["a b c", "", "a b c"], np.zeros(0, np.uint64))
@@ -180,10 +187,13 @@ def sign_batch(plan: Plan, texts: Any, drop: np.ndarray, keep_sets: bool = True)
             plan.algorithm,
             plan.threads,
             keep_sets,
+            *(into or ()),
         )
         sizes = np.diff(offsets)
         unit: Any = plan.unit
         kept = None
+        if keep_sets and hashes is None and into is not None:  # written into the buffer
+            hashes = into[0][into[1] : into[1] + int(offsets[-1])]
         if hashes is not None:
             kept = stages.ShingleSets(
                 offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version
@@ -525,7 +535,8 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     unique = 0
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
-            b = _checked(batch, lambda t, keep=hold: sign_batch(plan, t, drop, keep_sets=keep))
+            room = builder.free_room() if hold else None
+            b = _checked(batch, lambda t, h=hold, r=room: sign_batch(plan, t, drop, h, r))
             new = seen.new(b.digests, b.groupable)
             chosen = np.flatnonzero(new & b.live)  # first occurrences with shingles
             digests.append(b.digests)

@@ -9,7 +9,7 @@ documents), with their similarity.
 
 >>> from neardup.plan import make_plan
 >>> from neardup.stores import MemoryStore
->>> from neardup import stages
+>>> from neardup import _core, stages
 >>> store = MemoryStore(["a b c d", "a b c e", "x y z"])
 >>> plan = make_plan(method="exact-jaccard", k=1, threshold=0.5).resolve(3)
 >>> ev = Evidence(np.arange(3), sets=stages.shingles(store.texts, k=1))
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup import stages
+from neardup import _core, stages
 from neardup.boilerplate import remove_shingles
 from neardup.plan import Plan
 
@@ -73,6 +73,22 @@ class SetBuilder:
         self._buffer = np.zeros(0, dtype=np.uint64)
         self.hashes = 0  # shingle hashes held
 
+    def free_room(self) -> tuple[np.ndarray, int]:
+        """(buffer, first free slot): where the sign pass may write the next batch's sets in
+        place (``_core.sign_texts(into=, at=)``); :meth:`add` then finds them there."""
+        if len(self._buffer) < self.capacity:
+            grown = np.empty(self.capacity, dtype=np.uint64)
+            grown[: self.hashes] = self._buffer[: self.hashes]
+            self._buffer = grown
+        return self._buffer, self.hashes
+
+    def _in_place(self, hashes: np.ndarray) -> bool:
+        """Whether ``hashes`` is the buffer from the first free slot on (written in place)."""
+        if hashes.base is not self._buffer or not len(hashes):
+            return False
+        free = self._buffer[self.hashes :]
+        return bool(hashes.ctypes.data == free.ctypes.data)
+
     def _room(self, more: int) -> np.ndarray:
         """The buffer's next ``more`` slots (the buffer grown first if needed)."""
         need = self.hashes + more
@@ -88,14 +104,17 @@ class SetBuilder:
         """Add the sets of ``rows`` of a batch as unique documents ``at`` (increasing);
         ``only``: the batch's other sets are empty (``shingles(only=)``), so no gather."""
         sizes = sets.sizes()[rows]
+        in_place = self._in_place(sets.hashes)
         if only or len(rows) == len(sets):  # the hashes as they are
-            self._room(len(sets.hashes))[:] = sets.hashes
+            if not in_place:
+                self._room(len(sets.hashes))[:] = sets.hashes
             added = len(sets.hashes)
         else:
             # Runs of consecutive rows are copied as slices: a few per exact duplicate left
-            # out, and 3x less time than a boolean gather (np.compress) of every hash.
+            # out, and 3x less time than a boolean gather (np.compress) of every hash. In
+            # place, each run moves towards the front (a forward copy, safe when overlapping).
             added = int(sizes.sum())
-            room = self._room(added)
+            room = sets.hashes if in_place else self._room(added)
             rows = np.asarray(rows, dtype=np.int64)
             breaks = np.flatnonzero(np.diff(rows) != 1) + 1
             firsts = rows[np.concatenate([[0], breaks])]
@@ -173,14 +192,7 @@ def candidate_bound(signatures: np.ndarray, bands: int, rows: int, limit: int) -
     >>> candidate_bound(sig, 4, 2, 100)
     24
     """
-    total = 0
-    for j in range(bands):
-        keys = stages.band_hashes(signatures[:, j * rows : (j + 1) * rows], 1, rows)[:, 0]
-        _, counts = np.unique(keys, return_counts=True)
-        total += int((counts * (counts - 1) // 2).sum())
-        if total > limit:
-            break
-    return total
+    return _core.lsh_bucket_pairs_bound(np.ascontiguousarray(signatures), bands, rows, limit)
 
 
 def candidate_sets(
