@@ -18,7 +18,7 @@ import json
 import sys
 from typing import Any
 
-from neardup.commands._args import add_minhash_args
+from neardup.commands._args import add_minhash_args, guarded
 from neardup.commands._args import add_text_args as add_common_text_args
 
 __all__ = ["add_parser", "run"]
@@ -105,85 +105,81 @@ def _print_matches(ids: list[Any], matches: list[list[Any]], everything: bool) -
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``neardup index ACTION``; returns the exit code (0 ok, 1 error).
+    """Run ``neardup index ACTION``; returns the exit code (0 ok, 1 bad input or a damaged
+    index, 2 bad options; a closed stdout pipe is the CLI's 141), as every command does
+    (:func:`neardup.commands._args.guarded`).
 
     >>> run(argparse.Namespace(...))                                   # doctest: +SKIP
     0
     """
-    import os
+    return guarded(f"index {args.action}", lambda: _act(args))
 
+
+def _act(args: argparse.Namespace) -> int:
     from neardup._validate import check_int
-    from neardup.errors import NeardupError
     from neardup.index import Index
     from neardup.io import iter_batches, open_sources
 
-    try:
-        if args.action in ("add", "query"):
-            check_int("--batch-size", args.batch_size, low=1)
-        if args.action == "add":
-            with Index(
-                args.index,
-                threshold=args.threshold,
-                num_perm=args.num_perm,
-                k=args.k,
-                seed=args.seed,
-                bands=args.bands,
-                rows=args.rows,
-            ) as ix:
-                added = dup = 0
-                sources = open_sources(
-                    args.inputs, args.text_field, args.id_field or "id", id_required=True
-                )
-                try:
-                    for b in iter_batches(sources, args.batch_size):
-                        ms = ix.add(b.ids, b.texts, skip_existing=args.skip_existing)
-                        dup += _print_matches(b.ids, ms, args.all)
-                        added += len(b)
-                finally:
-                    for src in sources:
-                        src.close()
-                print(
-                    f"read {added:,} documents ({dup:,} near-duplicate an indexed one); "
-                    f"index holds {len(ix):,}",
-                    file=sys.stderr,
-                )
-        elif args.action == "query":
-            with Index(args.index, threshold=args.threshold, create=False) as ix:
-                sources = open_sources(
-                    args.inputs, args.text_field, args.id_field or "id", args.id_field is not None
-                )
-                try:
-                    for b in iter_batches(sources, args.batch_size):
-                        _print_matches(b.ids, ix.query(b.texts, k=args.top_k), True)
-                finally:
-                    for src in sources:
-                        src.close()
-        elif args.action == "remove":
-            ids = list(args.ids)
-            if args.ids_file:
-                with open(args.ids_file, encoding="utf-8") as f:
-                    ids += [line.rstrip("\n") for line in f if line.strip()]
-            with Index(args.index, create=False) as ix:
-                n = ix.remove(ids)
-                print(
-                    f"removed {n:,} of {len(ids):,} ids; index holds {len(ix):,}", file=sys.stderr
-                )
-        elif args.action == "stats":
-            with Index(args.index, create=False) as ix:
-                st = ix.stats()
-            if args.json:
-                print(json.dumps(st))
-            else:
-                for key, v in st.items():
-                    print(f"{key:>16}: {v}")
-        elif args.action == "check":
-            with Index(args.index, create=False) as ix:
-                ix.check()
-                print(f"{args.index}: ok ({len(ix):,} documents)", file=sys.stderr)
-    except BrokenPipeError:  # e.g. `| head`
-        sys.stdout = open(os.devnull, "w")
-        return 0
-    except (NeardupError, ValueError, TypeError, OSError) as e:
-        print(f"neardup index {args.action}: error: {e}", file=sys.stderr)
-        return 1
+    if args.action in ("add", "query"):
+        check_int("--batch-size", args.batch_size, low=1)
+    if args.action == "add":
+        with Index(
+            args.index,
+            threshold=args.threshold,
+            num_perm=args.num_perm,
+            k=args.k,
+            seed=args.seed,
+            bands=args.bands,
+            rows=args.rows,
+        ) as ix:
+            added = dup = 0
+            sources = open_sources(
+                args.inputs, args.text_field, args.id_field or "id", id_required=True
+            )
+            try:
+                for b in iter_batches(sources, args.batch_size):
+                    ms = ix.add(b.ids, b.texts, skip_existing=args.skip_existing)
+                    dup += _print_matches(b.ids, ms, args.all)
+                    added += len(b)
+            finally:
+                for src in sources:
+                    src.close()
+            print(
+                f"read {added:,} documents ({dup:,} near-duplicate an indexed one); "
+                f"index holds {len(ix):,}",
+                file=sys.stderr,
+            )
+    elif args.action == "query":
+        with Index(args.index, threshold=args.threshold, create=False) as ix:
+            sources = open_sources(
+                args.inputs, args.text_field, args.id_field or "id", args.id_field is not None
+            )
+            try:
+                for b in iter_batches(sources, args.batch_size):
+                    _print_matches(b.ids, ix.query(b.texts, k=args.top_k), True)
+            finally:
+                for src in sources:
+                    src.close()
+    elif args.action == "remove":
+        ids = list(args.ids)
+        if args.ids_file:
+            with open(args.ids_file, encoding="utf-8") as f:
+                ids += [line.rstrip("\n") for line in f if line.strip()]
+        with Index(args.index, create=False) as ix:
+            n = ix.remove(ids)
+            print(
+                f"removed {n:,} of {len(ids):,} ids; index holds {len(ix):,}", file=sys.stderr
+            )
+    elif args.action == "stats":
+        with Index(args.index, create=False) as ix:
+            st = ix.stats()
+        if args.json:
+            print(json.dumps(st))
+        else:
+            for key, v in st.items():
+                print(f"{key:>16}: {v}")
+    elif args.action == "check":
+        with Index(args.index, create=False) as ix:
+            ix.check()
+            print(f"{args.index}: ok ({len(ix):,} documents)", file=sys.stderr)
     return 0
