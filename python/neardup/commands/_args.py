@@ -170,9 +170,10 @@ def add_plan_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--keep",
-        choices=KEEP,
+        choices=[k for k in KEEP if k != "priority"],
         default="first",
-        help="which document of a cluster is kept (default: first in input order)",
+        help="which document of a cluster is kept (default: first in input order; "
+        "longest = most characters); see also --keep-priority",
     )
     p.add_argument(
         "--strip-boilerplate",

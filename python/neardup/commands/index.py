@@ -167,9 +167,7 @@ def _act(args: argparse.Namespace) -> int:
                 ids += [line.rstrip("\n") for line in f if line.strip()]
         with Index(args.index, create=False) as ix:
             n = ix.remove(ids)
-            print(
-                f"removed {n:,} of {len(ids):,} ids; index holds {len(ix):,}", file=sys.stderr
-            )
+            print(f"removed {n:,} of {len(ids):,} ids; index holds {len(ix):,}", file=sys.stderr)
     elif args.action == "stats":
         with Index(args.index, create=False) as ix:
             st = ix.stats()
