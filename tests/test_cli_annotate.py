@@ -118,7 +118,7 @@ def test_cli_annotate_beside_the_kept_rows_with_priorities(tmp_path):
     _same_annotation(_read(tmp_path / "all.jsonl"), expected)
     kept = _read(tmp_path / "kept.jsonl")
     assert kept["id"].tolist() == FRAME["id"][result.keep].tolist()
-    assert json.loads(proc.stdout)["plan"]["keep"] == "priority"
+    assert json.loads(proc.stdout)["params"]["keep"] == "priority"
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet"])

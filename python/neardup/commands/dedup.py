@@ -11,11 +11,11 @@ and the work is :func:`neardup.dedup.dedup_files`.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from neardup.commands._args import add_plan_args, add_text_args, guarded, plan_options
+from neardup.commands._summary import dedup_summary, print_summary
 from neardup.errors import InvalidArgumentError
 
 __all__ = ["add_parser", "run"]
@@ -69,7 +69,10 @@ def add_parser(subparsers: Any) -> None:
         "--report", metavar="REPORT.md", help="write the summary and the plan as Markdown"
     )
     p.add_argument(
-        "--json", action="store_true", help="print the summary and the plan as JSON on stdout"
+        "--json",
+        action="store_true",
+        help="print the summary and the plan as JSON on stdout (stderr when -o - or "
+        "--annotate -); the schema every command shares is in README",
     )
     p.add_argument(
         "-q", "--quiet", action="store_true", help="no progress and no summary on stderr"
@@ -141,8 +144,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(summary.text(), file=sys.stderr)
         if args.json:
-            out = sys.stderr if "-" in (args.output, args.annotate) else sys.stdout
-            print(json.dumps(summary.as_dict()), file=out)
+            to_stderr = "-" in (args.output, args.annotate)
+            print_summary(dedup_summary(summary, args.annotate), to_stderr)
         return 0
 
     return guarded("dedup", work)
