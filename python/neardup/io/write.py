@@ -120,13 +120,12 @@ class _Annotated:
         self.n_rows = src.n_rows
 
     def records(self, _: Any, keep: np.ndarray) -> Any:
-        values = [c.tolist() for c in self.columns.values()]
         for row, (where, record) in enumerate(self.src.reader.records(self.src, keep)):
             clash = next((name for name in self.columns if name in record), None)
             if clash is not None:
                 raise InputError(f"{where}: the row already has a field {clash!r} (--annotate)")
-            for name, column in zip(self.columns, values, strict=True):
-                record[name] = column[row]
+            for name, column in self.columns.items():
+                record[name] = column[row].item()  # a Python value; no per-corpus lists
             yield where, record
 
 
@@ -204,11 +203,14 @@ def _annotated_csv(tmp: str, sources: Sequence[Source], cut: list[dict[str, np.n
         header = list(sources[0].schema)
         out.writerow(header + list(cut[0]))
         for src, columns in zip(sources, cut, strict=True):
-            values = [[_csv_field(v) for v in c.tolist()] for c in columns.values()]
             everything = np.ones(src.n_rows or 0, dtype=bool)
-            for row, (_, fields) in enumerate(csvfile.READER.kept_rows(src, everything)):
+            for row, (line, fields) in enumerate(csvfile.READER.kept_rows(src, everything)):
+                if len(fields) > len(header):  # the added columns would shift under them
+                    raise InputError(
+                        f"{src.label}:{line}: {len(fields)} fields, header has {len(header)}"
+                    )
                 padded = fields + [""] * (len(header) - len(fields))
-                out.writerow(padded + [column[row] for column in values])
+                out.writerow(padded + [_csv_field(c[row].item()) for c in columns.values()])
                 written += 1
     return written
 
