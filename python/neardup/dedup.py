@@ -64,6 +64,7 @@ class DedupSummary:
     inputs: list[str] = field(default_factory=list)
     output: str | None = None
     clusters_path: str | None = None
+    annotate_path: str | None = None
     boilerplate: dict[str, Any] | None = None
     seconds: dict[str, float] = field(default_factory=dict)
     #: The resolved plan (:meth:`neardup.Plan.as_dict`) and what the run decided.
@@ -111,6 +112,7 @@ class DedupSummary:
         rows = [
             ("inputs", ", ".join(self.inputs)),
             ("output", self.output or ""),
+            *([("annotated rows", self.annotate_path)] if self.annotate_path else []),
             ("documents read", f"{self.documents:,}"),
             ("empty documents (kept)", f"{self.empty:,}"),
             ("exact duplicates removed (identical shingle sets)", f"{self.exact_duplicates:,}"),
@@ -237,6 +239,7 @@ def dedup_files(
         store = FileStore(sources, batch_size, progress, priority_field)
         outcome = engine.run(plan, store)
         summary = _summary(outcome, list(inputs), output, clusters)
+        summary.annotate_path = annotate
         timer = engine._Timer()
         if output is not None:
             with timer.stage("write"):

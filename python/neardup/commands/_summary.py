@@ -107,7 +107,7 @@ _DEDUP_COUNTS = (
 )
 
 
-def dedup_summary(s: Any, annotate: str | None = None) -> dict[str, Any]:
+def dedup_summary(s: Any) -> dict[str, Any]:
     """The ``neardup dedup --json`` summary of a :class:`neardup.dedup.DedupSummary`
     (local or Ray; the Ray engine's extra numbers go to ``result``).
 
@@ -116,7 +116,8 @@ def dedup_summary(s: Any, annotate: str | None = None) -> dict[str, Any]:
     3
     """
     fields = s.as_dict()
-    known = {*_DEDUP_COUNTS, "inputs", "output", "clusters_path", "seconds", "plan"}
+    known = {*_DEDUP_COUNTS, "inputs", "output", "clusters_path", "annotate_path", "seconds"}
+    known.add("plan")
     known |= {"method", "verify", "pairs_mode", "threshold", "num_perm", "k", "bands", "rows"}
     known |= {"keep", "boilerplate"}
     result = {"boilerplate": s.boilerplate} if s.boilerplate else {}
@@ -129,7 +130,7 @@ def dedup_summary(s: Any, annotate: str | None = None) -> dict[str, Any]:
         "dedup",
         params={k: v for k, v in s.plan.items() if k not in moved},
         inputs=s.inputs,
-        outputs={"kept": s.output, "clusters": s.clusters_path, "annotate": annotate},
+        outputs={"kept": s.output, "clusters": s.clusters_path, "annotate": s.annotate_path},
         counts=counts,
         seconds=s.seconds,
         result=result,

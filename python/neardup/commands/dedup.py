@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             print(summary.text(), file=sys.stderr)
         if args.json:
             to_stderr = "-" in (args.output, args.annotate)
-            print_summary(dedup_summary(summary, args.annotate), to_stderr)
+            print_summary(dedup_summary(summary), to_stderr)
         return 0
 
     return guarded("dedup", work)
