@@ -192,3 +192,23 @@ def _as_pandas(table):
     if isinstance(table, pd.DataFrame):
         return table.reset_index(drop=True)
     return table.to_pandas()
+
+
+def test_jsonl_annotate_splices_odd_lines_and_sees_escaped_keys(tmp_path):
+    src = tmp_path / "odd.jsonl"
+    src.write_bytes(
+        b'{"id": 1, "text": "a b c d e f"}\n{ "text":"a b c d e f" , "id":2 }  \r\n\n'
+        b'{"id": 3, "text": "x y z w", "note": "said \\"keep\\""}\n'
+    )
+    out = tmp_path / "all.jsonl"
+    dedup_files([str(src)], None, annotate=str(out), k=2)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["id"], r["keep"], r["duplicate_of"]) for r in rows] == [
+        (1, True, -1),
+        (2, False, 0),
+        (3, True, -1),
+    ]
+    assert rows[2]["note"] == 'said "keep"'
+    src.write_bytes(b'{"id": 1, "text": "a b c d e f", "k\\u0065ep": 1}\n')
+    with pytest.raises(neardup.errors.InputError, match="odd.jsonl:1: .* field 'keep'"):
+        dedup_files([str(src)], None, annotate=str(out), k=2)

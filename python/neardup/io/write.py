@@ -17,8 +17,9 @@ import gzip
 import itertools
 import json
 import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -176,12 +177,16 @@ def write_annotated(
     everything = [np.ones(n, dtype=bool) for n in sizes]
     if out_s == "-":
         to_stdout = jsonl.JsonlWriter(sys.stdout.buffer)
-        written = to_stdout.write(
-            [(_Annotated(s, c), k) for s, c, k in zip(sources, cut, everything, strict=True)]  # type: ignore[misc]
-        )
+        written = _annotated_jsonl(to_stdout, sources, cut)
         to_stdout.close()
         return written
     with atomic_path(out_s) as tmp:
+        if fmt == "jsonl":
+            writer: Any = jsonl.OUTPUT.open(tmp, out_s, sources, batch_size)
+            try:
+                return _annotated_jsonl(writer, sources, cut)
+            finally:
+                writer.close()
         if fmt == "csv":
             return _annotated_csv(tmp, sources, cut)
         if fmt == "parquet" and all(s.fmt == "parquet" for s in sources):
@@ -194,6 +199,51 @@ def write_annotated(
             return int(writer.write(views))
         finally:
             writer.close()
+
+
+def _annotated_jsonl(
+    writer: jsonl.JsonlWriter, sources: Sequence[Source], cut: list[dict[str, np.ndarray]]
+) -> int:
+    """JSONL out: a JSONL line gets the columns spliced in before its closing brace (no parse,
+    unless the line may already hold one of them); other rows are converted."""
+    names = list(cut[0])
+    keys = [json.dumps(name).encode() for name in names]
+    suspect = re.compile(b"|".join([*map(re.escape, keys), rb"\\u"]))  # one scan a line
+    written = 0
+    for src, columns in zip(sources, cut, strict=True):
+        if src.fmt != "jsonl":
+            view = _Annotated(src, columns)
+            for where, record in view.records(src, np.ones(src.n_rows or 0, dtype=bool)):
+                writer.sink.write(jsonl._dumps(where, record) + b"\n")
+                written += 1
+            continue
+        formats = [_json_scalars(column) for column in columns.values()]
+        everything = np.ones(src.n_rows or 0, dtype=bool)
+        for row, (lineno, raw) in enumerate(jsonl.READER.kept_lines(src, everything)):
+            # The sign pass parsed every line as an object, so it ends with "}". A key is
+            # written literally or with \u escapes: only then can a field clash.
+            line = raw.rstrip()
+            if suspect.search(line):
+                record = jsonl.READER.parse(src, lineno, raw)
+                clash = next((name for name in names if name in record), None)
+                if clash is not None:
+                    raise InputError(
+                        f"{src.label}:{lineno}: the row already has a field {clash!r} (--annotate)"
+                    )
+            body = line[:-1].rstrip()
+            added = b", ".join(k + b": " + f(row) for k, f in zip(keys, formats, strict=True))
+            writer.sink.write(body + (b"" if body.endswith(b"{") else b", ") + added + b"}\n")
+            written += 1
+    return written
+
+
+def _json_scalars(column: np.ndarray) -> Callable[[int], bytes]:
+    """The JSON text of ``column[i]`` (bool, integer or finite float), without json.dumps."""
+    if column.dtype == np.bool_:
+        return lambda i: b"true" if column[i] else b"false"
+    if column.dtype.kind in "iu":
+        return lambda i: b"%d" % column[i]
+    return lambda i: repr(float(column[i])).encode()
 
 
 def _annotated_csv(tmp: str, sources: Sequence[Source], cut: list[dict[str, np.ndarray]]) -> int:
