@@ -210,5 +210,22 @@ def test_jsonl_annotate_splices_odd_lines_and_sees_escaped_keys(tmp_path):
     ]
     assert rows[2]["note"] == 'said "keep"'
     src.write_bytes(b'{"id": 1, "text": "a b c d e f", "k\\u0065ep": 1}\n')
-    with pytest.raises(neardup.errors.InputError, match="odd.jsonl:1: .* field 'keep'"):
+    with pytest.raises(neardup.errors.InputError, match=r"odd\.jsonl:1: .* field 'keep'"):
         dedup_files([str(src)], None, annotate=str(out), k=2)
+
+
+def test_priorities_come_in_every_container():
+    from neardup.keep import check_priorities
+
+    expected = [3.0, 1.0, 2.0]
+    assert check_priorities(pa.array([3, 1, 2])).tolist() == expected
+    assert check_priorities(pa.chunked_array([[3], [1, 2]])).tolist() == expected
+    assert check_priorities(pd.Series([3, 1, 2])).tolist() == expected
+    with pytest.raises(neardup.errors.InvalidArgumentError, match=r"keep\[1\] is null"):
+        check_priorities(pa.array([3, None, 2]))
+    with pytest.raises(neardup.errors.InvalidArgumentError, match=r"keep\[1\] is NaN"):
+        check_priorities(pd.Series([3, None, 2]))
+    pl = pytest.importorskip("polars")
+    assert check_priorities(pl.Series([3, 1, 2])).tolist() == expected
+    with pytest.raises(neardup.errors.InvalidArgumentError, match=r"keep\[2\] is null"):
+        check_priorities(pl.Series([3, 1, None]))

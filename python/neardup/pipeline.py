@@ -41,7 +41,9 @@ class DuplicateResult:
     #: float64[n]: each document's similarity to its cluster's kept document (1.0 when kept).
     kept_similarity: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]
     #: (first exact duplicate int64[n], the run's Evidence): what ``annotate``/``filter`` with
-    #: ``keep=`` need to re-choose the kept documents (signatures of the unique documents).
+    #: ``keep=`` need for the similarity to a re-chosen kept document. It holds the unique
+    #: documents' signatures (4·P bytes each for MinHash) and the shingle sets held for exact
+    #: Jaccard, for as long as the result lives.
     _evidence: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
