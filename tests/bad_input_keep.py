@@ -101,6 +101,11 @@ ROWS = [
     ),
     Row("dedup without -o or --annotate", _dedup(_rows([1, 2, 3])), check=_exits(2, "give -o")),
     Row(
+        "dedup --engine ray --keep-priority",
+        _dedup(_rows([1, 2, 3]), "-o", "k.jsonl", "--engine", "ray", "--keep-priority", "score"),
+        check=_exits(2, "run on the local engine"),
+    ),
+    Row(
         "dedup --annotate <input>",
         lambda tmp: _dedup(_rows([1, 2, 3]), "--annotate", str(tmp / "c.jsonl"))(tmp),
         check=_exits(2, "is the same file as input"),
