@@ -178,8 +178,10 @@ def sign_batch(
             digests, every, ~every, zeros if lengths is None else lengths, None, shingled=False
         )
     if _signs_in_one_pass(plan, drop):
+        # A store's batches are already what the core takes (MemoryStore converted them once):
+        # a list is passed as is (the core still checks each item), skipping a Python pass.
         signatures, digests, offsets, hashes = _core.sign_texts(
-            as_core_texts(texts),
+            texts if isinstance(texts, list) else as_core_texts(texts),
             plan.k,
             plan.unit,
             plan.hash_version,
