@@ -61,7 +61,7 @@ pub enum KeptSets<'a> {
     /// A new vector (`SignedTexts::hashes`).
     Own,
     /// The front of the caller's buffer, when they fit (`SignedTexts::hashes` is then None);
-    /// else, as `Own`. Exact verification holds the sets of a whole run in one buffer: this
+    /// else, as `Own`. On several threads each block fills a vector of its own, copied there. Exact verification holds the sets of a whole run in one buffer: this
     /// writes them there once, instead of into a new vector (whose fresh pages cost a fault
     /// each) and then again into the buffer.
     Into(&'a mut [u64]),
@@ -174,15 +174,31 @@ pub fn sign_texts(
         )?;
         Ok(Sink::Vec(all))
     };
-    let blocks = match keep {
+    match keep {
         KeptSets::Into(buffer) if threads == 1 => {
-            vec![block(0..texts.len(), Sink::Slice(buffer, 0))]
+            let blocks = vec![block(0..texts.len(), Sink::Slice(buffer, 0))];
+            join_blocks(blocks, texts.len(), num_perm)
         }
-        _ => map_blocks(texts.len(), threads, |rows| {
-            block(rows.clone(), new_sink(&rows)?)
-        })?,
-    };
-    join_blocks(blocks, texts.len(), num_perm)
+        keep => {
+            let blocks = map_blocks(texts.len(), threads, |rows| {
+                block(rows.clone(), new_sink(&rows)?)
+            })?;
+            let mut blocks: Vec<SignedTexts> = blocks.into_iter().collect::<Result<_>>()?;
+            // Several threads: each block kept its sets in a vector of its own; into the
+            // caller's buffer with them when they all fit (no joined copy in between).
+            if let KeptSets::Into(buffer) = keep {
+                let total: usize = blocks.iter().flat_map(|b| &b.hashes).map(Vec::len).sum();
+                if total <= buffer.len() {
+                    let mut used = 0;
+                    for part in blocks.iter_mut().filter_map(|b| b.hashes.take()) {
+                        buffer[used..used + part.len()].copy_from_slice(&part);
+                        used += part.len();
+                    }
+                }
+            }
+            join_blocks(blocks.into_iter().map(Ok).collect(), texts.len(), num_perm)
+        }
+    }
 }
 
 /// The blocks of [`sign_texts`] as one [`SignedTexts`] (moved, not copied, when there is one).
@@ -500,7 +516,7 @@ mod tests {
                         .unwrap();
                         assert_eq!(got.signatures, want);
                         assert_eq!(got.offsets, sets.offsets);
-                        let in_buffer = case == 2 && threads == 1;
+                        let in_buffer = case == 2;
                         assert_eq!(got.hashes.is_some(), case != 0 && !in_buffer);
                         if let Some(hashes) = &got.hashes {
                             assert_eq!(hashes, &sets.hashes);
