@@ -138,18 +138,19 @@ class ParquetReader:
             raise InputError(f"{src.label}: unreadable Parquet file ({oneline(e)})") from e
 
     def kept_tables(self, src: Source, keep: np.ndarray, batch_size: int) -> Iterator[Any]:
-        """The kept rows as Arrow record batches with every column; checks the count against
-        ``keep``.
+        """The kept rows as Arrow tables with every column; checks the count against ``keep``.
 
         >>> sum(t.num_rows for t in READER.kept_tables(src, keep, 8192))  # doctest: +SKIP
         2
         """
+        import pyarrow as pa
+
         pos = 0
         for rb in self.open(src).iter_batches(batch_size=batch_size, use_threads=_THREADS):
             mask = keep[pos : pos + rb.num_rows]
             pos += rb.num_rows
             if mask.any():
-                yield rb.filter(_arrow_mask(mask))
+                yield pa.Table.from_batches([rb.filter(_arrow_mask(mask))])
         if pos != len(keep):
             raise changed(src)
 
@@ -242,9 +243,9 @@ class ParquetWriter:
         written = 0
         if all(src.fmt == "parquet" for src, _ in parts):
             for src, keep in parts:
-                for kept in READER.kept_tables(src, keep, self.batch_size):
-                    self._open(kept.schema).write_batch(kept)
-                    written += kept.num_rows
+                for table in READER.kept_tables(src, keep, self.batch_size):
+                    self._open(table.schema).write_table(table)
+                    written += table.num_rows
             if self._writer is None and parts:
                 self._open(parts[0][0].schema)
             return written
