@@ -25,6 +25,8 @@ __all__ = [
     "index_band_keys",
     "jaccard",
     "jaccard_at_least",
+    "jsonl_kept_lines",
+    "jsonl_scan",
     "lsh_candidates",
     "lsh_duplicates",
     "lsh_half_point",
