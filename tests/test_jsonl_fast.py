@@ -170,3 +170,23 @@ def test_random_rows_agree(tmp_path, monkeypatch, rows, ascii_only, block, batch
     path.write_text("".join(json.dumps(r, ensure_ascii=ascii_only) + "\n" for r in rows))
     monkeypatch.setattr(jsonl, "BLOCK", block or (1 << 24))
     assert _fast(path, batch_size) == _slow(path)
+
+
+class _Short(io.BytesIO):
+    """A sink that takes at most 5 bytes a write, as a pipe may."""
+
+    def write(self, data):
+        return super().write(bytes(data[:5]))
+
+
+def test_kept_lines_survive_short_writes(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(TRICKY))
+    src = ndio.open_source(path)
+    n = sum(len(b) for b in src.batches(5))
+    sink = _Short()
+    jsonl.READER.copy_kept(src, np.ones(n, dtype=bool), sink)
+    expected = b"".join(
+        raw if raw.endswith(b"\n") else raw + b"\n" for _, raw in jsonl.READER.lines(src)
+    )
+    assert sink.getvalue() == expected

@@ -157,7 +157,7 @@ class JsonlReader:
                 kept, rows, consumed, lines = _core.jsonl_kept_lines(view, 0, buffered.eof, rest)
                 if done + rows > len(keep):
                     raise changed(src)
-                sink.write(kept)
+                _write_all(sink, kept)
                 done, lineno = done + rows, lineno + lines
         if done != len(keep):
             raise changed(src)
@@ -192,7 +192,7 @@ READER = JsonlReader()
 
 
 class _ByteSink(Protocol):
-    def write(self, data: bytes, /) -> int: ...
+    def write(self, data: bytes | memoryview, /) -> int | None: ...
     def flush(self) -> None: ...
     def close(self) -> None: ...
 
@@ -273,6 +273,16 @@ class JsonlOutput:
 
 
 OUTPUT = JsonlOutput()
+
+
+def _write_all(sink: _ByteSink, data: bytes) -> None:
+    """Write all of ``data``: a buffered stdout may take only part of a big write to a pipe
+    whose reader left (and say so by its count alone); the next write raises
+    BrokenPipeError, which the command line turns into exit 141."""
+    view = memoryview(data)
+    while view:
+        n = sink.write(view)
+        view = view[len(view) if n is None else n :]
 
 
 class _RawIds:
