@@ -391,6 +391,44 @@ mod tests {
     }
 
     #[test]
+    fn band_table_finds_exactly_the_rows_of_a_key() {
+        // few distinct keys, many repeated, crowded at both ends of the key range
+        let mut state = 7u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z ^ (z >> 27)
+        };
+        let distinct: Vec<u64> = (0..300)
+            .map(|i| match i % 3 {
+                0 => next(),
+                1 => i,                // near 0: many keys share the first homes
+                _ => u64::MAX - i / 2, // near the end of the table
+            })
+            .collect();
+        let entries: Vec<(u64, u32)> = (0..3000u32)
+            .map(|row| (distinct[(next() % 300) as usize], row))
+            .collect();
+        let table = BandTable::build(entries.clone());
+        let mut spans = Vec::new();
+        assert_eq!(table.len(), 3000);
+        for key in distinct.iter().copied().chain([0, 1, u64::MAX, 12345]) {
+            let mut found = Vec::new();
+            table.rows_of(&[key], &mut spans, &mut found);
+            found.sort_unstable();
+            let expected: Vec<u32> = entries.iter().filter(|e| e.0 == key).map(|e| e.1).collect();
+            assert_eq!(found, expected, "key {key}");
+        }
+        let mut none = Vec::new();
+        BandTable::build(Vec::new()).rows_of(&[0, u64::MAX], &mut spans, &mut none);
+        assert!(none.is_empty());
+        let mut two = Vec::new();
+        BandTable::build(vec![(1, 0), (2, 1)]).rows_of(&[u64::MAX, 2], &mut spans, &mut two);
+        assert_eq!(two, vec![1]);
+    }
+
+    #[test]
     fn band_number_is_mixed_into_the_key() {
         let k = index_band_keys(&[7, 7], 2, 2, 1).unwrap();
         let plain = lsh::band_keys(&[7, 7], 2, 2, 1).unwrap();
