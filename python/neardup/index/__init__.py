@@ -88,9 +88,9 @@ class Index:
 
     Ids are stored as text: a str as given, an int in decimal (``7`` and ``"7"`` are the same
     id); anything else is an :class:`~neardup.errors.InputTypeError`. With ``cache=True``
-    (default) lookups run on an in-memory copy of the signatures and band keys (about
-    ``4·P + 20·b`` bytes per document), loaded on first use and reloaded when another
-    connection commits; with ``cache=False`` every lookup is an SQL query.
+    (default) lookups run on an in-memory copy of the signatures, band keys and ids (about
+    ``4·P + 26·b`` bytes per document plus its id), loaded on first use and reloaded when
+    another connection commits; with ``cache=False`` every lookup is an SQL query.
 
     >>> ix = Index("my.ndx", threshold=0.4, num_perm=128, k=5)
     >>> ix.add(["d1"], ["some document text here and there"])
