@@ -446,6 +446,13 @@ mod tests {
         for i in [0u32, 2100, 4999] {
             assert_eq!(m.lookup(&[i, i + 1], ALL).unwrap().rows, vec![i]);
         }
+        // a batch, on a mirror with and without a main table
+        let batch: Vec<u32> = (0..40u32).flat_map(|i| [i * 100, i * 100 + 1]).collect();
+        let expected: Vec<u32> = (0..40).map(|i| i * 100).collect();
+        assert_eq!(m.lookup(&batch, ALL).unwrap().rows, expected);
+        let mut small = Mirror::new(2, 1, 2).unwrap();
+        small.append(&[0, 1, 100, 101], &["a", "b"]).unwrap();
+        assert_eq!(small.lookup(&batch, ALL).unwrap().rows, vec![0, 1]);
     }
 
     #[test]
