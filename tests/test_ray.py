@@ -25,7 +25,6 @@ ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'near
 pa = pytest.importorskip("pyarrow")
 
 import neardup.ray as nray  # noqa: E402
-from neardup.plan import lsh_banding  # noqa: E402
 from neardup.ray._engine import FAULT_ENV  # noqa: E402
 
 THRESHOLD = 0.5
@@ -98,16 +97,11 @@ def _expected_for(name: str, verify: str):
     return _expected(corpus(name), verify)
 
 
-def _banding(verify: str = "exact") -> dict[str, int]:
-    """The plan's banding, which the Ray engine uses: the local engine would otherwise refine
-    it from a sample of the signatures (neardup.banding.choose_banding), which Ray does not."""
-    bands, rows = lsh_banding(THRESHOLD, 128, verify)
-    return {"bands": bands, "rows": rows}
-
-
 def _expected(texts: list[str], verify: str):
+    """The default local run: its banding refined from the sample of the unique documents'
+    signatures (neardup.banding.banding_sample), which the Ray engine draws the same way."""
     ref = neardup.find_duplicates(
-        texts, method="minhash", threshold=THRESHOLD, verify=verify, pairs="all", **_banding(verify)
+        texts, method="minhash", threshold=THRESHOLD, verify=verify, pairs="all"
     )
     removed = np.flatnonzero(~ref.keep)
     pairs = np.stack([removed, ref.clusters[removed]], axis=1)
@@ -164,7 +158,7 @@ def test_dedup_returns_the_kept_rows_with_their_columns(local_ray):
     ids = [f"p{i}" for i in range(len(texts))]
     kept = nray.dedup(_dataset(texts, 3, ids), threshold=THRESHOLD).to_pandas()
     ref = neardup.find_duplicates(
-        texts, method="minhash", threshold=THRESHOLD, pairs="all", **_banding()
+        texts, method="minhash", threshold=THRESHOLD, pairs="all"
     )
     assert kept.columns.tolist() == ["text", "doc"]
     assert kept["doc"].tolist() == [ids[i] for i in np.flatnonzero(ref.keep)]
@@ -225,8 +219,6 @@ def _cli_pair(tmp_path: Path, inputs: list[str], suffix: str, *extra: str) -> No
         report = tmp_path / f"report-{engine}.json"
         args = ["dedup", *inputs, "-o", str(out), "--engine", engine, "--method", "minhash"]
         args += ["--threshold", str(THRESHOLD), "--clusters", str(clusters), "-q", *extra]
-        verify = "estimate" if "estimate" in extra else "exact"
-        args += ["--bands", str(_banding(verify)["bands"]), "--rows", str(_banding(verify)["rows"])]
         import contextlib
         import io
 
@@ -245,6 +237,8 @@ def _cli_pair(tmp_path: Path, inputs: list[str], suffix: str, *extra: str) -> No
         assert ls[key] == rs[key], key
     for key in ("removed", "kept", "bands", "rows"):
         assert ls[key] == rs[key], key
+    for key in ("expected_recall", "predicted_candidates", "banding_reason"):
+        assert ls["plan"][key] == rs["plan"][key], key
     if "estimate" not in extra:  # the local engine counts no candidates when it estimates
         assert ls["candidates"] == rs["candidates"]
     # "pairs": the local engine reports pairs expanded over exact copies (find_duplicates'

@@ -3,7 +3,9 @@
 Data flow (every arrow is a Ray object moved between tasks; the driver holds partition sizes,
 and the edges only when union-find on it is cheaper than distributed components)::
 
-    partition ─sign─> (band, key, position, digest) records ─shuffle by (band, key)─> buckets
+    partition ─sign─> signatures ─bottom-k sample, merged─> the banding (driver, as locally)
+              ─digests, shuffled by hash─> the count of distinct sets (the sample's n)
+    signatures ─band keys─> (band, key, position, digest) records ─shuffle by (band, key)─>
     buckets ──> candidate pairs (all pairs of distinct sets per bucket) + exact-duplicate links
     pairs ─to the partition of i─> i's shingle set (or signature) ─to the partition of j─>
         verified pairs (exact Jaccard or estimate ≥ threshold, the stages' own comparison)
@@ -11,7 +13,8 @@ and the edges only when union-find on it is cheaper than distributed components)
     (member, root) ─to root's partition─> root's id and set ─to member's partition─> output rows
 
 The answer equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)``
-whatever the partitioning: documents are numbered by input position and every cluster is
+(banding refined from the same sample, :func:`neardup.engine.run_banding`) whatever the
+partitioning: documents are numbered by input position and every cluster is
 labelled by its lowest position.
 """
 
@@ -24,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from neardup.banding import banding_sample
+from neardup.engine import run_banding
 from neardup.plan import Plan
 from neardup.ray import _steps
 from neardup.ray._components import DRIVER_EDGE_LIMIT, roots_distributed, roots_on_driver
@@ -52,6 +57,10 @@ class RayRun:
     verified: int
     components_on_driver: bool
     shuffle_bytes: int
+    #: The plan run, with the banding chosen for this corpus.
+    plan: Plan
+    #: What the run decided: expected recall, predicted candidates, banding reason, unique.
+    info: dict[str, Any] = field(default_factory=dict)
     #: Rows read from each file (when the dataset has a path column).
     rows_per_file: dict[str, int] = field(default_factory=dict)
 
@@ -79,8 +88,12 @@ def run(
     kept_rows_only: bool,
     driver_edge_limit: int = DRIVER_EDGE_LIMIT,
     shuffle_partitions: int | None = None,
+    requested: Plan | None = None,
 ) -> RayRun:
-    """Runs the plan over Arrow blocks (object refs, in input order) and returns output refs."""
+    """Runs the plan over Arrow blocks (object refs, in input order) and returns output refs.
+
+    ``requested`` is the plan before resolution: when it names no banding, the banding is
+    refined from a sample of the signatures, as the local engine does."""
     nblocks = len(blocks)
     starts = np.r_[0, np.cumsum(np.asarray(sizes, dtype=np.int64))][:-1].astype(np.int64)
     # Bucket partitions: two per CPU, more when the corpus is large, so a bucket task holds
@@ -93,6 +106,12 @@ def run(
     def sign(table: Any, start: int, where: Any) -> Any:
         _maybe_die()
         signed = _steps.sign_partition(table, text_column, start, plan, where)
+        sample = banding_sample(signed.digests, signed.signatures)  # type: ignore[arg-type]
+        return (signed, sample, *_steps.digest_rows(signed, parts))
+
+    @ray.remote
+    def band(signed: Signed, banded: Plan) -> Any:
+        signed = _steps.with_band_keys(signed, banded)
         records = _steps.bucket_rows(signed, parts)
         nbytes = sum(sum(a.nbytes for a in r.values()) for r in records)
         signed.keys = np.zeros((0, 0), np.uint64)  # the shuffle carries them from here
@@ -158,20 +177,36 @@ def run(
         pairs, sim = _steps.compare(left, right, pairs, plan, None)
         return _output_block(table, signed, start, pairs, sim, left, id_column, kept_rows_only)
 
-    # 1. sign every partition; shuffle records go straight to the bucket tasks
+    # 1. sign every partition; the banding from the merged sample (the local engine's rule)
+    signed_out = [
+        sign.options(num_returns=parts + 2).remote(block, start, list(where[b]))
+        for b, (block, start) in enumerate(zip(blocks, starts.tolist(), strict=True))
+    ]
+    info: dict[str, Any] = {}
+    sample, unique = None, 0
+    if requested is not None and requested.bands is None:
+        counts = [_distinct.remote(*[o[2 + p] for o in signed_out]) for p in range(parts)]
+        sample_ref = _merge_samples(ray, [o[1] for o in signed_out])
+        unique = int(sum(ray.get(counts)))
+        sample = ray.get(sample_ref)[1]
+        info["unique"] = unique
+    banded = run_banding(requested or plan, plan, sample, unique, info)
+    # 2. band keys; shuffle records go straight to the bucket tasks
     signed_refs, record_refs, byte_refs = [], [], []
-    for b, (block, start) in enumerate(zip(blocks, starts.tolist(), strict=True)):
-        out = sign.options(num_returns=parts + 2).remote(block, start, list(where[b]))
-        signed_refs.append(out[0])
-        byte_refs.append(out[1])
-        record_refs.append(out[2:])
-    # 2. buckets -> candidate pairs (split by the partition of their first document)
+    banded_ref = ray.put(banded)
+    for out in signed_out:
+        keyed = band.options(num_returns=parts + 2).remote(out[0], banded_ref)
+        signed_refs.append(keyed[0])
+        byte_refs.append(keyed[1])
+        record_refs.append(keyed[2:])
+    del signed_out  # the signatures are freed once the keys are made
+    # 3. buckets -> candidate pairs (split by the partition of their first document)
     bucket_out = [
         buckets.options(num_returns=nblocks + 1).remote(*[r[p] for r in record_refs])
         for p in range(parts)
     ]
     exact_refs = [o[0] for o in bucket_out]
-    # 3. verification join: i's payload to j's partition, compared there
+    # 4. verification join: i's payload to j's partition, compared there
     sent = [
         _list(
             left_for_verify.options(num_returns=nblocks).remote(
@@ -186,7 +221,7 @@ def run(
         for c in range(nblocks)
     ]
     verified_refs = [v[0] for v in verified]
-    # 4. components, by edge count
+    # 5. components, by edge count
     exact_sizes = ray.get([_count.remote(r) for r in exact_refs])
     verified_sizes = ray.get([v[1] for v in verified])
     edges = sum(exact_sizes) + sum(verified_sizes)
@@ -202,7 +237,7 @@ def run(
         _list(_split_roots.options(num_returns=nblocks).remote(r, starts, nblocks), nblocks)
         for r in root_refs
     ]
-    # 5. labelling join: the root's id and set to the member's partition, output built there
+    # 6. labelling join: the root's id and set to the member's partition, output built there
     sent = [
         _list(
             left_for_label.options(num_returns=nblocks).remote(
@@ -227,6 +262,8 @@ def run(
         verified=int(sum(verified_sizes)),
         components_on_driver=on_driver,
         shuffle_bytes=int(sum(ray.get(byte_refs))),
+        plan=banded,
+        info=info,
     )
 
 
@@ -310,6 +347,31 @@ def _split_roots_fn(member_root: tuple[np.ndarray, np.ndarray], starts: np.ndarr
     return split[0][0] if n == 1 else tuple(s[0] for s in split)
 
 
+def _distinct_fn(*chunks: np.ndarray) -> int:
+    return _steps.distinct_rows(chunks)
+
+
+def _merge_samples_fn(*samples: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    digests, signatures = (np.concatenate(x) for x in zip(*samples, strict=True))
+    return banding_sample(digests, signatures)
+
+
+#: Partition samples one merge task combines (the tree's fan-in).
+SAMPLE_FAN_IN = 32
+
+
+def _merge_samples(ray: Any, refs: list[Any]) -> Any:
+    """One ref to the bottom-k sample of all partitions' samples, merged as a tree (so the
+    driver never holds more than one sample)."""
+    while len(refs) > 1:
+        refs = [
+            _merge.remote(*refs[i : i + SAMPLE_FAN_IN]) for i in range(0, len(refs), SAMPLE_FAN_IN)
+        ]
+    return refs[0]
+
+
 _count = LazyRemote(_count_fn)
+_distinct = LazyRemote(_distinct_fn)
+_merge = LazyRemote(_merge_samples_fn)
 _empty_count = LazyRemote(_empty_count_fn)
 _split_roots = LazyRemote(_split_roots_fn)

@@ -110,8 +110,9 @@ class Signed:
 
     ``empty`` bool[n] marks documents without shingles (never near-duplicates);
     ``positions`` int64[m] are the others, with their set digests ``digests`` uint64[m, 2]
-    (equal sets, equal digests: the exact-duplicate collapse) and LSH keys ``keys``
-    uint64[m, bands]; ``signatures`` uint32[m, P] are kept only for ``verify="estimate"``.
+    (equal sets, equal digests: the exact-duplicate collapse), their MinHash ``signatures``
+    uint32[m, P] and, once the banding is chosen (:func:`with_band_keys`), LSH keys ``keys``
+    uint64[m, bands]; from then on the signatures are kept only for ``verify="estimate"``.
     """
 
     empty: np.ndarray
@@ -128,7 +129,8 @@ def sign_partition(
     plan: Plan,
     where: Sequence[tuple[int, str, int]] = (),
 ) -> Signed:
-    """Shingle sets, set digests, MinHash signatures and band keys of one partition.
+    """Shingle sets, set digests and MinHash signatures of one partition (no band keys yet:
+    the banding is chosen from a sample of every partition's signatures).
 
     The texts go to Rust as one Arrow array (no per-row Python object).
     """
@@ -148,14 +150,55 @@ def sign_partition(
         seed=plan.seed,
         algorithm=plan.algorithm,  # type: ignore[arg-type]
     )[live]
-    keys = stages.band_hashes(signatures, plan.bands, plan.rows)  # type: ignore[arg-type]
     return Signed(
         empty=sizes == 0,
         positions=live.astype(np.int64) + start,
         digests=digests,
-        keys=keys,
-        signatures=signatures if plan.verify == "estimate" else None,
+        keys=np.zeros((len(live), 0), np.uint64),
+        signatures=signatures,
     )
+
+
+def with_band_keys(signed: Signed, plan: Plan) -> Signed:
+    """The partition with the band keys of ``plan``'s banding; the signatures are dropped
+    unless the estimate verifies with them.
+
+    >>> import pyarrow as pa
+    >>> from neardup.plan import make_plan
+    >>> plan = make_plan(method="minhash", k=2).resolve(10)
+    >>> signed = sign_partition(pa.table({"text": ["a b c", "d e f"]}), "text", 0, plan)
+    >>> keyed = with_band_keys(signed, plan)
+    >>> keyed.keys.shape == (2, plan.bands), keyed.signatures is None
+    (True, True)
+    """
+    assert signed.signatures is not None
+    keys = stages.band_hashes(signed.signatures, plan.bands, plan.rows)  # type: ignore[arg-type]
+    return Signed(
+        empty=signed.empty,
+        positions=signed.positions,
+        digests=signed.digests,
+        keys=keys,
+        signatures=signed.signatures if plan.verify == "estimate" else None,
+    )
+
+
+def digest_rows(signed: Signed, parts: int) -> list[np.ndarray]:
+    """The partition's distinct set digests split by their hash into ``parts`` groups: the
+    shuffle that counts the distinct sets of the whole corpus (16 bytes a document)."""
+    from neardup.banding import sample_keys
+
+    distinct = np.unique(signed.digests, axis=0)
+    return [d for (d,) in split_by(hash_partition(sample_keys(distinct), parts), parts, distinct)]
+
+
+def distinct_rows(chunks: Sequence[np.ndarray]) -> int:
+    """How many distinct rows the uint64[m, 2] chunks hold together.
+
+    >>> distinct_rows([np.array([[1, 2], [3, 4]], np.uint64), np.array([[1, 2]], np.uint64)])
+    2
+    """
+    chunks = [c for c in chunks if len(c)]
+    return len(np.unique(np.concatenate(chunks), axis=0)) if chunks else 0
 
 
 def bucket_rows(signed: Signed, parts: int) -> list[dict[str, np.ndarray]]:
