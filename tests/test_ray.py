@@ -30,7 +30,7 @@ from neardup.ray._engine import FAULT_ENV  # noqa: E402
 THRESHOLD = 0.5
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def local_ray(tmp_path_factory):
     marker = tmp_path_factory.mktemp("fault") / "killed"
     marker.write_text("armed by a test that deletes this file")
@@ -131,9 +131,24 @@ def _check(out, texts, verify, ids=None, expected=None):
 def test_same_answer_as_single_machine_for_any_partitioning(local_ray, name, verify):
     texts = corpus(name)
     assert len(texts) == 20_000
+    expected = _expected_for(name, verify)
+    ref = expected[0]
+    # the banding is the local engine's refined one, not the plan's
+    decided = ("bands", "rows", "expected_recall", "predicted_candidates", "banding_reason")
     for parts in (1, 2, 7, 64):
-        out = nray.find_duplicates(_dataset(texts, parts), threshold=THRESHOLD, verify=verify)
-        _check(out.to_pandas(), texts, verify, expected=_expected_for(name, verify))
+        if parts == 1:  # the public API once; then its run (the same tables, without Ray Data)
+            out = nray.find_duplicates(_dataset(texts, parts), threshold=THRESHOLD, verify=verify)
+            _check(out.to_pandas(), texts, verify, expected=expected)
+            continue
+        result, plan = nray.run_dataset(_dataset(texts, parts), threshold=THRESHOLD, verify=verify)
+        assert {**plan.as_dict(), **result.info}["unique"] == ref.params["unique"]
+        for key in decided:
+            assert {**plan.as_dict(), **result.info}.get(key) == ref.params.get(key), key
+        table = pa.concat_tables(ray.get(result.tables))
+        _check(table.to_pandas(), texts, verify, expected=expected)
+    if verify == "exact" and name == "synthetic":  # boilerplate: refined away from the plan's
+        unrefined = ray_plan(len(texts), threshold=THRESHOLD)
+        assert (ref.params["bands"], ref.params["rows"]) != (unrefined.bands, unrefined.rows)
 
 
 def test_distributed_components_equal_union_find(local_ray):
