@@ -1,6 +1,8 @@
 """The banding sample (neardup.banding.banding_sample): bottom-k by a hash of the set digest,
 so every executor draws the same documents whatever their order and partitioning."""
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -47,7 +49,7 @@ def test_the_sample_of_merged_partition_samples_is_the_sample_of_the_whole(
     bounds = sorted({0, len(digests), *(int(c * len(digests)) for c in cuts)})
     parts = [
         banding.banding_sample(digests[a:b], signatures[a:b], size)
-        for a, b in zip(bounds, bounds[1:], strict=False)
+        for a, b in itertools.pairwise(bounds)
     ]
     merged = banding.banding_sample(
         np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), size

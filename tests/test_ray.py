@@ -172,15 +172,13 @@ def test_dedup_returns_the_kept_rows_with_their_columns(local_ray):
     texts = corpus("stdlib")[:4000]
     ids = [f"p{i}" for i in range(len(texts))]
     kept = nray.dedup(_dataset(texts, 3, ids), threshold=THRESHOLD).to_pandas()
-    ref = neardup.find_duplicates(
-        texts, method="minhash", threshold=THRESHOLD, pairs="all"
-    )
+    ref = neardup.find_duplicates(texts, method="minhash", threshold=THRESHOLD, pairs="all")
     assert kept.columns.tolist() == ["text", "doc"]
     assert kept["doc"].tolist() == [ids[i] for i in np.flatnonzero(ref.keep)]
 
 
 def test_a_killed_worker_is_retried_and_the_answer_holds(local_ray):
-    texts = corpus("synthetic")[:5000]
+    texts = corpus("synthetic")[:3000]
     local_ray.unlink()  # the next signing task kills its worker process, once
     out = nray.find_duplicates(_dataset(texts, 4), threshold=THRESHOLD).to_pandas()
     assert local_ray.exists(), "no worker was killed"
@@ -263,18 +261,18 @@ def _cli_pair(tmp_path: Path, inputs: list[str], suffix: str, *extra: str) -> No
 
 
 def test_cli_ray_engine_writes_the_local_outputs_jsonl(local_ray, tmp_path):
-    texts = corpus("synthetic")[:6000]
+    texts = corpus("synthetic")[:4000]
     rows = [{"id": f"d{i}", "text": t, "n": i} for i, t in enumerate(texts)]
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    _write_jsonl(a, rows[:2500])
-    _write_jsonl(b, rows[2500:])
+    _write_jsonl(a, rows[:1700])
+    _write_jsonl(b, rows[1700:])
     _cli_pair(tmp_path, [str(a), str(b)], ".jsonl")
 
 
 def test_cli_ray_engine_writes_the_local_outputs_parquet(local_ray, tmp_path):
     import pyarrow.parquet as pq
 
-    texts = corpus("stdlib")[:4000]
+    texts = corpus("stdlib")[:3000]
     path = tmp_path / "c.parquet"
     pq.write_table(
         pa.table({"text": texts, "k": list(range(len(texts)))}), path, row_group_size=999
@@ -294,12 +292,12 @@ def test_cli_ray_engine_on_a_folder(local_ray, tmp_path):
 def test_cli_input_error_names_file_and_row_and_writes_nothing(local_ray, tmp_path, capsys):
     from neardup.cli import main
 
-    texts = corpus("synthetic")[:6000]
+    texts = corpus("synthetic")[:3000]
     rows: list[dict] = [{"text": t} for t in texts]
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    _write_jsonl(a, rows[:3000])
-    rows[3000 + 1234] = {"text": None}
-    _write_jsonl(b, rows[3000:])
+    _write_jsonl(a, rows[:1500])
+    rows[1500 + 1234] = {"text": None}
+    _write_jsonl(b, rows[1500:])
     out = tmp_path / "kept.jsonl"
     code = main(["dedup", str(a), str(b), "-o", str(out), "--engine", "ray", "--method", "minhash"])
     assert code == 1

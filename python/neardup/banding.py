@@ -290,10 +290,11 @@ def choose_banding(
     (uint32[n, num_perm]) the one that a sample of 1,000 documents predicts to make the fewest
     candidates, else the steepest. With ``n``, ``signatures`` are taken as a uniform sample
     (e.g. :func:`banding_sample`) of a corpus of ``n`` distinct sets and the prediction is
-    scaled to ``n``; without it they are the corpus, sampled by position. When the chosen banding is predicted to cost more than 30
-    candidates a document beyond the predicted duplicate pairs (typically boilerplate shared by
-    many documents), the steepest banding within the budget at a lower recall target (0.95,
-    0.9, 0.8) is used, else the classic one, and ``reason`` says so.
+    scaled to ``n``; without it they are the corpus, sampled by position. When the chosen
+    banding is predicted to cost more than 30 candidates a document beyond the predicted
+    duplicate pairs (typically boilerplate shared by many documents), the steepest banding
+    within the budget at a lower recall target (0.95, 0.9, 0.8) is used, else the classic
+    one, and ``reason`` says so.
 
     >>> b = choose_banding(0.3, 128, "exact")
     >>> (b.bands, b.rows), round(b.expected_recall, 4)
