@@ -86,10 +86,14 @@ def long_corpus(n: int, words: tuple[int, int], seed: int = 0) -> Any:
         yield pa.table({"text": array})
 
 
-def peak_rss(proc: subprocess.Popen, out: dict[str, int]) -> None:
+def peak_rss(proc: subprocess.Popen, out: dict[str, Any]) -> None:
+    """Samples the process tree every 0.1 s: ``out["rss"][pid]`` = (peak RSS, the process's
+    title at its peak), ``out["cpu"][pid]`` = the last CPU seconds (user + system) seen."""
     import psutil
 
     root = psutil.Process(proc.pid)
+    rss: dict[int, tuple[int, str]] = out.setdefault("rss", {})
+    cpu: dict[int, float] = out.setdefault("cpu", {})
     while proc.poll() is None:
         try:
             procs = [root, *root.children(recursive=True)]
@@ -97,10 +101,15 @@ def peak_rss(proc: subprocess.Popen, out: dict[str, int]) -> None:
             break
         for p in procs:
             try:
-                name = f"{p.pid} {(p.cmdline() or [p.name()])[0].split('/')[-1][:40]}"
-                out[name] = max(out.get(name, 0), p.memory_info().rss)
+                with p.oneshot():
+                    now = p.memory_info().rss
+                    times = p.cpu_times()
+                    title = (p.cmdline() or [p.name()])[0].split("/")[-1][:40]
             except (psutil.NoSuchProcess, psutil.AccessDenied):
-                pass
+                continue
+            cpu[p.pid] = times.user + times.system
+            if now > rss.get(p.pid, (0, ""))[0]:
+                rss[p.pid] = (now, title)
         time.sleep(0.1)
 
 
@@ -109,8 +118,8 @@ def run(engine: str, path: str, out_path: str) -> dict:
     cmd += ["--method", "minhash", "--threshold", "0.5", "--json", "-q"]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    rss: dict[str, int] = {}
-    sampler = threading.Thread(target=peak_rss, args=(proc, rss))
+    seen: dict[str, Any] = {}
+    sampler = threading.Thread(target=peak_rss, args=(proc, seen))
     sampler.start()
     stdout, stderr = proc.communicate()
     sampler.join()
@@ -118,7 +127,7 @@ def run(engine: str, path: str, out_path: str) -> dict:
     if proc.returncode:
         raise SystemExit(f"{engine} failed: {stderr[-2000:]}")
     summary = json.loads(stdout.strip().splitlines()[-1])
-    top = sorted(rss.items(), key=lambda kv: -kv[1])[:4]
+    top = sorted(seen["rss"].values(), reverse=True)[:4]
     return {
         "engine": engine,
         "wall_s": round(wall, 2),
@@ -126,8 +135,9 @@ def run(engine: str, path: str, out_path: str) -> dict:
         "seconds": summary["seconds"],
         "shuffle_bytes": summary.get("shuffle_bytes"),
         "partitions": summary.get("partitions"),
-        "peak_rss_mb_top": [(k, round(v / 2**20)) for k, v in top],
-        "processes": len({k.split()[0] for k in rss}),
+        "peak_rss_mb_top": [(title, round(v / 2**20)) for v, title in top],
+        "cpu_s": round(sum(seen["cpu"].values()), 1),
+        "processes": len(seen["rss"]),
     }
 
 
