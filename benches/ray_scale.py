@@ -86,14 +86,29 @@ def long_corpus(n: int, words: tuple[int, int], seed: int = 0) -> Any:
         yield pa.table({"text": array})
 
 
+def _anonymous_rss(pid: int) -> int:
+    """RssAnon of a Linux process in bytes (its private heap: RSS without the shared
+    object-store pages a Ray worker maps), 0 where /proc does not say."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def peak_rss(proc: subprocess.Popen, out: dict[str, Any]) -> None:
     """Samples the process tree every 0.1 s: ``out["rss"][pid]`` = (peak RSS, the process's
-    title at its peak), ``out["cpu"][pid]`` = the last CPU seconds (user + system) seen."""
+    title at its peak), ``out["anon"][pid]`` the same for RssAnon, ``out["cpu"][pid]`` = the
+    last CPU seconds (user + system) seen."""
     import psutil
 
     root = psutil.Process(proc.pid)
     rss: dict[int, tuple[int, str]] = out.setdefault("rss", {})
     cpu: dict[int, float] = out.setdefault("cpu", {})
+    anon: dict[int, tuple[int, str]] = out.setdefault("anon", {})
     while proc.poll() is None:
         try:
             procs = [root, *root.children(recursive=True)]
@@ -110,6 +125,9 @@ def peak_rss(proc: subprocess.Popen, out: dict[str, Any]) -> None:
             cpu[p.pid] = times.user + times.system
             if now > rss.get(p.pid, (0, ""))[0]:
                 rss[p.pid] = (now, title)
+            heap = _anonymous_rss(p.pid)
+            if heap > anon.get(p.pid, (0, ""))[0]:
+                anon[p.pid] = (heap, title)
         time.sleep(0.1)
 
 
@@ -128,6 +146,7 @@ def run(engine: str, path: str, out_path: str) -> dict:
         raise SystemExit(f"{engine} failed: {stderr[-2000:]}")
     summary = json.loads(stdout.strip().splitlines()[-1])
     top = sorted(seen["rss"].values(), reverse=True)[:4]
+    heaps = sorted(seen["anon"].values(), reverse=True)[:4]
     return {
         "engine": engine,
         "wall_s": round(wall, 2),
@@ -136,6 +155,7 @@ def run(engine: str, path: str, out_path: str) -> dict:
         "shuffle_bytes": summary.get("shuffle_bytes"),
         "partitions": summary.get("partitions"),
         "peak_rss_mb_top": [(title, round(v / 2**20)) for v, title in top],
+        "peak_anon_mb_top": [(title, round(v / 2**20)) for v, title in heaps],
         "cpu_s": round(sum(seen["cpu"].values()), 1),
         "processes": len(seen["rss"]),
     }

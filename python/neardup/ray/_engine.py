@@ -183,12 +183,14 @@ def run(
         for b, (block, start) in enumerate(zip(blocks, starts.tolist(), strict=True))
     ]
     info: dict[str, Any] = {}
-    sample, unique = None, 0
+    sample: np.ndarray | None = None
+    unique = 0
     if requested is not None and requested.bands is None:
         counts = [_distinct.remote(*[o[2 + p] for o in signed_out]) for p in range(parts)]
-        sample_ref = _merge_samples(ray, [o[1] for o in signed_out])
+        merged = _merge_samples(ray, [o[1] for o in signed_out]) if signed_out else None
         unique = int(sum(ray.get(counts)))
-        sample = ray.get(sample_ref)[1]
+        # no partition at all: the local engine's empty sample
+        sample = np.zeros((0, plan.num_perm), np.uint32) if merged is None else ray.get(merged)[1]
         info["unique"] = unique
     banded = run_banding(requested or plan, plan, sample, unique, info)
     # 2. band keys; shuffle records go straight to the bucket tasks
