@@ -115,20 +115,20 @@ def run(
         records = _steps.bucket_rows(signed, parts)
         nbytes = sum(sum(a.nbytes for a in r.values()) for r in records)
         signed.keys = np.zeros((0, 0), np.uint64)  # the shuffle carries them from here
-        return (signed, nbytes, *records)
+        return (signed, (nbytes, int(signed.empty.sum())), *records)
 
     @ray.remote
     def buckets(*records: dict[str, np.ndarray]) -> Any:
         candidates, exact = _steps.bucket_pairs(records)
         split = _steps.split_by(_steps.partition_of(candidates[:, 0], starts), nblocks, candidates)
-        return (exact, *[s[0] for s in split])
+        return (exact, len(exact), *[s[0] for s in split])
 
     def send_left(
         table: Any, signed: Signed, start: int, pair_chunks: Sequence[np.ndarray], label: bool
     ) -> Any:
         """Pairs whose left document is here, with its payload, split by the right's partition."""
         pairs = _steps.unique_pairs(pair_chunks)
-        wanted = np.unique(pairs[:, 0])
+        wanted = _steps.unique_sorted(pairs[:, 0])
         payload = _steps.local_payload(table, text_column, start, signed, wanted, plan)
         if label:  # the canonical document's id and digest travel to its members
             local = wanted - start
@@ -139,7 +139,7 @@ def run(
             payload.extra = {"id": ids, "digest": signed.digests[at]}
         out = []
         for (sub,) in _steps.split_by(_steps.partition_of(pairs[:, 1], starts), nblocks, pairs):
-            out.append((sub, _steps.take_payload(payload, np.unique(sub[:, 0]))))
+            out.append((sub, _steps.take_payload(payload, _steps.unique_sorted(sub[:, 0]))))
         return out[0] if nblocks == 1 else tuple(out)
 
     @ray.remote
@@ -161,7 +161,7 @@ def run(
         # each left document lives in one partition, which sent it once: in partition order
         # the rows are unique and sorted, as the comparison's lookups need
         left = _steps.concat_payloads([c[1] for c in incoming])
-        wanted = np.unique(pairs[:, 1])
+        wanted = _steps.unique_sorted(pairs[:, 1])
         right = _steps.local_payload(table, text_column, start, signed, wanted, plan)
         return pairs, left, right
 
@@ -194,25 +194,26 @@ def run(
         info["unique"] = unique
     banded = run_banding(requested or plan, plan, sample, unique, info)
     # 2. band keys; shuffle records go straight to the bucket tasks
-    signed_refs, record_refs, byte_refs = [], [], []
+    signed_refs, record_refs, stat_refs = [], [], []
     banded_ref = ray.put(banded)
     for out in signed_out:
         keyed = band.options(num_returns=parts + 2).remote(out[0], banded_ref)
         signed_refs.append(keyed[0])
-        byte_refs.append(keyed[1])
+        stat_refs.append(keyed[1])  # (shuffle bytes, empty documents)
         record_refs.append(keyed[2:])
     del signed_out  # the signatures are freed once the keys are made
     # 3. buckets -> candidate pairs (split by the partition of their first document)
     bucket_out = [
-        buckets.options(num_returns=nblocks + 1).remote(*[r[p] for r in record_refs])
+        buckets.options(num_returns=nblocks + 2).remote(*[r[p] for r in record_refs])
         for p in range(parts)
     ]
     exact_refs = [o[0] for o in bucket_out]
+    exact_count_refs = [o[1] for o in bucket_out]
     # 4. verification join: i's payload to j's partition, compared there
     sent = [
         _list(
             left_for_verify.options(num_returns=nblocks).remote(
-                blocks[b], signed_refs[b], int(starts[b]), *[o[1 + b] for o in bucket_out]
+                blocks[b], signed_refs[b], int(starts[b]), *[o[2 + b] for o in bucket_out]
             ),
             nblocks,
         )
@@ -224,7 +225,7 @@ def run(
     ]
     verified_refs = [v[0] for v in verified]
     # 5. components, by edge count
-    exact_sizes = ray.get([_count.remote(r) for r in exact_refs])
+    exact_sizes = ray.get(exact_count_refs)
     verified_sizes = ray.get([v[1] for v in verified])
     edges = sum(exact_sizes) + sum(verified_sizes)
     on_driver = edges <= driver_edge_limit
@@ -253,17 +254,17 @@ def run(
         label.remote(blocks[c], signed_refs[c], int(starts[c]), *[s[c] for s in sent])
         for c in range(nblocks)
     ]
-    empties = ray.get([_empty_count.remote(s) for s in signed_refs])
+    stats = ray.get(stat_refs)
     return RayRun(
         tables=[x[0] for x in labelled],
         members=[x[1] for x in labelled],
         documents=int(sum(sizes)),
-        empty=int(sum(empties)),
+        empty=int(sum(empty for _, empty in stats)),
         candidates=int(sum(ray.get([v[2] for v in verified]))),
         exact_links=int(sum(exact_sizes)),
         verified=int(sum(verified_sizes)),
         components_on_driver=on_driver,
-        shuffle_bytes=int(sum(ray.get(byte_refs))),
+        shuffle_bytes=int(sum(nbytes for nbytes, _ in stats)),
         plan=banded,
         info=info,
     )
@@ -334,14 +335,6 @@ def _output_block(
     )
 
 
-def _count_fn(edges: np.ndarray) -> int:
-    return len(edges)
-
-
-def _empty_count_fn(signed: Signed) -> int:
-    return int(signed.empty.sum())
-
-
 def _split_roots_fn(member_root: tuple[np.ndarray, np.ndarray], starts: np.ndarray, n: int) -> Any:
     member, root = member_root
     pairs = np.stack([root, member], axis=1).astype(np.int64)
@@ -372,8 +365,6 @@ def _merge_samples(ray: Any, refs: list[Any]) -> Any:
     return refs[0]
 
 
-_count = LazyRemote(_count_fn)
 _distinct = LazyRemote(_distinct_fn)
 _merge = LazyRemote(_merge_samples_fn)
-_empty_count = LazyRemote(_empty_count_fn)
 _split_roots = LazyRemote(_split_roots_fn)
