@@ -198,9 +198,67 @@ class _Prediction:
 
 
 def _sample_rows(n: int, size: int) -> np.ndarray:
+    """A uniform sample by position (fixed seed): for callers that pass the whole corpus."""
     if n <= size:
         return np.arange(n)
     return np.sort(np.random.default_rng(0).choice(n, size=size, replace=False))
+
+
+def sample_keys(digests: np.ndarray) -> np.ndarray:
+    """uint64[n]: the rank of each set digest (uint64[n, 2]) in the banding sample, a mix of
+    both lanes, so the rank is a function of the shingle set alone.
+
+    >>> d = np.array([[1, 2], [1, 2], [1, 3]], dtype=np.uint64)
+    >>> k = sample_keys(d)
+    >>> bool(k[0] == k[1]), bool(k[0] == k[2])
+    (True, False)
+    """
+    from neardup.engine import mix64
+
+    lanes = np.asarray(digests, dtype=np.uint64).reshape(-1, 2)
+    return mix64(lanes[:, 0] ^ mix64(lanes[:, 1].copy()))
+
+
+def banding_sample(
+    digests: np.ndarray, signatures: np.ndarray, size: int = SAMPLE_SIZE
+) -> tuple[np.ndarray, np.ndarray]:
+    """The bottom-``size`` sample of distinct shingle sets: (digests uint64[m, 2], signatures
+    uint32[m, P]) of the ``size`` distinct digests with the smallest :func:`sample_keys`, in
+    key order (ties broken by the digest).
+
+    The sample depends only on the set of distinct sets, never on their order or on how
+    they are partitioned, and is closed under merging: the sample of the concatenated samples
+    of any partitioning is the sample of the whole, so the local engine (all unique documents
+    at once) and the Ray engine (per partition, merged on the driver) draw the same rows. Rows
+    with equal digests are copies of one set (equal signatures): one is kept. A hash of the
+    set is independent of its neighbours' similarity, so the sample is uniform over the
+    distinct sets, as :func:`choose_banding`'s scaling by ``n`` assumes.
+
+    >>> d = np.array([[5, 1], [7, 2], [5, 1]], dtype=np.uint64)
+    >>> s = np.arange(6, dtype=np.uint32).reshape(3, 2)
+    >>> part = [banding_sample(d[:2], s[:2]), banding_sample(d[2:], s[2:])]
+    >>> merged = banding_sample(*(np.concatenate(x) for x in zip(*part, strict=True)))
+    >>> whole = banding_sample(d, s)
+    >>> bool((merged[0] == whole[0]).all()), len(whole[0])
+    (True, 2)
+    """
+    lanes = np.ascontiguousarray(digests, dtype=np.uint64).reshape(-1, 2)
+    if len(lanes) != len(signatures):
+        raise InvalidArgumentError(
+            f"{len(lanes)} digests for {len(signatures)} signatures: one digest per row"
+        )
+    keys = sample_keys(lanes)
+    distinct = np.unique(keys)  # copies share a key: the cut counts distinct keys
+    if len(distinct) > size:  # rows above the size-th smallest distinct key are never chosen
+        rows = np.flatnonzero(keys <= distinct[size - 1])
+    else:
+        rows = np.arange(len(keys))
+    order = rows[np.lexsort((lanes[rows, 1], lanes[rows, 0], keys[rows]))]
+    ordered = lanes[order]
+    fresh = np.ones(len(order), dtype=bool)
+    fresh[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    chosen = order[fresh][:size]
+    return lanes[chosen], np.ascontiguousarray(signatures[chosen])
 
 
 def _predict(sample: np.ndarray, n: int, bands: int, rows: int, threshold: float) -> _Prediction:
@@ -223,16 +281,20 @@ def choose_banding(
     verify: Literal["exact", "estimate"],
     signatures: Any = None,
     recall: float = DEFAULT_RECALL,
+    n: int | None = None,
 ) -> Banding:
     """The banding the pipeline uses when none is given: the one place that decides it.
 
     ``verify="estimate"``: the classic rule (:func:`lsh_params` without ``recall``). Exact
     verification: the recall-first bandings (P(T) >= ``recall``); given ``signatures``
     (uint32[n, num_perm]) the one that a sample of 1,000 documents predicts to make the fewest
-    candidates, else the steepest. When the chosen banding is predicted to cost more than 30
-    candidates a document beyond the predicted duplicate pairs (typically boilerplate shared by
-    many documents), the steepest banding within the budget at a lower recall target (0.95,
-    0.9, 0.8) is used, else the classic one, and ``reason`` says so.
+    candidates, else the steepest. With ``n``, ``signatures`` are taken as a uniform sample
+    (e.g. :func:`banding_sample`) of a corpus of ``n`` distinct sets and the prediction is
+    scaled to ``n``; without it they are the corpus, sampled by position. When the chosen
+    banding is predicted to cost more than 30 candidates a document beyond the predicted
+    duplicate pairs (typically boilerplate shared by many documents), the steepest banding
+    within the budget at a lower recall target (0.95, 0.9, 0.8) is used, else the classic
+    one, and ``reason`` says so.
 
     >>> b = choose_banding(0.3, 128, "exact")
     >>> (b.bands, b.rows), round(b.expected_recall, 4)
@@ -269,8 +331,12 @@ def choose_banding(
         raise InvalidArgumentError(
             f"signatures have {signatures.shape[1]} slots, fewer than num_perm = {num_perm}"
         )
-    n = len(signatures)
-    sample = np.ascontiguousarray(signatures[_sample_rows(n, SAMPLE_SIZE)])
+    if n is None:  # the whole corpus: a uniform sample by position
+        n = len(signatures)
+        sample = np.ascontiguousarray(signatures[_sample_rows(n, SAMPLE_SIZE)])
+    else:  # already a uniform sample (e.g. banding_sample) of a corpus of n distinct sets
+        n = check_int("n", n, low=len(signatures))
+        sample = signatures
     compared = admissible[:COMPARED_BANDINGS]
     predictions = {banding: _predict(sample, n, *banding, threshold) for banding in compared}
     # Fewest predicted candidates; on a tie (e.g. a tiny corpus) the steeper curve.

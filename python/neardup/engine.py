@@ -37,7 +37,7 @@ import numpy as np
 
 from neardup import _core, stages
 from neardup._texts import as_core_texts, reindexed
-from neardup.banding import choose_banding, lsh_probability
+from neardup.banding import banding_sample, choose_banding, lsh_probability
 from neardup.boilerplate import FrequencyCounter, remove_shingles, summarize
 from neardup.errors import InputError, ResourceError
 from neardup.keep import keep_mask, policy_measure
@@ -482,7 +482,8 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
                 if probe.method in ("minhash", "auto", "simhash"):
                     signs.append(sign_rows(probe, b.sets, chosen))
     with timer.stage("collapse"):
-        first = collapse(_cat(digests, (0, 2), np.uint64), _cat(groupable, (0,), bool))
+        all_digests = _cat(digests, (0, 2), np.uint64)
+        first = collapse(all_digests, _cat(groupable, (0,), bool))
         selected = np.flatnonzero(_cat(live, (0,), bool))
         del digests
     resolved = plan.resolve(len(selected))
@@ -504,7 +505,8 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     )
     del signs, builder
     if resolved.method == "minhash":
-        resolved = _banding(plan, resolved, evidence.signatures, info)
+        resolved = _banding(plan, resolved, all_digests[selected], evidence.signatures, info)
+    del all_digests
     with timer.stage("near pairs"):
         local, sims, near_info = near_pairs(resolved, evidence, store, drop, timer)
     info.update(near_info)
@@ -535,16 +537,38 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     )
 
 
-def _banding(plan: Plan, resolved: Plan, signatures: Any, info: dict[str, Any]) -> Plan:
-    """The MinHash banding of the run: the plan's when it came with one, else the one
-    :func:`neardup.choose_banding` picks from a sample of the signatures (its expected recall,
-    predicted candidates and reason go to ``info``)."""
-    assert resolved.bands is not None and resolved.rows is not None
+def _banding(
+    plan: Plan, resolved: Plan, digests: np.ndarray, signatures: Any, info: dict[str, Any]
+) -> Plan:
+    """The MinHash banding of the run, from :func:`neardup.banding.banding_sample` of the
+    unique documents (``digests`` and ``signatures`` row for row)."""
     if plan.bands is not None or signatures is None:
+        return run_banding(plan, resolved, None, 0, info)
+    sample = banding_sample(digests, signatures)[1]
+    return run_banding(plan, resolved, sample, len(signatures), info)
+
+
+def run_banding(
+    plan: Plan, resolved: Plan, sample: np.ndarray | None, n: int, info: dict[str, Any]
+) -> Plan:
+    """The MinHash banding of a run, the one decision both executors make: the plan's when
+    it came with one (or without a ``sample``), else the one :func:`neardup.choose_banding`
+    picks from ``sample``, the signatures of :func:`neardup.banding.banding_sample` over the
+    ``n`` unique documents (the Ray engine merges it from every partition's). Its expected
+    recall, predicted candidates and reason go to ``info``.
+
+    >>> from neardup.plan import make_plan
+    >>> plan = make_plan(method="minhash", bands=20, rows=5)
+    >>> info = {}
+    >>> run_banding(plan, plan.resolve(10), None, 0, info).bands, info["banding_reason"]
+    (20, 'given')
+    """
+    assert resolved.bands is not None and resolved.rows is not None
+    if plan.bands is not None or sample is None:
         info["expected_recall"] = lsh_probability(resolved.threshold, resolved.bands, resolved.rows)
         info["banding_reason"] = "given" if plan.bands is not None else "plan"
         return resolved
-    chosen = choose_banding(resolved.threshold, resolved.num_perm, resolved.verify, signatures)  # type: ignore[arg-type]
+    chosen = choose_banding(resolved.threshold, resolved.num_perm, resolved.verify, sample, n=n)  # type: ignore[arg-type]
     info.update(
         expected_recall=chosen.expected_recall,
         predicted_candidates=chosen.predicted_candidates,
