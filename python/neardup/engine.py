@@ -476,6 +476,7 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     # second pass over the store.
     hold = probe.uses_shingles
     signs: list[np.ndarray] = []
+    set_sizes: list[np.ndarray] = []  # shingle counts of the signed documents (cost model)
     digests, groupable, live, lengths, sizes, removed = [], [], [], [], [], []
     seen = _FirstSeen()
     unique = 0
@@ -504,6 +505,7 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
                         builder.clear()
                 if probe.method in ("minhash", "auto", "simhash"):
                     signs.append(sign_rows(probe, b.sets, chosen))
+                    set_sizes.append(b.sets.sizes()[chosen])
     with timer.stage("collapse"):
         first = collapse(_cat(digests, (0, 2), np.uint64), _cat(groupable, (0,), bool))
         selected = np.flatnonzero(_cat(live, (0,), bool))
@@ -527,7 +529,9 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     )
     del signs, builder
     if resolved.method == "minhash":
-        resolved = _banding(plan, resolved, evidence.signatures, info)
+        resolved = _banding(
+            plan, resolved, evidence.signatures, _cat(set_sizes, (0,), np.int64), info
+        )
     with timer.stage("near pairs"):
         local, sims, near_info = near_pairs(resolved, evidence, store, drop, timer)
     info.update(near_info)
@@ -557,16 +561,20 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     )
 
 
-def _banding(plan: Plan, resolved: Plan, signatures: Any, info: dict[str, Any]) -> Plan:
+def _banding(
+    plan: Plan, resolved: Plan, signatures: Any, sizes: np.ndarray, info: dict[str, Any]
+) -> Plan:
     """The MinHash banding of the run: the plan's when it came with one, else the one
-    :func:`neardup.choose_banding` picks from a sample of the signatures (its expected recall,
-    predicted candidates and reason go to ``info``)."""
+    :func:`neardup.choose_banding` picks from a sample of the signatures and their documents'
+    shingle counts ``sizes`` (its expected recall, predicted candidates and reason go to
+    ``info``)."""
     assert resolved.bands is not None and resolved.rows is not None
     if plan.bands is not None or signatures is None:
         info["expected_recall"] = lsh_probability(resolved.threshold, resolved.bands, resolved.rows)
         info["banding_reason"] = "given" if plan.bands is not None else "plan"
         return resolved
-    chosen = choose_banding(resolved.threshold, resolved.num_perm, resolved.verify, signatures)  # type: ignore[arg-type]
+    verify: Any = resolved.verify
+    chosen = choose_banding(resolved.threshold, resolved.num_perm, verify, signatures, sizes=sizes)
     info.update(
         expected_recall=chosen.expected_recall,
         predicted_candidates=chosen.predicted_candidates,
