@@ -63,8 +63,8 @@ def evaluate(
     pairs = truth(data, name, texts, unit)
     print(f"\n## {name} ({len(texts)} documents, unit={unit}, k=5)")
     print(
-        "| T | true pairs | banding before → after | P(T) before → after | recall before "
-        "(min–max over seeds) | recall after (min–max) | precision after (min) | "
+        "| T | true pairs | banding before → after (over seeds) | P(T) before → after | "
+        "recall before (min–max over seeds) | recall after (min–max) | precision after (min) | "
         "candidates predicted / actual | CPU time exact / estimate |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
@@ -72,6 +72,8 @@ def evaluate(
         classic = neardup.lsh_params(threshold)
         before, after, precision = [], [], []
         params: dict[str, object] = {}
+        chosen: set[str] = set()  # the bandings the seeds' signatures led to
+        fallbacks = 0  # seeds whose banding is not recall-first (the cost model's budget)
         for seed in range(seeds):
             old = neardup.find_duplicates(
                 texts, threshold, method="minhash", seed=seed, unit=unit,
@@ -83,6 +85,8 @@ def evaluate(
             after.append(recall)
             precision.append(prec)
             params = new.params
+            chosen.add(f"{params['bands']}×{params['rows']}")
+            fallbacks += not str(params["banding_reason"]).startswith("recall-first")
         exact, estimate = [], []
         for _ in range(timing):  # interleaved A/B
             exact.append(timed(texts, threshold=threshold, unit=unit))
@@ -95,12 +99,13 @@ def evaluate(
                 "expected_recall": params["expected_recall"], "recall_min": min(after),
                 "recall_max": max(after), "recall_before_min": min(before),
                 "precision_min": min(precision), "time_ratio": ratio,
-                "banding_reason": params["banding_reason"],
+                "banding_reason": params["banding_reason"], "bandings": sorted(chosen),
+                "fallback_seeds": fallbacks,
             }
         )  # fmt: skip
         print(
             f"| {threshold} | {relevant} | {classic[0]}×{classic[1]} → "
-            f"{params['bands']}×{params['rows']} | "
+            f"{', '.join(sorted(chosen))} | "
             f"{neardup.lsh_probability(threshold, *classic):.3f} → "
             f"{params['expected_recall']:.3f} | "
             f"{statistics.mean(before):.3f} ({min(before):.3f}–{max(before):.3f}) | "
