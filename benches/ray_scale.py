@@ -76,10 +76,10 @@ def run(engine: str, path: str, out_path: str) -> dict:
     return {
         "engine": engine,
         "wall_s": round(wall, 2),
-        "kept": summary["kept"],
+        "kept": summary["counts"]["kept"],
         "seconds": summary["seconds"],
-        "shuffle_bytes": summary.get("shuffle_bytes"),
-        "partitions": summary.get("partitions"),
+        "shuffle_bytes": summary["result"].get("shuffle_bytes"),
+        "partitions": summary["result"].get("partitions"),
         "peak_rss_mb_top": [(k, round(v / 2**20)) for k, v in top],
         "processes": len({k.split()[0] for k in rss}),
     }

@@ -134,8 +134,8 @@ ROWS = [
         InvalidArgumentError,
         "2 ids for 1 texts",
     ),
-    Row("index add --threshold 7", _cli_add("--threshold", "7"), check=exits(1, "threshold")),
-    Row("index add --batch-size 0", _cli_add("--batch-size", "0"), check=exits(1, "batch-size")),
+    Row("index add --threshold 7", _cli_add("--threshold", "7"), check=exits(2, "threshold")),
+    Row("index add --batch-size 0", _cli_add("--batch-size", "0"), check=exits(2, "batch-size")),
     Row(
         "index add --num-perm 64 (mismatch)",
         _cli_add("--num-perm", "64"),
@@ -152,7 +152,7 @@ ROWS = [
             "0",
             stdin='{"id": 1, "text": "a b"}\n',
         ),
-        check=exits(1, "k must be"),
+        check=exits(2, "k must be"),
     ),
     Row(
         "index stats on a 0-byte file",

@@ -109,9 +109,9 @@ def test_cli_keeps_the_rows_find_duplicates_keeps(
     summary = json.loads(capsys.readouterr().out)
     kept = [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()]
     assert kept == [i for i in range(len(texts)) if api.keep[i]]
-    assert summary["plan"]["method"] == api.params["method"] == api.method
-    assert summary["pairs_mode"] == api.params["pairs_used"]
-    assert summary["clusters"] == api.num_clusters
+    assert summary["params"]["method"] == api.params["method"] == api.method
+    assert summary["params"]["pairs_used"] == api.params["pairs_used"]
+    assert summary["counts"]["clusters"] == api.num_clusters
 
 
 @pytest.mark.parametrize("hash_version", neardup.plan.HASH_VERSIONS)
@@ -130,5 +130,5 @@ def test_hash_version_unit_and_algorithm_reach_both_executors(
     summary = json.loads(capsys.readouterr().out)
     kept = [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()]
     assert kept == [i for i in range(len(texts)) if api.keep[i]]
-    assert summary["plan"]["hash_version"] == api.params["hash_version"] == hash_version
-    assert {k: summary["plan"][k] for k in extra} == extra
+    assert summary["params"]["hash_version"] == api.params["hash_version"] == hash_version
+    assert {k: summary["params"][k] for k in extra} == extra

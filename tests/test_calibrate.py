@@ -124,15 +124,15 @@ def test_cli_calibrate_json(tmp_path, capsys):
         args += ["--plot", str(png)]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["quantiles"]["p99"] == pytest.approx(0.2)
-    assert out["threshold"] == pytest.approx(0.25) and out["documents_read"] == 60
+    assert out["result"]["quantiles"]["p99"] == pytest.approx(0.2)
+    assert out["result"]["threshold"] == pytest.approx(0.25) and out["counts"]["documents"] == 60
     if _has_mpl():
         assert png.exists()
     pairs = tmp_path / "p.csv"
     pairs.write_text("a,b\n1,3\n0,2\n")
     assert main(["calibrate", str(inp), "--k", "1", "--pairs", str(pairs), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["pairs"] == 2 and out["quantiles"]["max"] == pytest.approx(0.2)
+    assert out["counts"]["pairs"] == 2 and out["result"]["quantiles"]["max"] == pytest.approx(0.2)
     pairs.write_text("a,b\n1,999\n")
     assert main(["calibrate", str(inp), "--pairs", str(pairs)]) == 1
     assert "'999' not found" in capsys.readouterr().err

@@ -131,11 +131,12 @@ def test_dedup_formats_row_by_row(tmp_path, fmt, method, capsys):
         assert got == _as_csv(expected)
     else:
         assert got == expected
-    assert summary["documents"] == len(rows) and summary["kept"] == len(expected)
-    assert summary["empty"] == 2
+    counts = summary["counts"]
+    assert counts["documents"] == len(rows) and counts["kept"] == len(expected)
+    assert counts["empty"] == 2
     n_upper = sum(1 for r in rows if r["kind"] == "upper")
-    assert summary["exact_duplicates"] == n_upper
-    assert summary["method"] == ("exact-jaccard" if method == "auto" else "minhash")
+    assert counts["exact_duplicates"] == n_upper
+    assert summary["params"]["method"] == ("exact-jaccard" if method == "auto" else "minhash")
 
 
 def test_keep_longest_clusters_and_report(tmp_path, capsys):
@@ -242,7 +243,7 @@ def test_verify_estimate_and_simhash_run(tmp_path, capsys):
     s = json.loads(capsys.readouterr().out)
     got = _read("jsonl", out)
     got_ids = [r["id"] for r in got]
-    assert s["method"] == "simhash" and s["exact_duplicates"] == 12
+    assert s["params"]["method"] == "simhash" and s["counts"]["exact_duplicates"] == 12
     # exact verification: SimHash may miss near-duplicates but removes only true ones
     assert set(got_ids) >= {r["id"] for r in _expected_kept(rows)}
     assert got == [r for r in rows if r["id"] in set(got_ids)]  # rows intact, in order
@@ -258,7 +259,7 @@ def test_strip_boilerplate_end_to_end(tmp_path, capsys):
     out = tmp_path / "o.jsonl"
     assert main(["dedup", str(inp), "-o", str(out), "--threshold", "0.3", "--json", "-q"]) == 0
     plain = json.loads(capsys.readouterr().out)
-    assert plain["kept"] < 5  # the footer makes every pair look like a duplicate
+    assert plain["counts"]["kept"] < 5  # the footer makes every pair look like a duplicate
     assert (
         dedup(
             str(inp),
@@ -275,9 +276,11 @@ def test_strip_boilerplate_end_to_end(tmp_path, capsys):
         == 0
     )
     stripped = json.loads(capsys.readouterr().out)
-    assert stripped["kept"] == 30 and [r["id"] for r in _read("jsonl", out)] == list(range(30))
-    assert stripped["boilerplate"]["shingles_dropped"] >= 140
-    assert 0.4 < stripped["boilerplate"]["mean_share_stripped"] < 0.6
+    assert stripped["counts"]["kept"] == 30 and [r["id"] for r in _read("jsonl", out)] == list(
+        range(30)
+    )
+    assert stripped["result"]["boilerplate"]["shingles_dropped"] >= 140
+    assert 0.4 < stripped["result"]["boilerplate"]["mean_share_stripped"] < 0.6
 
 
 def test_multiple_inputs_concatenate(tmp_path, capsys):
@@ -372,10 +375,10 @@ def test_spanning_mode_for_huge_buckets(tmp_path, capsys):
     args = ["dedup", str(inp), "-o", str(out), "--method", "minhash", "--json", "-q"]
     assert main([*args, "--pairs", "all"]) == 0
     full = json.loads(capsys.readouterr().out)
-    assert full["pairs_mode"] == "all" and full["candidates"] == 300 * 299 // 2
+    assert full["params"]["pairs_used"] == "all" and full["counts"]["candidates"] == 300 * 299 // 2
     assert main([*args, "--spanning-limit", "1000"]) == 0  # auto: the bound exceeds the limit
     span = json.loads(capsys.readouterr().out)
-    assert span["pairs_mode"] == "spanning"
-    assert span["candidates"] == 299  # a spanning tree of the cluster: m - 1 checks
-    assert span["kept"] == full["kept"] == 21
+    assert span["params"]["pairs_used"] == "spanning"
+    assert span["counts"]["candidates"] == 299  # a spanning tree of the cluster: m - 1 checks
+    assert span["counts"]["kept"] == full["counts"]["kept"] == 21
     assert [r["id"] for r in _read("jsonl", out)] == [0, *range(300, 320)]

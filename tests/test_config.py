@@ -27,10 +27,15 @@ def test_config_values_are_used_and_the_command_line_wins(tmp_path, corpus, caps
         main(["dedup", str(corpus), "-o", out, "--json", "--quiet", "--config", str(config)]) == 0
     )
     first = _summary(capsys)
-    assert first["threshold"] == 0.5 and first["keep"] == "longest" and first["boilerplate"]
+    params = first["params"]
+    assert (
+        params["threshold"] == 0.5
+        and params["keep"] == "longest"
+        and first["result"]["boilerplate"]
+    )
     args = ["dedup", str(corpus), "-o", out, "--json", "--quiet", "--config", str(config)]
     assert main([*args, "--threshold", "0.7"]) == 0
-    assert _summary(capsys)["threshold"] == 0.7
+    assert _summary(capsys)["params"]["threshold"] == 0.7
 
 
 def test_nested_commands_take_a_config(tmp_path, corpus, capsys):

@@ -233,7 +233,7 @@ def test_cli_index_flow(tmp_path, capsys):
     assert "removed 1 of 2" in capsys.readouterr().err
     assert main(["index", "stats", ndx, "--json"]) == 0
     st = json.loads(capsys.readouterr().out)
-    assert st["documents"] == 21 and st["num_perm"] == 128
+    assert st["counts"]["documents"] == 21 and st["params"]["num_perm"] == 128
     assert main(["index", "add", ndx, str(b), "--num-perm", "64"]) == 1
     assert "num_perm mismatch" in capsys.readouterr().err
     assert main(["index", "stats", str(tmp_path / "missing.ndx")]) == 1

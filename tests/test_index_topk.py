@@ -80,11 +80,11 @@ def test_cli_top_k_and_id_types(tmp_path, capsys):
     assert all(1 <= len(x["matches"]) <= 2 and x["matches"][0]["id"] == x["id"] for x in out)
     sims = [m["similarity"] for x in out for m in x["matches"]]
     assert all(isinstance(s, float) for s in sims)
-    assert main(["index", "query", ndx, str(src), "--top-k", "0"]) == 1
+    assert main(["index", "query", ndx, str(src), "--top-k", "0"]) == 2  # a bad option
     assert "k must be at least 1" in capsys.readouterr().err
-    assert main(["index", "add", ndx, str(src), "--threshold", "7"]) == 1
+    assert main(["index", "add", ndx, str(src), "--threshold", "7"]) == 2
     assert "threshold" in capsys.readouterr().err
-    assert main(["index", "add", ndx, str(src)]) == 1
+    assert main(["index", "add", ndx, str(src)]) == 1  # bad input
     assert "already in the index" in capsys.readouterr().err
     assert main(["index", "add", ndx, str(src), "--skip-existing"]) == 0
     capsys.readouterr()

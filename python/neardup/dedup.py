@@ -64,6 +64,7 @@ class DedupSummary:
     inputs: list[str] = field(default_factory=list)
     output: str | None = None
     clusters_path: str | None = None
+    annotate_path: str | None = None
     boilerplate: dict[str, Any] | None = None
     seconds: dict[str, float] = field(default_factory=dict)
     #: The resolved plan (:meth:`neardup.Plan.as_dict`) and what the run decided.
@@ -111,6 +112,7 @@ class DedupSummary:
         rows = [
             ("inputs", ", ".join(self.inputs)),
             ("output", self.output or ""),
+            *([("annotated rows", self.annotate_path)] if self.annotate_path else []),
             ("documents read", f"{self.documents:,}"),
             ("empty documents (kept)", f"{self.empty:,}"),
             ("exact duplicates removed (identical shingle sets)", f"{self.exact_duplicates:,}"),
@@ -156,10 +158,19 @@ class DedupSummary:
 
 def check_outputs(inputs: Sequence[str], outputs: Sequence[str | None]) -> None:
     """Refuse, before anything is read, an output that is one of the inputs (hard links and
-    symbolic links count): writing it would destroy the input.
+    symbolic links count): writing it would destroy the input; and two outputs to one path.
 
     >>> check_outputs(["a.jsonl"], ["-", None])
+    >>> check_outputs(["a.jsonl"], ["k.jsonl", "k.jsonl"])
+    Traceback (most recent call last):
+    ...
+    neardup.errors.InvalidArgumentError: two outputs are k.jsonl
     """
+    given = [o for o in outputs if o is not None]
+    named = [o if o == "-" else os.path.abspath(o) for o in given]
+    for i, path in enumerate(named):
+        if path in named[:i]:
+            raise InvalidArgumentError(f"two outputs are {given[i]}")
     for out in outputs:
         if out is None or out == "-" or not os.path.exists(out):
             continue
@@ -177,12 +188,18 @@ def dedup_files(
     id_required: bool = False,
     clusters: str | None = None,
     report: str | None = None,
+    annotate: str | None = None,
+    priority_field: str | None = None,
     batch_size: int = ndio.DEFAULT_BATCH,
     progress: Progress | None = None,
     **options: Any,
 ) -> DedupSummary:
     """Deduplicate files; write the kept rows to ``output``, optionally a clusters table
-    (``clusters``) and a Markdown report (``report``).
+    (``clusters``), a Markdown report (``report``) and every row with the columns
+    ``cluster``, ``keep``, ``duplicate_of``, ``similarity`` (``annotate``: the values of
+    :meth:`neardup.DuplicateResult.annotate`, positions counted across the inputs in order).
+    ``priority_field`` names the column whose highest number is kept in each cluster
+    (``keep="priority"``; read for the cluster members only, which must hold a number).
 
     ``options`` are those of :func:`neardup.find_duplicates` (``threshold``, ``method``,
     ``num_perm``, ``k``, ``unit``, ``bands``, ``rows``, ``seed``, ``verify``, ``pairs``,
@@ -201,16 +218,28 @@ def dedup_files(
     kept 4, removed 2 (33.3%)
     time: ...
     """
+    if priority_field is not None and options.get("keep", "first") in ("first", "priority"):
+        options["keep"] = "priority"
     plan = make_plan(**options)
     batch_size = check_int("batch_size", batch_size, low=1)
-    check_outputs(list(inputs), [output, clusters, report])
+    if (plan.keep == "priority") != (priority_field is not None):
+        raise InvalidArgumentError(
+            "keep='priority' and a priority field (--keep-priority COLUMN) go together; "
+            f"got keep={plan.keep!r}, priority field {priority_field!r}"
+        )
+    check_outputs(list(inputs), [output, clusters, report, annotate])
     sources = ndio.open_sources(inputs, text_field, id_field, id_required)
     try:
         if output is not None:
             ndio.check_output(output, sources)  # a format it cannot hold: refused before work
-        store = FileStore(sources, batch_size, progress)
+        if annotate is not None:
+            ndio.check_annotated_output(annotate, sources)
+        if priority_field is not None:
+            check_priority_field(sources, priority_field)
+        store = FileStore(sources, batch_size, progress, priority_field)
         outcome = engine.run(plan, store)
         summary = _summary(outcome, list(inputs), output, clusters)
+        summary.annotate_path = annotate
         timer = engine._Timer()
         if output is not None:
             with timer.stage("write"):
@@ -218,6 +247,9 @@ def dedup_files(
         if clusters is not None:
             with timer.stage("write"):
                 ndio.write_table(_cluster_rows(outcome, store.ids), clusters)
+        if annotate is not None:
+            with timer.stage("write"):
+                ndio.write_annotated(sources, annotated_columns(outcome), annotate, batch_size)
         summary.seconds = {**outcome.seconds, **timer.seconds}
         if report is not None:
             with ndio.atomic_path(report) as tmp, open(tmp, "w", encoding="utf-8") as f:
@@ -260,6 +292,40 @@ def _summary(
         boilerplate=info.get("boilerplate"),
         plan=outcome.params(),
     )
+
+
+def check_priority_field(sources: Sequence[ndio.Source], field_name: str) -> None:
+    """Refuse, before any work, a priority column that a table input lacks (JSONL rows are
+    checked as they are read) or an input without columns (a folder).
+
+    >>> check_priority_field([], "score")
+    """
+    for src in sources:
+        if src.fmt == "folder":
+            raise InvalidArgumentError(f"{src.label}: a folder has no columns for --keep-priority")
+        names = list(src.schema.names) if src.fmt == "parquet" else list(src.schema or [])
+        if src.fmt in ("parquet", "csv") and field_name not in names:
+            raise InvalidArgumentError(
+                f"{src.label}: no column {field_name!r} for --keep-priority "
+                f"(columns: {', '.join(names[:8])})"
+            )
+
+
+def annotated_columns(outcome: engine.Outcome) -> dict[str, np.ndarray]:
+    """The ``--annotate`` columns of a run: what :meth:`neardup.DuplicateResult.annotate` adds.
+
+    >>> from neardup.plan import make_plan
+    >>> from neardup.stores import MemoryStore
+    >>> out = engine.run(make_plan(k=1), MemoryStore(["a b", "a b", "c"]))
+    >>> annotated_columns(out)["duplicate_of"].tolist()
+    [-1, 0, -1]
+    """
+    from neardup.tables import annotation_columns
+
+    similarity = engine.kept_similarity(
+        outcome.first, outcome.keep, outcome.representative, outcome.evidence
+    )
+    return annotation_columns(outcome.labels, outcome.keep, outcome.representative, similarity)
 
 
 def _cluster_rows(outcome: engine.Outcome, ids: list[Any]) -> list[dict[str, Any]]:

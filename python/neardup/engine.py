@@ -40,6 +40,7 @@ from neardup._texts import as_core_texts, reindexed
 from neardup.banding import choose_banding, lsh_probability
 from neardup.boilerplate import FrequencyCounter, remove_shingles, summarize
 from neardup.errors import InputError, ResourceError
+from neardup.keep import keep_mask, policy_measure
 from neardup.near import Evidence, SetBuilder, near_pairs
 from neardup.plan import Plan
 from neardup.stores import DocumentStore, char_lengths
@@ -245,30 +246,6 @@ def cluster_labels(first: np.ndarray, selected: np.ndarray, pairs: np.ndarray) -
     labels = np.arange(n, dtype=np.int64)
     labels[selected] = selected[local]
     return labels[first]
-
-
-def keep_mask(
-    labels: np.ndarray, lengths: np.ndarray, policy: str
-) -> tuple[np.ndarray, np.ndarray]:
-    """(keep bool[n], representative int64[n]): one kept document per cluster — the first
-    (lowest position) or the longest (most characters, ties to the lowest position).
-
-    >>> keep, rep = keep_mask(np.array([0, 0, 2]), np.array([3, 9, 1]), "longest")
-    >>> keep.tolist(), rep.tolist()
-    ([False, True, True], [1, 1, 2])
-    """
-    n = len(labels)
-    pos = np.arange(n, dtype=np.int64)
-    if policy == "first":
-        rep = labels
-    else:
-        order = np.lexsort((pos, -lengths, labels))
-        head = np.ones(n, dtype=bool)
-        head[1:] = labels[order][1:] != labels[order][:-1]
-        best = np.empty(n, dtype=np.int64)
-        best[labels[order][head]] = order[head]
-        rep = best[labels]
-    return rep == pos, rep
 
 
 def kept_similarity(
@@ -537,7 +514,8 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     info.update(near_info)
     with timer.stage("cluster"):
         labels = cluster_labels(first, selected, local)
-        keep, rep = keep_mask(labels, _cat(lengths, (0,), np.int64), resolved.keep)
+        measure = policy_measure(resolved.keep, labels, _cat(lengths, (0,), np.int64), store)
+        keep, rep = keep_mask(labels, measure, resolved.keep)
         pairs = selected[local] if len(local) else np.zeros((0, 2), dtype=np.int64)
         mode = info.get("pairs_used", resolved.pairs)
         if mode != "spanning":

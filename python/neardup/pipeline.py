@@ -8,6 +8,8 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup import engine, stages
+from neardup.errors import InvalidArgumentError
+from neardup.keep import NO_PRIORITIES
 from neardup.plan import AUTO_EXACT_LIMIT, SPANNING_LIMIT, Method, make_plan
 from neardup.stores import MemoryStore
 
@@ -38,6 +40,11 @@ class DuplicateResult:
     representative: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]
     #: float64[n]: each document's similarity to its cluster's kept document (1.0 when kept).
     kept_similarity: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]
+    #: (first exact duplicate int64[n], the run's Evidence): what ``annotate``/``filter`` with
+    #: ``keep=`` need for the similarity to a re-chosen kept document. It holds the unique
+    #: documents' signatures (4·P bytes each for MinHash) and the shingle sets held for exact
+    #: Jaccard, for as long as the result lives.
+    _evidence: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.keep is None:  # built by hand: the lowest index of each cluster is kept
@@ -59,37 +66,58 @@ class DuplicateResult:
         """
         return np.where(self.keep, -1, self.representative).astype(np.int64)
 
-    def annotate(self, table: Any) -> Any:
+    def annotate(self, table: Any, keep: Any = None) -> Any:
         """``table`` (the pandas/polars DataFrame, pyarrow Table or ``datasets.Dataset`` the
         texts came from, one row per document) with columns ``cluster``, ``keep``,
         ``duplicate_of`` and ``similarity`` (to the kept document) added.
 
+        ``keep``: a column of ``table`` (or an array) of priorities re-chooses the kept
+        document of each cluster (highest priority, ties to the lowest index, as
+        ``find_duplicates(keep=array)`` does); the clusters stay those found.
+
         >>> import pandas as pd
-        >>> df = pd.DataFrame({"text": ["a b c", "a b c", "d e"]})
+        >>> df = pd.DataFrame({"text": ["a b c", "a b c", "d e"], "score": [1, 2, 0]})
         >>> find_duplicates(df["text"], k=1).annotate(df)["duplicate_of"].tolist()
         [-1, 0, -1]
+        >>> find_duplicates(df["text"], k=1).annotate(df, keep="score")["duplicate_of"].tolist()
+        [1, -1, -1]
         """
-        from neardup.tables import annotate
+        from neardup.tables import annotate, annotation_columns
 
-        columns = {
-            "cluster": self.clusters,
-            "keep": self.keep,
-            "duplicate_of": self.duplicate_of,
-            "similarity": self.kept_similarity,
-        }
-        return annotate(columns, table)
+        return annotate(annotation_columns(self.clusters, *self._kept(table, keep)), table)
 
-    def filter(self, table: Any) -> Any:
-        """The rows of ``table`` to keep (one per cluster), as the same kind of table.
+    def filter(self, table: Any, keep: Any = None) -> Any:
+        """The rows of ``table`` to keep (one per cluster), as the same kind of table;
+        ``keep`` as in :meth:`annotate`.
 
         >>> import pandas as pd
-        >>> df = pd.DataFrame({"text": ["a b c", "a b c", "d e"]})
+        >>> df = pd.DataFrame({"text": ["a b c", "a b c", "d e"], "score": [1, 2, 0]})
         >>> find_duplicates(df["text"], k=1).filter(df)["text"].tolist()
         ['a b c', 'd e']
+        >>> find_duplicates(df["text"], k=1).filter(df, keep="score").index.tolist()
+        [1, 2]
         """
         from neardup.tables import filter_rows
 
-        return filter_rows(self.keep, table)
+        return filter_rows(self._kept(table, keep)[0], table)
+
+    def _kept(self, table: Any, keep: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(keep, representative, similarity to it) as found, or re-chosen by priorities."""
+        if keep is None:
+            return self.keep, self.representative, self.kept_similarity
+        from neardup.keep import check_priorities, keep_mask
+        from neardup.tables import column_values
+
+        values = column_values(table, keep) if isinstance(keep, str) else keep
+        priorities = check_priorities(values, self.n)
+        kept, rep = keep_mask(self.clusters, priorities, "priority")
+        similarity = np.where(rep == self.representative, self.kept_similarity, np.nan)
+        changed = np.flatnonzero(np.isnan(similarity) & ~kept)
+        similarity[kept] = 1.0
+        if self._evidence is not None and len(changed):
+            first, evidence = self._evidence
+            similarity[changed] = engine.kept_similarity(first, kept, rep, evidence)[changed]
+        return kept, rep, similarity
 
     @property
     def n(self) -> int:
@@ -178,7 +206,7 @@ def find_duplicates(
     strip_boilerplate: float | None = None,
     algorithm: Literal["classic", "oph"] = "classic",
     hash_version: int | None = None,
-    keep: Literal["first", "longest"] = "first",
+    keep: Literal["first", "longest"] | Any = "first",
     auto_exact_limit: int = AUTO_EXACT_LIMIT,
     spanning_limit: int = SPANNING_LIMIT,
 ) -> DuplicateResult:
@@ -216,12 +244,20 @@ def find_duplicates(
     stays O(n + pairs reported), and ``params["pairs_used"]`` says which was used.
 
     ``keep``: ``"first"`` keeps the lowest index of each cluster, ``"longest"`` the document
-    with the most characters (ties to the lowest index).
+    with the most characters, and an array of numbers (one per document: a numpy array, a
+    list, a pandas/polars Series, an Arrow array) keeps the highest priority; ties go to
+    the lowest index (:mod:`neardup.keep`; ``params["keep"]`` is then ``"priority"``).
+    NaN, nulls, non-numbers and a wrong length are refused.
 
     >>> r = find_duplicates(["the cat sat on the mat", "The cat sat on the mat!", "dogs"], k=2)
     >>> r.pairs.tolist(), r.keep.tolist()
     ([[0, 1]], [True, False, True])
+    >>> find_duplicates(["a b c", "a b c", "d"], k=1, keep=[1, 5, 0]).keep.tolist()
+    [False, True, True]
     """
+    priorities, policy = None, keep  # policy: a name, checked by make_plan (None refused)
+    if keep is not None and not isinstance(keep, str):
+        priorities, policy = keep, "priority"
     plan = make_plan(
         threshold=threshold,
         method=method,
@@ -238,12 +274,14 @@ def find_duplicates(
         max_hamming=max_hamming,
         threads=threads,
         algorithm=algorithm,
-        keep=keep,
+        keep=policy,
         hash_version=hash_version,
         auto_exact_limit=auto_exact_limit,
         spanning_limit=spanning_limit,
     )
-    store = MemoryStore(texts)
+    if plan.keep == "priority" and priorities is None:
+        raise InvalidArgumentError(NO_PRIORITIES)  # before any work
+    store = MemoryStore(texts, priorities=priorities)
     outcome = engine.run(plan, store)
     return DuplicateResult(
         outcome.pairs,
@@ -258,4 +296,5 @@ def find_duplicates(
         kept_similarity=engine.kept_similarity(
             outcome.first, outcome.keep, outcome.representative, outcome.evidence
         ),
+        _evidence=(outcome.first, outcome.evidence),
     )

@@ -52,7 +52,9 @@ UNITS: tuple[str, ...] = ("word", "char")
 ALGORITHMS: tuple[str, ...] = ("classic", "oph")
 VERIFY: tuple[str, ...] = ("exact", "estimate")
 PAIRS: tuple[str, ...] = ("auto", "all", "spanning")
-KEEP: tuple[str, ...] = ("first", "longest")
+#: Keep policies (:mod:`neardup.keep`); "priority" takes one number per document, which
+#: travels beside the plan in the document store (like the lengths "longest" measures).
+KEEP: tuple[str, ...] = ("first", "longest", "priority")
 SIMHASH_BITS: tuple[int, ...] = (64, 128)
 
 #: Every hash version this build can compute (version 1 stays computable forever).

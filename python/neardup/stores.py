@@ -4,7 +4,8 @@ The engine (:mod:`neardup.engine`) never touches a list or a file itself; it ask
 for the documents in batches, once per pass (``"sign"``, the boilerplate passes, and the
 second pass that shingles only the candidates). A store is anything with
 ``batches(pass_name)`` yielding objects with ``.texts`` (what the core accepts) and
-``.start`` (the global position of the batch's first document) and a length.
+``.start`` (the global position of the batch's first document) and a length, and, for
+``keep="priority"``, ``priorities(rows)`` (the numbers the keep policy compares).
 
 * :class:`MemoryStore` — texts given to :func:`neardup.find_duplicates`, already converted
   once for the core; batches are slices, so a pass costs no copy of the corpus.
@@ -26,6 +27,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from neardup._texts import CoreTexts, as_core_texts, count
+from neardup.errors import InvalidArgumentError
+from neardup.keep import NO_PRIORITIES, check_priorities, row_priority
 
 if TYPE_CHECKING:
     from neardup import io as ndio
@@ -49,6 +52,8 @@ class DocumentStore(Protocol):
     """What the engine needs from the documents: the same batches, in order, on every pass."""
 
     def batches(self, pass_name: str) -> Iterator[Batch]: ...
+
+    def priorities(self, rows: np.ndarray) -> np.ndarray: ...
 
 
 @dataclass
@@ -80,10 +85,22 @@ class MemoryStore:
     2
     """
 
-    def __init__(self, texts: Any, batch_size: int = MEMORY_BATCH) -> None:
+    def __init__(self, texts: Any, batch_size: int = MEMORY_BATCH, priorities: Any = None) -> None:
         self.texts: CoreTexts = as_core_texts(texts)
         self.n = count(self.texts)
         self.batch_size = batch_size
+        #: float64[n] for ``keep="priority"`` (checked here: one number per document).
+        self._priorities = None if priorities is None else check_priorities(priorities, self.n)
+
+    def priorities(self, rows: np.ndarray) -> np.ndarray:
+        """The priorities of ``rows`` (``keep="priority"``).
+
+        >>> MemoryStore(["x", "y"], priorities=[2, 1]).priorities(np.array([1])).tolist()
+        [1.0]
+        """
+        if self._priorities is None:
+            raise InvalidArgumentError(NO_PRIORITIES)
+        return self._priorities[rows]
 
     def batches(self, pass_name: str) -> Iterator[TextBatch]:
         """The corpus in slices of ``batch_size`` documents (one slice when it is smaller).
@@ -110,11 +127,39 @@ class FileStore:
         sources: Sequence[ndio.Source],
         batch_size: int,
         progress: Progress | None = None,
+        priority_field: str | None = None,
     ) -> None:
         self.sources = list(sources)
         self.batch_size = batch_size
         self.progress: Progress = progress or (lambda stage, n: None)
         self.ids: list[Any] = []
+        self.priority_field = priority_field
+
+    def priorities(self, rows: np.ndarray) -> np.ndarray:
+        """The ``priority_field`` of the rows at the sorted positions ``rows``, read once
+        more from the inputs (``--keep-priority``: only cluster members are read).
+
+        >>> from neardup import io as ndio
+        >>> store = FileStore(ndio.open_sources(["a.jsonl"]), 10, priority_field="id")
+        >>> _ = list(store.batches("sign"))
+        >>> store.priorities(np.array([1]))
+        Traceback (most recent call last):
+        ...
+        neardup.errors.InputError: a.jsonl:2: 'id' is str, expected a number (priority)
+        """
+        if self.priority_field is None:
+            raise InvalidArgumentError("keep='priority' needs a priority field (--keep-priority)")
+        wanted = np.zeros(sum(s.n_rows or 0 for s in self.sources), dtype=bool)
+        wanted[rows] = True
+        out: list[float] = []
+        start = 0
+        for src in self.sources:
+            part = wanted[start : start + (src.n_rows or 0)]
+            start += len(part)
+            if part.any():
+                for where, record in src.reader.records(src, part):
+                    out.append(row_priority(where, self.priority_field, record, src.fmt == "csv"))
+        return np.asarray(out, dtype=np.float64)
 
     def batches(self, pass_name: str) -> Iterator[ndio.Batch]:
         """Every batch of every input in turn, with a running position.

@@ -23,6 +23,25 @@ from neardup.errors import InputTypeError, InvalidArgumentError
 COLUMNS = ("cluster", "keep", "duplicate_of", "similarity")
 
 
+def annotation_columns(
+    clusters: np.ndarray, keep: np.ndarray, representative: np.ndarray, similarity: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The four columns (:data:`COLUMNS`) that ``annotate`` and ``neardup dedup --annotate``
+    add, from a run's labels, keep mask, kept document per row and similarity to it.
+
+    >>> cols = annotation_columns(np.array([0, 0]), np.array([True, False]), np.array([0, 0]),
+    ...                           np.array([1.0, 0.5]))
+    >>> cols["duplicate_of"].tolist()
+    [-1, 0]
+    """
+    return {
+        "cluster": clusters,
+        "keep": keep,
+        "duplicate_of": np.where(keep, -1, representative).astype(np.int64),
+        "similarity": similarity,
+    }
+
+
 def _kind(table: Any) -> str:
     module = type(table).__module__ or ""
     name = type(table).__name__
@@ -78,6 +97,25 @@ def annotate(columns: dict[str, np.ndarray], table: Any) -> Any:
     for name, values in columns.items():
         table = table.add_column(name, values.tolist())
     return table
+
+
+def column_values(table: Any, name: str) -> Any:
+    """The column ``name`` of ``table`` (for ``keep=COLUMN``), refused when missing.
+
+    >>> import pyarrow as pa
+    >>> column_values(pa.table({"score": [1, 2]}), "score").to_pylist()
+    [1, 2]
+    """
+    kind = _kind(table)
+    names = list(table.column_names) if kind in ("arrow", "datasets") else list(table.columns)
+    if name not in names:
+        shown = ", ".join(map(str, names[:8])) or "none"
+        raise InvalidArgumentError(f"keep={name!r}: the table has no such column ({shown})")
+    if kind == "arrow":
+        return table.column(name)
+    if kind == "datasets":
+        return table.with_format("arrow")[name]  # the Arrow view follows indices and selects
+    return table[name].to_numpy()
 
 
 def _arrow(values: np.ndarray) -> Any:

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from neardup.errors import ArgumentTypeError, InvalidArgumentError
+from neardup.errors import ArgumentTypeError, InvalidArgumentError, NeardupError
 from neardup.plan import (
     ALGORITHMS,
     AUTO_EXACT_LIMIT,
@@ -170,9 +170,10 @@ def add_plan_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--keep",
-        choices=KEEP,
+        choices=[k for k in KEEP if k != "priority"],
         default="first",
-        help="which document of a cluster is kept (default: first in input order)",
+        help="which document of a cluster is kept (default: first in input order; "
+        "longest = most characters); see also --keep-priority",
     )
     p.add_argument(
         "--strip-boilerplate",
@@ -235,7 +236,8 @@ def plan_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def guarded(command: str, work: Callable[[], int]) -> int:
     """Run ``work()``; a neardup, I/O or value error becomes one line on stderr and exit code
-    2 (bad arguments) or 1 (bad input).
+    2 (bad arguments) or 1 (bad input, a damaged index, too little memory). A closed stdout
+    pipe propagates to :func:`neardup.cli.main` (exit 141).
 
     >>> guarded("demo", lambda: 0)
     0
@@ -247,6 +249,6 @@ def guarded(command: str, work: Callable[[], int]) -> int:
         return EXIT_USAGE
     except BrokenPipeError:  # the reader of stdout left: the CLI's own handler (exit 141)
         raise
-    except (ValueError, TypeError, OSError) as e:
+    except (ValueError, TypeError, OSError, NeardupError) as e:
         print(f"neardup {command}: error: {e}", file=sys.stderr)
         return EXIT_INPUT

@@ -7,11 +7,12 @@ neardup calibrate corpus.jsonl --sample-pairs 10000 --plot calibration.png
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+import time
 from typing import Any
 
 from neardup.commands._args import add_text_args, guarded
+from neardup.commands._summary import print_summary, summary
 from neardup.plan import UNITS
 
 __all__ = ["add_parser", "run"]
@@ -86,7 +87,11 @@ def add_parser(subparsers: Any) -> None:
         "documents (default 0.1)",
     )
     p.add_argument("--plot", metavar="PNG", help="save a histogram with threshold and S-curve")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the result as JSON (the summary schema every command shares)",
+    )
     p.set_defaults(run=run)
 
 
@@ -107,6 +112,39 @@ def _dedup_command(args: argparse.Namespace, threshold: float) -> str:
     return " ".join(words)
 
 
+def _summary(args: argparse.Namespace, cal: Any, n_docs: int, seconds: float) -> dict[str, Any]:
+    found = cal.as_dict()
+    params = {
+        "num_perm": args.num_perm,
+        "k": args.k,
+        "unit": args.unit,
+        "seed": args.seed,
+        "percentile": args.percentile,
+        "margin": args.margin,
+        "sample_pairs": args.sample_pairs,
+        "sample_docs": args.sample_docs,
+        "strip_boilerplate": args.max_df if args.strip_boilerplate else None,
+        "pairs_file": args.pairs,
+    }
+    counts = {
+        "documents": n_docs,
+        "sampled_documents": found["documents"],
+        "pairs": found["pairs"],
+        "skipped_empty": found["skipped_empty"],
+    }
+    result = {k: v for k, v in found.items() if k not in counts and k not in params}
+    result["dedup_command"] = _dedup_command(args, cal.threshold)
+    return summary(
+        "calibrate",
+        params=params,
+        inputs=args.inputs,
+        outputs={"plot": args.plot},
+        counts=counts,
+        seconds={"total": seconds},
+        result=result,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``neardup calibrate``; returns the exit code.
 
@@ -116,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
     from neardup.calibrate import calibrate_files
 
     def work() -> int:
+        started = time.perf_counter()
         cal, n_docs = calibrate_files(
             args.inputs,
             text_field=args.text_field,
@@ -139,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             except ImportError as e:
                 print(f"neardup calibrate: warning: {e}; no plot written", file=sys.stderr)
         if args.json:
-            print(json.dumps({**cal.as_dict(), "documents_read": n_docs}))
+            print_summary(_summary(args, cal, n_docs, time.perf_counter() - started))
         else:
             print(cal.table())
             print("\n" + _dedup_command(args, cal.threshold))

@@ -2,6 +2,7 @@
 
     neardup dedup corpus.jsonl.gz -o kept.jsonl.gz --threshold 0.3 --clusters dups.csv \\
         --report report.md
+    neardup dedup corpus.parquet --annotate annotated.parquet --keep-priority quality
 
 Argument parsing only: the options are :func:`neardup.make_plan`'s (``commands/_args.py``)
 and the work is :func:`neardup.dedup.dedup_files`.
@@ -10,11 +11,12 @@ and the work is :func:`neardup.dedup.dedup_files`.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from neardup.commands._args import add_plan_args, add_text_args, guarded, plan_options
+from neardup.commands._summary import dedup_summary, print_summary
+from neardup.errors import InvalidArgumentError
 
 __all__ = ["add_parser", "run"]
 
@@ -40,12 +42,24 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "-o",
         "--output",
-        required=True,
         metavar="OUTPUT",
-        help="where to write the kept documents (- = stdout, JSONL only); never an input",
+        help="where to write the kept documents (- = stdout, JSONL only); never an input "
+        "(required unless --annotate is given)",
+    )
+    p.add_argument(
+        "--annotate",
+        metavar="FILE",
+        help="also write every input row with columns cluster, keep, duplicate_of, similarity "
+        "(.jsonl[.gz], .parquet, .csv; default: the input's format; - = stdout)",
     )
     add_text_args(p)
     add_plan_args(p)
+    p.add_argument(
+        "--keep-priority",
+        metavar="COLUMN",
+        help="keep the document with the highest number in COLUMN in each cluster "
+        "(ties: first in input order); read for the members of duplicate clusters",
+    )
     p.add_argument(
         "--clusters",
         metavar="FILE",
@@ -55,7 +69,10 @@ def add_parser(subparsers: Any) -> None:
         "--report", metavar="REPORT.md", help="write the summary and the plan as Markdown"
     )
     p.add_argument(
-        "--json", action="store_true", help="print the summary and the plan as JSON on stdout"
+        "--json",
+        action="store_true",
+        help="print the summary and the plan as JSON on stdout (stderr when -o - or "
+        "--annotate -); the schema every command shares is in README",
     )
     p.add_argument(
         "-q", "--quiet", action="store_true", help="no progress and no summary on stderr"
@@ -92,6 +109,21 @@ def run(args: argparse.Namespace) -> int:
             return dedup_files_ray(*a, ray_address=args.ray_address, **kw)
 
     def work() -> int:
+        options = plan_options(args)
+        if args.output is None and args.annotate is None:
+            raise InvalidArgumentError("give -o/--output OUTPUT, --annotate FILE, or both")
+        if args.keep_priority is not None:
+            if args.keep != "first":
+                raise InvalidArgumentError("give --keep or --keep-priority, not both")
+            options.update(keep="priority", priority_field=args.keep_priority)
+        if args.annotate is not None:
+            options["annotate"] = args.annotate
+        if getattr(args, "engine", "local") == "ray" and (
+            "annotate" in options or "priority_field" in options
+        ):
+            raise InvalidArgumentError(
+                "--annotate and --keep-priority run on the local engine (--engine local)"
+            )
         try:
             with progress_reporter(want_progress(args.quiet)) as tick:
                 summary = engine(
@@ -104,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
                     report=args.report,
                     batch_size=args.batch_size,
                     progress=tick,
-                    **plan_options(args),
+                    **options,
                 )
         except KeyboardInterrupt:
             print("neardup dedup: interrupted; no output written", file=sys.stderr)
@@ -112,8 +144,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(summary.text(), file=sys.stderr)
         if args.json:
-            out = sys.stderr if args.output == "-" else sys.stdout
-            print(json.dumps(summary.as_dict()), file=out)
+            to_stderr = "-" in (args.output, args.annotate)
+            print_summary(dedup_summary(summary), to_stderr)
         return 0
 
     return guarded("dedup", work)

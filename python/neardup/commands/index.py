@@ -16,10 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from typing import Any
 
-from neardup.commands._args import add_minhash_args
+from neardup.commands._args import add_minhash_args, guarded
 from neardup.commands._args import add_text_args as add_common_text_args
+from neardup.commands._summary import print_summary, summary
 
 __all__ = ["add_parser", "run"]
 
@@ -53,6 +55,11 @@ def add_parser(subparsers: Any) -> None:
         help="print a line for every document, not only those with matches",
     )
     a.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary as JSON on stderr (stdout holds the match lines)",
+    )
+    a.add_argument(
         "--skip-existing",
         action="store_true",
         help="skip ids already in the index with the same text (resume a killed ingest)",
@@ -76,6 +83,11 @@ def add_parser(subparsers: Any) -> None:
         metavar="K",
         help="print at most the K most similar indexed documents, best first",
     )
+    q.add_argument(
+        "--json",
+        action="store_true",
+        help="print a summary as JSON on stderr (stdout holds the match lines)",
+    )
 
     r = acts.add_parser("remove", help="remove documents by id")
     r.add_argument("index", metavar="INDEX", help="index file")
@@ -84,7 +96,11 @@ def add_parser(subparsers: Any) -> None:
 
     s = acts.add_parser("stats", help="print counts and parameters")
     s.add_argument("index", metavar="INDEX", help="index file")
-    s.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+    s.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object (the summary schema every command shares) instead of a table",
+    )
     c = acts.add_parser("check", help="verify the whole file (integrity, band rows, signatures)")
     c.add_argument("index", metavar="INDEX", help="the index file (SQLite)")
     p.set_defaults(run=run)
@@ -104,86 +120,118 @@ def _print_matches(ids: list[Any], matches: list[list[Any]], everything: bool) -
     return n
 
 
+def _summary(
+    args: argparse.Namespace, ix: Any, counts: dict[str, int], started: float
+) -> dict[str, Any]:
+    """The ``--json`` summary of ``index add`` / ``index query``."""
+    params = dict(ix.params)
+    if args.action == "query":
+        params.update(query_threshold=args.threshold, top_k=args.top_k)
+    return summary(
+        f"index {args.action}",
+        params=params,
+        inputs=[args.index, *args.inputs],
+        outputs={"matches": "-"},
+        counts=counts,
+        seconds={"total": time.perf_counter() - started},
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run ``neardup index ACTION``; returns the exit code (0 ok, 1 error).
+    """Run ``neardup index ACTION``; returns the exit code (0 ok, 1 bad input or a damaged
+    index, 2 bad options; a closed stdout pipe is the CLI's 141), as every command does
+    (:func:`neardup.commands._args.guarded`).
 
     >>> run(argparse.Namespace(...))                                   # doctest: +SKIP
     0
     """
-    import os
+    return guarded(f"index {args.action}", lambda: _act(args))
 
+
+def _act(args: argparse.Namespace) -> int:
     from neardup._validate import check_int
-    from neardup.errors import NeardupError
     from neardup.index import Index
     from neardup.io import iter_batches, open_sources
 
-    try:
-        if args.action in ("add", "query"):
-            check_int("--batch-size", args.batch_size, low=1)
-        if args.action == "add":
-            with Index(
-                args.index,
-                threshold=args.threshold,
-                num_perm=args.num_perm,
-                k=args.k,
-                seed=args.seed,
-                bands=args.bands,
-                rows=args.rows,
-            ) as ix:
-                added = dup = 0
-                sources = open_sources(
-                    args.inputs, args.text_field, args.id_field or "id", id_required=True
-                )
-                try:
-                    for b in iter_batches(sources, args.batch_size):
-                        ms = ix.add(b.ids, b.texts, skip_existing=args.skip_existing)
-                        dup += _print_matches(b.ids, ms, args.all)
-                        added += len(b)
-                finally:
-                    for src in sources:
-                        src.close()
+    started = time.perf_counter()
+    if args.action in ("add", "query"):
+        check_int("--batch-size", args.batch_size, low=1)
+    if args.action == "add":
+        with Index(
+            args.index,
+            threshold=args.threshold,
+            num_perm=args.num_perm,
+            k=args.k,
+            seed=args.seed,
+            bands=args.bands,
+            rows=args.rows,
+        ) as ix:
+            added = dup = 0
+            sources = open_sources(
+                args.inputs, args.text_field, args.id_field or "id", id_required=True
+            )
+            try:
+                for b in iter_batches(sources, args.batch_size):
+                    ms = ix.add(b.ids, b.texts, skip_existing=args.skip_existing)
+                    dup += _print_matches(b.ids, ms, args.all)
+                    added += len(b)
+            finally:
+                for src in sources:
+                    src.close()
+            counts = {"documents": added, "matched": dup, "indexed": len(ix)}
+            if args.json:
+                print_summary(_summary(args, ix, counts, started), to_stderr=True)
+            else:
                 print(
                     f"read {added:,} documents ({dup:,} near-duplicate an indexed one); "
                     f"index holds {len(ix):,}",
                     file=sys.stderr,
                 )
-        elif args.action == "query":
-            with Index(args.index, threshold=args.threshold, create=False) as ix:
-                sources = open_sources(
-                    args.inputs, args.text_field, args.id_field or "id", args.id_field is not None
-                )
-                try:
-                    for b in iter_batches(sources, args.batch_size):
-                        _print_matches(b.ids, ix.query(b.texts, k=args.top_k), True)
-                finally:
-                    for src in sources:
-                        src.close()
-        elif args.action == "remove":
-            ids = list(args.ids)
-            if args.ids_file:
-                with open(args.ids_file, encoding="utf-8") as f:
-                    ids += [line.rstrip("\n") for line in f if line.strip()]
-            with Index(args.index, create=False) as ix:
-                n = ix.remove(ids)
-                print(
-                    f"removed {n:,} of {len(ids):,} ids; index holds {len(ix):,}", file=sys.stderr
-                )
-        elif args.action == "stats":
-            with Index(args.index, create=False) as ix:
-                st = ix.stats()
+    elif args.action == "query":
+        with Index(args.index, threshold=args.threshold, create=False) as ix:
+            sources = open_sources(
+                args.inputs, args.text_field, args.id_field or "id", args.id_field is not None
+            )
+            read = matched = 0
+            try:
+                for b in iter_batches(sources, args.batch_size):
+                    matched += _print_matches(b.ids, ix.query(b.texts, k=args.top_k), True)
+                    read += len(b)
+            finally:
+                for src in sources:
+                    src.close()
             if args.json:
-                print(json.dumps(st))
-            else:
-                for key, v in st.items():
-                    print(f"{key:>16}: {v}")
-        elif args.action == "check":
-            with Index(args.index, create=False) as ix:
-                ix.check()
-                print(f"{args.index}: ok ({len(ix):,} documents)", file=sys.stderr)
-    except BrokenPipeError:  # e.g. `| head`
-        sys.stdout = open(os.devnull, "w")
-        return 0
-    except (NeardupError, ValueError, TypeError, OSError) as e:
-        print(f"neardup index {args.action}: error: {e}", file=sys.stderr)
-        return 1
+                counts = {"documents": read, "matched": matched, "indexed": len(ix)}
+                print_summary(_summary(args, ix, counts, started), to_stderr=True)
+    elif args.action == "remove":
+        ids = list(args.ids)
+        if args.ids_file:
+            with open(args.ids_file, encoding="utf-8") as f:
+                ids += [line.rstrip("\n") for line in f if line.strip()]
+        with Index(args.index, create=False) as ix:
+            n = ix.remove(ids)
+            print(f"removed {n:,} of {len(ids):,} ids; index holds {len(ix):,}", file=sys.stderr)
+    elif args.action == "stats":
+        with Index(args.index, create=False) as ix:
+            st = ix.stats()
+            params = dict(ix.params)
+        if args.json:
+            names = ("documents", "empty_documents", "band_rows", "bytes")
+            print_summary(
+                summary(
+                    "index stats",
+                    params=params,
+                    inputs=[args.index],
+                    outputs={},
+                    counts={k: st[k] for k in names},
+                    result={k: v for k, v in st.items() if k not in {*names, *params, "path"}},
+                )
+            )
+        else:
+            for key, v in st.items():
+                print(f"{key:>16}: {v}")
+    elif args.action == "check":
+        with Index(args.index, create=False) as ix:
+            ix.check()
+            print(f"{args.index}: ok ({len(ix):,} documents)", file=sys.stderr)
     return 0

@@ -29,7 +29,14 @@ from neardup.io.source import (
     open_sources,
     read_texts,
 )
-from neardup.io.write import check_output, output_format, write_kept, write_table
+from neardup.io.write import (
+    check_annotated_output,
+    check_output,
+    output_format,
+    write_annotated,
+    write_kept,
+    write_table,
+)
 
 __all__ = [
     "DEFAULT_BATCH",
@@ -42,6 +49,7 @@ __all__ = [
     "Source",
     "Writer",
     "atomic_path",
+    "check_annotated_output",
     "check_output",
     "detect_format",
     "format_of_name",
@@ -52,6 +60,7 @@ __all__ = [
     "output_group",
     "read_texts",
     "signals_held",
+    "write_annotated",
     "write_kept",
     "write_table",
 ]

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import csv
 import gzip
+import itertools
 import json
 import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from neardup.errors import InvalidArgumentError
+from neardup.errors import InputError, InvalidArgumentError
 from neardup.io import csvfile, folder, jsonl, parquet
 from neardup.io.atomic import atomic_path
 from neardup.io.base import DEFAULT_BATCH, Output
@@ -102,6 +104,200 @@ def write_kept(
         try:
             written = int(writer.write(parts))
         finally:
+            writer.close()
+    return written
+
+
+class _Annotated:
+    """A source seen with the annotate columns added to each row: the writers convert it
+    like a source of another format (``records`` only)."""
+
+    fmt = "annotated"
+
+    def __init__(self, src: Source, columns: dict[str, np.ndarray]) -> None:
+        self.src, self.columns = src, columns
+        self.reader = self
+        self.label, self.text_field, self.schema = src.label, src.text_field, None
+        self.n_rows = src.n_rows
+
+    def records(self, _: Any, keep: np.ndarray) -> Any:
+        for row, (where, record) in enumerate(self.src.reader.records(self.src, keep)):
+            clash = next((name for name in self.columns if name in record), None)
+            if clash is not None:
+                raise InputError(f"{where}: the row already has a field {clash!r} (--annotate)")
+            for name, column in self.columns.items():
+                record[name] = column[row].item()  # a Python value; no per-corpus lists
+            yield where, record
+
+
+def check_annotated_output(output: str | os.PathLike[str], sources: Sequence[Source]) -> str:
+    """:func:`check_output` for ``--annotate``, which writes a table (never a folder).
+
+    >>> check_annotated_output("all.jsonl", [])
+    'jsonl'
+    """
+    out_s = os.fspath(output)
+    fmt = check_output(out_s, sources)
+    if fmt == "folder":
+        raise InvalidArgumentError(
+            f"{out_s}: --annotate writes a table: name a .jsonl, .parquet or .csv file"
+        )
+    return fmt
+
+
+def write_annotated(
+    sources: Sequence[Source],
+    columns: dict[str, np.ndarray],
+    output: str | os.PathLike[str],
+    batch_size: int = DEFAULT_BATCH,
+) -> int:
+    """Write every row of ``sources`` with ``columns`` (one value per row, in order) added, in
+    the format ``output`` names (else the inputs'), atomically; returns the rows written.
+
+    Parquet input to Parquet output keeps its column types (the columns are appended to
+    each table); other pairs convert like :func:`write_kept` does; CSV output needs CSV
+    input. An input that already has one of the columns is refused.
+
+    >>> write_annotated([src], {"keep": np.array([True, False])}, "all.jsonl")  # doctest: +SKIP
+    2
+    """
+    out_s = os.fspath(output)
+    fmt = check_annotated_output(out_s, sources)
+    sizes = [s.n_rows or 0 for s in sources]
+    bounds = np.cumsum([0, *sizes])
+    for name, values in columns.items():
+        if len(values) != bounds[-1]:
+            raise InvalidArgumentError(f"{name} has {len(values)} values for {bounds[-1]} rows")
+    for src in sources:  # a table's columns are known before anything is written
+        names = list(src.schema.names) if src.fmt == "parquet" else src.schema or []
+        clash = next((name for name in columns if name in names), None)
+        if clash is not None and src.fmt in ("parquet", "csv"):
+            raise InputError(f"{src.label}: already has a column {clash!r} (--annotate)")
+    cut = [{k: v[a:b] for k, v in columns.items()} for a, b in itertools.pairwise(bounds.tolist())]
+    everything = [np.ones(n, dtype=bool) for n in sizes]
+    if out_s == "-":
+        to_stdout = jsonl.JsonlWriter(sys.stdout.buffer)
+        written = _annotated_jsonl(to_stdout, sources, cut)
+        to_stdout.close()
+        return written
+    with atomic_path(out_s) as tmp:
+        if fmt == "jsonl":
+            writer: Any = jsonl.OUTPUT.open(tmp, out_s, sources, batch_size)
+            try:
+                return _annotated_jsonl(writer, sources, cut)
+            finally:
+                writer.close()
+        if fmt == "csv":
+            return _annotated_csv(tmp, sources, cut)
+        if fmt == "parquet" and all(s.fmt == "parquet" for s in sources):
+            return _annotated_parquet(tmp, sources, cut, batch_size)
+        views: Any = [
+            (_Annotated(s, c), k) for s, c, k in zip(sources, cut, everything, strict=True)
+        ]
+        writer = OUTPUTS[fmt].open(tmp, out_s, [v for v, _ in views], batch_size)
+        try:
+            return int(writer.write(views))
+        finally:
+            writer.close()
+
+
+def _annotated_jsonl(
+    writer: jsonl.JsonlWriter, sources: Sequence[Source], cut: list[dict[str, np.ndarray]]
+) -> int:
+    """JSONL out: a JSONL line gets the columns spliced in before its closing brace (no parse,
+    unless the line may already hold one of them); other rows are converted."""
+    names = list(cut[0])
+    keys = [json.dumps(name).encode() for name in names]
+    suspect = re.compile(b"|".join([*map(re.escape, keys), rb"\\u"]))  # one scan a line
+    written = 0
+    for src, columns in zip(sources, cut, strict=True):
+        if src.fmt != "jsonl":
+            view = _Annotated(src, columns)
+            for where, record in view.records(src, np.ones(src.n_rows or 0, dtype=bool)):
+                writer.sink.write(jsonl._dumps(where, record) + b"\n")
+                written += 1
+            continue
+        formats = [_json_scalars(column) for column in columns.values()]
+        everything = np.ones(src.n_rows or 0, dtype=bool)
+        for row, (lineno, raw) in enumerate(jsonl.READER.kept_lines(src, everything)):
+            # The sign pass parsed every line as an object, so it ends with "}". A key is
+            # written literally or with \u escapes: only then can a field clash.
+            line = raw.rstrip()
+            if suspect.search(line):
+                record = jsonl.READER.parse(src, lineno, raw)
+                clash = next((name for name in names if name in record), None)
+                if clash is not None:
+                    raise InputError(
+                        f"{src.label}:{lineno}: the row already has a field {clash!r} (--annotate)"
+                    )
+            body = line[:-1].rstrip()
+            added = b", ".join(k + b": " + f(row) for k, f in zip(keys, formats, strict=True))
+            writer.sink.write(body + (b"" if body.endswith(b"{") else b", ") + added + b"}\n")
+            written += 1
+    return written
+
+
+def _json_scalars(column: np.ndarray) -> Callable[[int], bytes]:
+    """The JSON text of ``column[i]`` (bool, integer or finite float), without json.dumps."""
+    if column.dtype == np.bool_:
+        return lambda i: b"true" if column[i] else b"false"
+    if column.dtype.kind in "iu":
+        return lambda i: b"%d" % column[i]
+    return lambda i: repr(float(column[i])).encode()
+
+
+def _annotated_csv(tmp: str, sources: Sequence[Source], cut: list[dict[str, np.ndarray]]) -> int:
+    written = 0
+    with open(tmp, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
+        out = csv.writer(f, lineterminator="\n")
+        header = list(sources[0].schema)
+        out.writerow(header + list(cut[0]))
+        for src, columns in zip(sources, cut, strict=True):
+            everything = np.ones(src.n_rows or 0, dtype=bool)
+            for row, (line, fields) in enumerate(csvfile.READER.kept_rows(src, everything)):
+                if len(fields) > len(header):  # the added columns would shift under them
+                    raise InputError(
+                        f"{src.label}:{line}: {len(fields)} fields, header has {len(header)}"
+                    )
+                padded = fields + [""] * (len(header) - len(fields))
+                out.writerow(padded + [_csv_field(c[row].item()) for c in columns.values()])
+                written += 1
+    return written
+
+
+def _csv_field(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _annotated_parquet(
+    tmp: str, sources: Sequence[Source], cut: list[dict[str, np.ndarray]], batch_size: int
+) -> int:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    writer: Any = None
+    written = 0
+    try:
+        for src, columns in zip(sources, cut, strict=True):
+            everything = np.ones(src.n_rows or 0, dtype=bool)
+            at = 0
+            for table in parquet.READER.kept_tables(src, everything, batch_size):
+                for name, values in columns.items():
+                    table = table.append_column(name, pa.array(values[at : at + table.num_rows]))
+                at += table.num_rows
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, table.schema)
+                writer.write_table(table)
+                written += table.num_rows
+        if writer is None:  # no rows: an empty file with the columns
+            fields = list(sources[0].schema) + [
+                pa.field(name, pa.array(values).type) for name, values in cut[0].items()
+            ]
+            writer = pq.ParquetWriter(tmp, pa.schema(fields))
+    finally:
+        if writer is not None:
             writer.close()
     return written
 

@@ -1,0 +1,159 @@
+"""The keep policy: which document of each duplicate cluster is kept.
+
+``"first"`` keeps the lowest position, ``"longest"`` the document with the most characters,
+``"priority"`` the one with the highest priority (a number per document: the
+``keep=array`` of :func:`neardup.find_duplicates`, the ``--keep-priority COLUMN`` of
+``neardup dedup``). Ties go to the lowest position. Priorities are compared as 64-bit floats;
+NaN, missing and non-numeric values are refused.
+
+>>> keep, rep = keep_mask(np.array([0, 0, 0]), np.array([1.0, 5.0, 5.0]), "priority")
+>>> keep.tolist(), rep.tolist()
+([False, True, False], [1, 1, 1])
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from neardup.errors import ArgumentTypeError, InputError, InvalidArgumentError
+
+#: The refusal of ``keep="priority"`` without the numbers.
+NO_PRIORITIES = (
+    "keep='priority' takes the priorities themselves: pass keep=<array of numbers, one per "
+    "document> (higher is kept)"
+)
+
+
+def keep_mask(
+    labels: np.ndarray, measure: np.ndarray | None, policy: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """(keep bool[n], representative int64[n]): one kept document per cluster — the first
+    (lowest position), or the one with the largest ``measure`` (characters for
+    ``"longest"``, priorities for ``"priority"``), ties to the lowest position.
+
+    >>> keep, rep = keep_mask(np.array([0, 0, 2]), np.array([3, 9, 1]), "longest")
+    >>> keep.tolist(), rep.tolist()
+    ([False, True, True], [1, 1, 2])
+    """
+    n = len(labels)
+    pos = np.arange(n, dtype=np.int64)
+    if policy == "first" or measure is None:
+        rep = labels
+    else:
+        # Ranks instead of the values: -x would overflow for the smallest int64.
+        _, rank = np.unique(np.asarray(measure), return_inverse=True)
+        order = np.lexsort((pos, -rank.reshape(-1).astype(np.int64), labels))
+        head = np.ones(n, dtype=bool)
+        head[1:] = labels[order][1:] != labels[order][:-1]
+        best = np.empty(n, dtype=np.int64)
+        best[labels[order][head]] = order[head]
+        rep = best[labels]
+    return rep == pos, rep
+
+
+def check_priorities(values: Any, n: int | None = None, name: str = "keep") -> np.ndarray:
+    """``values`` (a numpy array, list, pandas/polars Series or Arrow array of numbers) as
+    float64[n]; refused when not numeric, not one per document, or NaN/null.
+
+    >>> check_priorities([3, 1.5, True]).tolist()
+    [3.0, 1.5, 1.0]
+    >>> check_priorities([1.0, float("nan")])
+    Traceback (most recent call last):
+    ...
+    neardup.errors.InvalidArgumentError: keep[1] is NaN (priorities must be numbers)
+    """
+    if type(values).__module__.startswith("polars") and hasattr(values, "to_arrow"):
+        values = values.to_arrow()
+    if hasattr(values, "to_numpy") and type(values).__module__.startswith("pyarrow"):
+        if getattr(values, "null_count", 0):
+            mask = np.asarray(values.is_null().to_numpy(zero_copy_only=False))
+            raise InvalidArgumentError(f"{name}[{int(np.flatnonzero(mask)[0])}] is null")
+        values = values.to_numpy(zero_copy_only=False)
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError) as e:
+        raise ArgumentTypeError(f"{name} must be an array of numbers ({e})") from None
+    if array.ndim != 1:
+        raise InvalidArgumentError(
+            f"{name} must be one number per document, got shape {array.shape}"
+        )
+    if array.dtype.kind not in "biuf":
+        first = next((i for i, v in enumerate(array.tolist()) if not _is_number(v)), 0)
+        shown = repr(array.tolist()[first]) if len(array) else "?"
+        raise ArgumentTypeError(
+            f"{name} must hold numbers (priorities), got {array.dtype} ({name}[{first}] = {shown})"
+        )
+    out = array.astype(np.float64)
+    bad = np.flatnonzero(np.isnan(out))
+    if len(bad):
+        raise InvalidArgumentError(f"{name}[{int(bad[0])}] is NaN (priorities must be numbers)")
+    if n is not None and len(out) != n:
+        raise InvalidArgumentError(f"{name} has {len(out)} priorities for {n} documents")
+    return out
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v))
+
+
+def row_priority(where: str, field: str, record: dict[str, Any], from_text: bool) -> float:
+    """The priority of one input row (``neardup dedup --keep-priority FIELD``), or an
+    :class:`InputError` naming the row. CSV fields are text and are parsed (``from_text``).
+
+    >>> row_priority("a.csv:2", "score", {"score": "0.5"}, True)
+    0.5
+    >>> row_priority("a.jsonl:3", "score", {"text": "x"}, False)
+    Traceback (most recent call last):
+    ...
+    neardup.errors.InputError: a.jsonl:3: no field 'score' (the --keep-priority column)
+    """
+    if field not in record:
+        raise InputError(f"{where}: no field {field!r} (the --keep-priority column)")
+    value = record[field]
+    if from_text and isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise InputError(f"{where}: {field!r} is {value!r}, not a number") from None
+    if not isinstance(value, (int, float)):  # bool is an int: True ranks above False
+        kind = "null" if value is None else type(value).__name__
+        raise InputError(f"{where}: {field!r} is {kind}, expected a number (priority)")
+    if math.isnan(value):
+        raise InputError(f"{where}: {field!r} is NaN, expected a number (priority)")
+    return float(value)
+
+
+def cluster_members(labels: np.ndarray) -> np.ndarray:
+    """Sorted positions of the documents in clusters of two or more (where a policy decides).
+
+    >>> cluster_members(np.array([0, 1, 0, 3])).tolist()
+    [0, 2]
+    """
+    sizes = np.bincount(labels, minlength=len(labels))
+    return np.flatnonzero(sizes[labels] > 1)
+
+
+def policy_measure(
+    policy: str, labels: np.ndarray, lengths: np.ndarray, store: Any
+) -> np.ndarray | None:
+    """What ``keep_mask`` compares under ``policy``: the characters (``"longest"``, from the
+    sign pass), the store's priorities of the cluster members (``"priority"``; a singleton's
+    priority never matters, so files are read for the members only), or None (``"first"``).
+
+    >>> from neardup.stores import MemoryStore
+    >>> store = MemoryStore(["a", "b", "c"], priorities=[1, 2, 3])
+    >>> policy_measure("priority", np.array([0, 0, 2]), np.zeros(3), store).tolist()
+    [1.0, 2.0, 0.0]
+    """
+    if policy == "longest":
+        return lengths
+    if policy != "priority":
+        return None
+    rows = cluster_members(labels)
+    measure = np.zeros(len(labels), dtype=np.float64)
+    if len(rows):
+        measure[rows] = store.priorities(rows)
+    return measure
