@@ -117,27 +117,36 @@ def test_cost_model_weighs_each_candidate_by_the_sets_it_intersects(monkeypatch)
     sizes = np.random.default_rng(6).integers(10, 3000, size=n)
     sample = banding._Sample.draw(signatures, sizes)
     assert sample.sign_work == banding.DOCUMENT_COST * n + sizes.sum()
+    # Exact duplicates are shingled by the sign pass though signed once: their work counts.
+    read = banding._Sample.draw(signatures, sizes, (2 * n, 3 * int(sizes.sum())))
+    assert read.sign_work == banding.DOCUMENT_COST * 2 * n + 3 * sizes.sum()
     pairs = neardup.lsh_candidates(signatures, 21, 1)
     beyond = pairs[neardup.estimate_jaccard(signatures, pairs) < 0.2]
     merged = sizes[beyond[:, 0]] + sizes[beyond[:, 1]]
     expected = (banding.CANDIDATE_COST + banding.MERGE_COST * merged).sum()
     assert sample.predict(21, 1, 0.2).excess_work == pytest.approx(expected)
-    # Long documents cost more to sign than their candidates cost to verify: with a budget
-    # between the two ratios, the sizes decide between recall-first and the fallback.
+    # With a budget between the two ratios, the sizes decide between recall-first and the
+    # fallback (whichever of the two predictions is cheaper keeps recall-first).
     unsized = banding._Sample.draw(signatures, None)
     without = unsized.predict(21, 1, 0.2).excess_work / unsized.sign_work
     sized = expected / sample.sign_work
-    assert sized < without
+    assert sized != pytest.approx(without, rel=0.01)
     monkeypatch.setattr(banding, "VERIFY_BUDGET", (sized + without) / 2)
-    assert neardup.choose_banding(0.2, 128, "exact", signatures, sizes=sizes).rows == 1
-    assert neardup.choose_banding(0.2, 128, "exact", signatures).rows > 1
+    with_sizes = neardup.choose_banding(0.2, 128, "exact", signatures, sizes=sizes)
+    without_sizes = neardup.choose_banding(0.2, 128, "exact", signatures)
+    assert (with_sizes.bands, with_sizes.rows) == (21, 1) or sized > without
+    assert with_sizes.reason.startswith("recall-first") == (sized < without)
+    assert without_sizes.reason.startswith("recall-first") == (without < sized)
 
 
-def test_choose_banding_checks_the_sizes():
+def test_choose_banding_checks_the_sizes_and_the_sign_pass():
     signatures = neardup.minhash(corpus(7), seed=0)
     for bad in (np.ones(3), np.full(len(signatures), -1), ["a"] * len(signatures)):
         with pytest.raises(InvalidArgumentError, match="sizes"):
             neardup.choose_banding(0.3, 128, "exact", signatures, sizes=bad)
+    for wrong in ((1, 10), (len(signatures), -1), "ab", (1,)):
+        with pytest.raises(InvalidArgumentError, match="sign_pass"):
+            neardup.choose_banding(0.3, 128, "exact", signatures, sign_pass=wrong)  # type: ignore[arg-type]
 
 
 def test_find_duplicates_records_the_banding_in_params():

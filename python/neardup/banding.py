@@ -46,15 +46,15 @@ COMPARED_BANDINGS = 4
 #: sign pass (reading, hashing, the exact-duplicate collapse)...
 DOCUMENT_COST = 100
 #: ...a candidate pair's (band bucketing, the pair list, looking its sets up)...
-CANDIDATE_COST = 1.5
+CANDIDATE_COST = 1.8
 #: ...and each shingle of the two sets that verifying a candidate intersects (an 8-wide
-#: merge: a few hundred of them cost what signing one shingle costs).
-MERGE_COST = 0.004
+#: merge: a hundred of them cost what shingling and signing one shingle costs).
+MERGE_COST = 0.01
 
 #: Verification work that the candidates beyond the predicted duplicate pairs may cost, as a
 #: fraction of the sign pass's work, before :func:`choose_banding` falls back to a steeper
 #: banding: 1 keeps exact verification within about twice the time of ``verify="estimate"``.
-#: Without set sizes that is DOCUMENT_COST / CANDIDATE_COST ≈ 67 extra candidates a document.
+#: Without set sizes that is DOCUMENT_COST / CANDIDATE_COST ≈ 55 extra candidates a document.
 VERIFY_BUDGET = 1.0
 
 
@@ -230,15 +230,21 @@ class _Sample:
     sign_work: float
 
     @classmethod
-    def draw(cls, signatures: np.ndarray, sizes: np.ndarray | None) -> _Sample:
+    def draw(
+        cls,
+        signatures: np.ndarray,
+        sizes: np.ndarray | None,
+        sign_pass: tuple[int, int] | None = None,
+    ) -> _Sample:
         n = len(signatures)
         rows = _sample_rows(n, SAMPLE_SIZE)
         known = np.zeros(n) if sizes is None else sizes
+        documents, shingles = sign_pass if sign_pass is not None else (n, float(known.sum()))
         return cls(
             np.ascontiguousarray(signatures[rows]),
             known[rows],
             n,
-            DOCUMENT_COST * n + float(known.sum()),
+            DOCUMENT_COST * documents + float(shingles),
         )
 
     def predict(self, bands: int, rows: int, threshold: float) -> _Prediction:
@@ -266,6 +272,7 @@ def choose_banding(
     signatures: Any = None,
     recall: float = DEFAULT_RECALL,
     sizes: Any = None,
+    sign_pass: tuple[int, int] | None = None,
 ) -> Banding:
     """The banding the pipeline uses when none is given: the one place that decides it.
 
@@ -273,7 +280,9 @@ def choose_banding(
     verification: the recall-first bandings (P(T) >= ``recall``); given ``signatures``
     (uint32[n, num_perm]) the one that a sample of 1,000 documents predicts to make the fewest
     candidates, else the steepest. ``sizes`` (the documents' shingle counts, optional) let
-    the cost model weigh each candidate by the sets its verification intersects. When the
+    the cost model weigh each candidate by the sets its verification intersects; ``sign_pass``
+    (documents, shingles) is what the sign pass read when that was more than the signatures'
+    documents (exact duplicates are signed once but shingled every time). When the
     candidates beyond the predicted duplicate pairs (typically pairs sharing boilerplate) are
     predicted to cost more verification work than the sign pass (:data:`VERIFY_BUDGET`), the
     steepest banding within the budget at a lower recall target (0.95, 0.9, 0.8) is used, else
@@ -314,7 +323,9 @@ def choose_banding(
         raise InvalidArgumentError(
             f"signatures have {signatures.shape[1]} slots, fewer than num_perm = {num_perm}"
         )
-    sample = _Sample.draw(signatures, _set_sizes(sizes, len(signatures)))
+    sample = _Sample.draw(
+        signatures, _set_sizes(sizes, len(signatures)), _sign_pass(sign_pass, len(signatures))
+    )
     compared = admissible[:COMPARED_BANDINGS]
     predictions = {banding: sample.predict(*banding, threshold) for banding in compared}
     # Fewest predicted candidates; on a tie (e.g. a tiny corpus) the steeper curve.
@@ -365,6 +376,23 @@ def choose_banding(
         fallback.candidates,
         f"classic rule: {over}",
     )
+
+
+def _sign_pass(sign_pass: Any, n: int) -> tuple[int, int] | None:
+    if sign_pass is None:
+        return None
+    try:
+        documents, shingles = (int(value) for value in sign_pass)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            f"sign_pass must be (documents, shingles), got {sign_pass!r}"
+        ) from None
+    if documents < n or shingles < 0:
+        raise InvalidArgumentError(
+            f"sign_pass must count at least the {n} signed documents and no negative shingles, "
+            f"got {sign_pass!r}"
+        )
+    return documents, shingles
 
 
 def _set_sizes(sizes: Any, n: int) -> np.ndarray | None:

@@ -454,6 +454,7 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     hold = probe.uses_shingles
     signs: list[np.ndarray] = []
     set_sizes: list[np.ndarray] = []  # shingle counts of the signed documents (cost model)
+    shingled = 0  # shingles of every document the sign pass read (exact duplicates too)
     digests, groupable, live, lengths, sizes, removed = [], [], [], [], [], []
     seen = _FirstSeen()
     unique = 0
@@ -483,6 +484,8 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
                 if probe.method in ("minhash", "auto", "simhash"):
                     signs.append(sign_rows(probe, b.sets, chosen))
                     set_sizes.append(b.sets.sizes()[chosen])
+            if b.sets is not None:
+                shingled += int(b.sets.offsets[-1] - b.sets.offsets[0])
     with timer.stage("collapse"):
         first = collapse(_cat(digests, (0, 2), np.uint64), _cat(groupable, (0,), bool))
         selected = np.flatnonzero(_cat(live, (0,), bool))
@@ -506,8 +509,9 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     )
     del signs, builder
     if resolved.method == "minhash":
+        signed = (len(first), shingled)
         resolved = _banding(
-            plan, resolved, evidence.signatures, _cat(set_sizes, (0,), np.int64), info
+            plan, resolved, evidence.signatures, _cat(set_sizes, (0,), np.int64), signed, info
         )
     with timer.stage("near pairs"):
         local, sims, near_info = near_pairs(resolved, evidence, store, drop, timer)
@@ -540,19 +544,26 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
 
 
 def _banding(
-    plan: Plan, resolved: Plan, signatures: Any, sizes: np.ndarray, info: dict[str, Any]
+    plan: Plan,
+    resolved: Plan,
+    signatures: Any,
+    sizes: np.ndarray,
+    sign_pass: tuple[int, int],
+    info: dict[str, Any],
 ) -> Plan:
     """The MinHash banding of the run: the plan's when it came with one, else the one
     :func:`neardup.choose_banding` picks from a sample of the signatures and their documents'
-    shingle counts ``sizes`` (its expected recall, predicted candidates and reason go to
-    ``info``)."""
+    shingle counts ``sizes``, against the work of the sign pass ``(documents, shingles)`` (its
+    expected recall, predicted candidates and reason go to ``info``)."""
     assert resolved.bands is not None and resolved.rows is not None
     if plan.bands is not None or signatures is None:
         info["expected_recall"] = lsh_probability(resolved.threshold, resolved.bands, resolved.rows)
         info["banding_reason"] = "given" if plan.bands is not None else "plan"
         return resolved
     verify: Any = resolved.verify
-    chosen = choose_banding(resolved.threshold, resolved.num_perm, verify, signatures, sizes=sizes)
+    chosen = choose_banding(
+        resolved.threshold, resolved.num_perm, verify, signatures, sizes=sizes, sign_pass=sign_pass
+    )
     info.update(
         expected_recall=chosen.expected_recall,
         predicted_candidates=chosen.predicted_candidates,
