@@ -43,18 +43,22 @@ def test_the_sample_of_merged_partition_samples_is_the_sample_of_the_whole(
     digests = digests[order]
     # a set's signature is a function of the set: copies carry equal signatures
     signatures = (digests[:, :1] % np.uint64(2**32)).astype(np.uint32).repeat(3, axis=1)
-    whole = banding.banding_sample(digests, signatures, size)
+    sizes = (digests[:, 1] % np.uint64(1000)).astype(np.int64)  # a function of the set too
+    whole = banding.banding_sample(digests, signatures, size, sizes)
     assert [tuple(d) for d in whole[0].tolist()] == _brute_force(digests, size)
     assert (whole[1] == (whole[0][:, :1] % np.uint64(2**32)).astype(np.uint32)).all()
+    assert (whole[2] == (whole[0][:, 1] % np.uint64(1000)).astype(np.int64)).all()
     bounds = sorted({0, len(digests), *(int(c * len(digests)) for c in cuts)})
     parts = [
-        banding.banding_sample(digests[a:b], signatures[a:b], size)
+        banding.banding_sample(digests[a:b], signatures[a:b], size, sizes[a:b])
         for a, b in itertools.pairwise(bounds)
     ]
     merged = banding.banding_sample(
-        np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), size
+        *(np.concatenate([p[i] for p in parts]) for i in range(2)),
+        size,
+        np.concatenate([p[2] for p in parts]),
     )
-    assert (merged[0] == whole[0]).all() and (merged[1] == whole[1]).all()
+    assert all((m == w).all() for m, w in zip(merged, whole, strict=True))
 
 
 def test_digests_and_signatures_must_pair_up():

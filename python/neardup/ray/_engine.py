@@ -106,8 +106,10 @@ def run(
     def sign(table: Any, start: int, where: Any) -> Any:
         _maybe_die()
         signed = _steps.sign_partition(table, text_column, start, plan, where)
-        sample = banding_sample(signed.digests, signed.signatures)  # type: ignore[arg-type]
-        return (signed, sample, *_steps.digest_rows(signed, parts))
+        sample = banding_sample(signed.digests, signed.signatures, sizes=signed.sizes)  # type: ignore[arg-type]
+        # what the sign pass read (exact duplicates included), as the local engine counts it
+        read = (len(signed.empty), int(signed.sizes.sum()))
+        return (signed, (sample, read), *_steps.digest_rows(signed, parts))
 
     @ray.remote
     def band(signed: Signed, banded: Plan) -> Any:
@@ -184,15 +186,20 @@ def run(
     ]
     info: dict[str, Any] = {}
     sample: np.ndarray | None = None
+    sample_sizes: np.ndarray | None = None
+    sign_pass: tuple[int, int] | None = None
     unique = 0
     if requested is not None and requested.bands is None:
         counts = [_distinct.remote(*[o[2 + p] for o in signed_out]) for p in range(parts)]
         merged = _merge_samples(ray, [o[1] for o in signed_out]) if signed_out else None
         unique = int(sum(ray.get(counts)))
         # no partition at all: the local engine's empty sample
-        sample = np.zeros((0, plan.num_perm), np.uint32) if merged is None else ray.get(merged)[1]
+        if merged is None:
+            sample, sample_sizes, sign_pass = np.zeros((0, plan.num_perm), np.uint32), None, (0, 0)
+        else:
+            (_, sample, sample_sizes), sign_pass = ray.get(merged)
         info["unique"] = unique
-    banded = run_banding(requested or plan, plan, sample, unique, info)
+    banded = run_banding(requested or plan, plan, sample, unique, info, sample_sizes, sign_pass)
     # 2. band keys; shuffle records go straight to the bucket tasks
     signed_refs, record_refs, stat_refs = [], [], []
     banded_ref = ray.put(banded)
@@ -346,9 +353,13 @@ def _distinct_fn(*chunks: np.ndarray) -> int:
     return _steps.distinct_rows(chunks)
 
 
-def _merge_samples_fn(*samples: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    digests, signatures = (np.concatenate(x) for x in zip(*samples, strict=True))
-    return banding_sample(digests, signatures)
+def _merge_samples_fn(*parts: tuple[tuple[np.ndarray, ...], tuple[int, int]]) -> Any:
+    """Partitions' (sample, (documents, shingles read)): the sample of their union, the sums."""
+    digests, signatures, sizes = (
+        np.concatenate(x) for x in zip(*(p[0] for p in parts), strict=True)
+    )
+    read = (sum(p[1][0] for p in parts), sum(p[1][1] for p in parts))
+    return banding_sample(digests, signatures, sizes=sizes), read
 
 
 #: Partition samples one merge task combines (the tree's fan-in).

@@ -110,7 +110,8 @@ class Signed:
 
     ``empty`` bool[n] marks documents without shingles (never near-duplicates);
     ``positions`` int64[m] are the others, with their set digests ``digests`` uint64[m, 2]
-    (equal sets, equal digests: the exact-duplicate collapse), their MinHash ``signatures``
+    (equal sets, equal digests: the exact-duplicate collapse), their shingle counts ``sizes``
+    int64[m] (the banding's cost model), their MinHash ``signatures``
     uint32[m, P] and, once the banding is chosen (:func:`with_band_keys`), LSH keys ``keys``
     uint64[m, bands]; from then on the signatures are kept only for ``verify="estimate"``.
     """
@@ -120,6 +121,7 @@ class Signed:
     digests: np.ndarray
     keys: np.ndarray
     signatures: np.ndarray | None
+    sizes: np.ndarray
 
 
 def sign_partition(
@@ -156,6 +158,7 @@ def sign_partition(
         digests=digests,
         keys=np.zeros((len(live), 0), np.uint64),
         signatures=signatures,
+        sizes=sizes[live].astype(np.int64),
     )
 
 
@@ -179,6 +182,7 @@ def with_band_keys(signed: Signed, plan: Plan) -> Signed:
         digests=signed.digests,
         keys=keys,
         signatures=signed.signatures if plan.verify == "estimate" else None,
+        sizes=signed.sizes,
     )
 
 
