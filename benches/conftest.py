@@ -51,6 +51,13 @@ def pytest_addoption(parser):
         default=int(os.environ.get("NEARDUP_BENCH_ROUNDS", "3")),
         help="rounds per benchmark (slow peers at >= 50k documents run once)",
     )
+    group.addoption(
+        "--bench-stream-n",
+        type=int,
+        default=int(os.environ.get("NEARDUP_BENCH_STREAM_N", "0")),
+        help="documents of the opt-in streamed `neardup dedup` run (benches/test_cli.py; "
+        "default 0: skipped; 1000000 writes 3.2 GB of JSONL)",
+    )
 
 
 @pytest.fixture(scope="session")

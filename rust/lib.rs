@@ -5,7 +5,7 @@
 //! verification ([`verify`]: MinHash estimate, exact [`jaccard`], Hamming) → [`duplicates`]
 //! (all verified pairs) or [`spanning`] (a spanning forest of the clusters) → [`cluster`]
 //! labels. [`exact`] groups byte-identical documents; [`jaccard::all_pairs`] is the brute-force
-//! search. [`rows`] holds what the pair stages share, [`error`] the one error type.
+//! search. [`jsonl`] reads JSONL text fields for the command line. [`rows`] holds what the pair stages share, [`error`] the one error type.
 //! `bindings` (feature `python`) only converts arguments and releases the GIL.
 
 pub mod cluster;
@@ -14,6 +14,7 @@ pub mod error;
 pub mod exact;
 pub mod hashing;
 pub mod jaccard;
+pub mod jsonl;
 pub mod lookup;
 pub mod lsh;
 pub mod minhash;

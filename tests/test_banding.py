@@ -98,7 +98,7 @@ def test_cost_model_scales_a_sample_without_bias():
 
 def test_over_budget_falls_back_to_the_classic_rule_and_says_why(monkeypatch):
     signatures = neardup.minhash(corpus(4), seed=0)
-    monkeypatch.setattr(banding, "CANDIDATES_PER_DOCUMENT", 0)
+    monkeypatch.setattr(banding, "VERIFY_BUDGET", 0.0)
     # Unrelated documents sharing boilerplate: make the budget the duplicate pairs alone.
     chosen = neardup.choose_banding(0.2, 128, "exact", signatures)
     recall_first = neardup.lsh_params(0.2, 128, recall=0.99)
@@ -108,6 +108,45 @@ def test_over_budget_falls_back_to_the_classic_rule_and_says_why(monkeypatch):
     assert (chosen.bands, chosen.rows) == (64, 2)
     assert chosen.reason.startswith("classic rule: recall-first")
     assert chosen.expected_recall == pytest.approx(neardup.lsh_probability(0.2, 64, 2))
+
+
+def test_cost_model_weighs_each_candidate_by_the_sets_it_intersects(monkeypatch):
+    signatures = neardup.minhash(corpus(6), seed=0)
+    n = len(signatures)
+    assert n <= banding.SAMPLE_SIZE  # the sample is the corpus: the prediction is exact
+    sizes = np.random.default_rng(6).integers(10, 3000, size=n)
+    sample = banding._Sample.draw(signatures, sizes)
+    assert sample.sign_work == banding.DOCUMENT_COST * n + sizes.sum()
+    # Exact duplicates are shingled by the sign pass though signed once: their work counts.
+    read = banding._Sample.draw(signatures, sizes, (2 * n, 3 * int(sizes.sum())))
+    assert read.sign_work == banding.DOCUMENT_COST * 2 * n + 3 * sizes.sum()
+    pairs = neardup.lsh_candidates(signatures, 21, 1)
+    beyond = pairs[neardup.estimate_jaccard(signatures, pairs) < 0.2]
+    merged = sizes[beyond[:, 0]] + sizes[beyond[:, 1]]
+    expected = (banding.CANDIDATE_COST + banding.MERGE_COST * merged).sum()
+    assert sample.predict(21, 1, 0.2).excess_work == pytest.approx(expected)
+    # With a budget between the two ratios, the sizes decide between recall-first and the
+    # fallback (whichever of the two predictions is cheaper keeps recall-first).
+    unsized = banding._Sample.draw(signatures, None)
+    without = unsized.predict(21, 1, 0.2).excess_work / unsized.sign_work
+    sized = expected / sample.sign_work
+    assert sized != pytest.approx(without, rel=0.01)
+    monkeypatch.setattr(banding, "VERIFY_BUDGET", (sized + without) / 2)
+    with_sizes = neardup.choose_banding(0.2, 128, "exact", signatures, sizes=sizes)
+    without_sizes = neardup.choose_banding(0.2, 128, "exact", signatures)
+    assert (with_sizes.bands, with_sizes.rows) == (21, 1) or sized > without
+    assert with_sizes.reason.startswith("recall-first") == (sized < without)
+    assert without_sizes.reason.startswith("recall-first") == (without < sized)
+
+
+def test_choose_banding_checks_the_sizes_and_the_sign_pass():
+    signatures = neardup.minhash(corpus(7), seed=0)
+    for bad in (np.ones(3), np.full(len(signatures), -1), ["a"] * len(signatures)):
+        with pytest.raises(InvalidArgumentError, match="sizes"):
+            neardup.choose_banding(0.3, 128, "exact", signatures, sizes=bad)
+    for wrong in ((1, 10), (len(signatures), -1), "ab", (1,)):
+        with pytest.raises(InvalidArgumentError, match="sign_pass"):
+            neardup.choose_banding(0.3, 128, "exact", signatures, sign_pass=wrong)  # type: ignore[arg-type]
 
 
 def test_find_duplicates_records_the_banding_in_params():

@@ -25,13 +25,12 @@ ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'near
 pa = pytest.importorskip("pyarrow")
 
 import neardup.ray as nray  # noqa: E402
-from neardup.plan import lsh_banding  # noqa: E402
 from neardup.ray._engine import FAULT_ENV  # noqa: E402
 
 THRESHOLD = 0.5
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def local_ray(tmp_path_factory):
     marker = tmp_path_factory.mktemp("fault") / "killed"
     marker.write_text("armed by a test that deletes this file")
@@ -98,16 +97,11 @@ def _expected_for(name: str, verify: str):
     return _expected(corpus(name), verify)
 
 
-def _banding(verify: str = "exact") -> dict[str, int]:
-    """The plan's banding, which the Ray engine uses: the local engine would otherwise refine
-    it from a sample of the signatures (neardup.banding.choose_banding), which Ray does not."""
-    bands, rows = lsh_banding(THRESHOLD, 128, verify)
-    return {"bands": bands, "rows": rows}
-
-
 def _expected(texts: list[str], verify: str):
+    """The default local run: its banding refined from the sample of the unique documents'
+    signatures (neardup.banding.banding_sample), which the Ray engine draws the same way."""
     ref = neardup.find_duplicates(
-        texts, method="minhash", threshold=THRESHOLD, verify=verify, pairs="all", **_banding(verify)
+        texts, method="minhash", threshold=THRESHOLD, verify=verify, pairs="all"
     )
     removed = np.flatnonzero(~ref.keep)
     pairs = np.stack([removed, ref.clusters[removed]], axis=1)
@@ -137,9 +131,24 @@ def _check(out, texts, verify, ids=None, expected=None):
 def test_same_answer_as_single_machine_for_any_partitioning(local_ray, name, verify):
     texts = corpus(name)
     assert len(texts) == 20_000
+    expected = _expected_for(name, verify)
+    ref = expected[0]
+    # the banding is the local engine's refined one, not the plan's
+    decided = ("bands", "rows", "expected_recall", "predicted_candidates", "banding_reason")
     for parts in (1, 2, 7, 64):
-        out = nray.find_duplicates(_dataset(texts, parts), threshold=THRESHOLD, verify=verify)
-        _check(out.to_pandas(), texts, verify, expected=_expected_for(name, verify))
+        if parts == 1:  # the public API once; then its run (the same tables, without Ray Data)
+            out = nray.find_duplicates(_dataset(texts, parts), threshold=THRESHOLD, verify=verify)
+            _check(out.to_pandas(), texts, verify, expected=expected)
+            continue
+        result, plan = nray.run_dataset(_dataset(texts, parts), threshold=THRESHOLD, verify=verify)
+        assert {**plan.as_dict(), **result.info}["unique"] == ref.params["unique"]
+        for key in decided:
+            assert {**plan.as_dict(), **result.info}.get(key) == ref.params.get(key), key
+        table = pa.concat_tables(ray.get(result.tables))
+        _check(table.to_pandas(), texts, verify, expected=expected)
+    if verify == "exact" and name == "synthetic":  # boilerplate: refined away from the plan's
+        unrefined = ray_plan(len(texts), threshold=THRESHOLD)
+        assert (ref.params["bands"], ref.params["rows"]) != (unrefined.bands, unrefined.rows)
 
 
 def test_distributed_components_equal_union_find(local_ray):
@@ -163,15 +172,13 @@ def test_dedup_returns_the_kept_rows_with_their_columns(local_ray):
     texts = corpus("stdlib")[:4000]
     ids = [f"p{i}" for i in range(len(texts))]
     kept = nray.dedup(_dataset(texts, 3, ids), threshold=THRESHOLD).to_pandas()
-    ref = neardup.find_duplicates(
-        texts, method="minhash", threshold=THRESHOLD, pairs="all", **_banding()
-    )
+    ref = neardup.find_duplicates(texts, method="minhash", threshold=THRESHOLD, pairs="all")
     assert kept.columns.tolist() == ["text", "doc"]
     assert kept["doc"].tolist() == [ids[i] for i in np.flatnonzero(ref.keep)]
 
 
 def test_a_killed_worker_is_retried_and_the_answer_holds(local_ray):
-    texts = corpus("synthetic")[:5000]
+    texts = corpus("synthetic")[:3000]
     local_ray.unlink()  # the next signing task kills its worker process, once
     out = nray.find_duplicates(_dataset(texts, 4), threshold=THRESHOLD).to_pandas()
     assert local_ray.exists(), "no worker was killed"
@@ -225,8 +232,6 @@ def _cli_pair(tmp_path: Path, inputs: list[str], suffix: str, *extra: str) -> No
         report = tmp_path / f"report-{engine}.json"
         args = ["dedup", *inputs, "-o", str(out), "--engine", engine, "--method", "minhash"]
         args += ["--threshold", str(THRESHOLD), "--clusters", str(clusters), "-q", *extra]
-        verify = "estimate" if "estimate" in extra else "exact"
-        args += ["--bands", str(_banding(verify)["bands"]), "--rows", str(_banding(verify)["rows"])]
         import contextlib
         import io
 
@@ -246,6 +251,8 @@ def _cli_pair(tmp_path: Path, inputs: list[str], suffix: str, *extra: str) -> No
         assert ls[key] == rs[key], key
     for key in ("removed", "kept", "bands", "rows"):
         assert ls[key] == rs[key], key
+    for key in ("unique", "expected_recall", "predicted_candidates", "banding_reason"):
+        assert ls[key] == rs[key], key
     if "estimate" not in extra:  # the local engine counts no candidates when it estimates
         assert ls["candidates"] == rs["candidates"]
     # "pairs": the local engine reports pairs expanded over exact copies (find_duplicates'
@@ -255,18 +262,18 @@ def _cli_pair(tmp_path: Path, inputs: list[str], suffix: str, *extra: str) -> No
 
 
 def test_cli_ray_engine_writes_the_local_outputs_jsonl(local_ray, tmp_path):
-    texts = corpus("synthetic")[:6000]
+    texts = corpus("synthetic")[:4000]
     rows = [{"id": f"d{i}", "text": t, "n": i} for i, t in enumerate(texts)]
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    _write_jsonl(a, rows[:2500])
-    _write_jsonl(b, rows[2500:])
+    _write_jsonl(a, rows[:1700])
+    _write_jsonl(b, rows[1700:])
     _cli_pair(tmp_path, [str(a), str(b)], ".jsonl")
 
 
 def test_cli_ray_engine_writes_the_local_outputs_parquet(local_ray, tmp_path):
     import pyarrow.parquet as pq
 
-    texts = corpus("stdlib")[:4000]
+    texts = corpus("stdlib")[:3000]
     path = tmp_path / "c.parquet"
     pq.write_table(
         pa.table({"text": texts, "k": list(range(len(texts)))}), path, row_group_size=999
@@ -286,12 +293,12 @@ def test_cli_ray_engine_on_a_folder(local_ray, tmp_path):
 def test_cli_input_error_names_file_and_row_and_writes_nothing(local_ray, tmp_path, capsys):
     from neardup.cli import main
 
-    texts = corpus("synthetic")[:6000]
+    texts = corpus("synthetic")[:3000]
     rows: list[dict] = [{"text": t} for t in texts]
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    _write_jsonl(a, rows[:3000])
-    rows[3000 + 1234] = {"text": None}
-    _write_jsonl(b, rows[3000:])
+    _write_jsonl(a, rows[:1500])
+    rows[1500 + 1234] = {"text": None}
+    _write_jsonl(b, rows[1500:])
     out = tmp_path / "kept.jsonl"
     code = main(["dedup", str(a), str(b), "-o", str(out), "--engine", "ray", "--method", "minhash"])
     assert code == 1

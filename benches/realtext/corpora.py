@@ -16,6 +16,15 @@ path so a rebuild on the same machine is byte-identical; a fixed-seed sample cap
   private directory with ``-o Dir::State::Lists=DIR`` (see :data:`APT_DIRS`).
 - ``mixed``: the Japanese descriptions and the English descriptions of the same packages, in
   one corpus (two scripts; each package's pair of descriptions shares its Latin words).
+- ``scripts``: many scripts in one corpus: Debian's descriptions in English, Russian,
+  Ukrainian, Greek, Korean, Khmer, Vietnamese, Chinese and Japanese, and the translated
+  messages of the gettext catalogs under /usr/share/locale for Arabic, Persian, Hindi,
+  Bengali, Tamil and Thai, 40 messages a document (catalogs such as iso_3166 and iso_3166-1
+  are natural near-duplicates). Fetch the lists with
+  ``-o Acquire::Languages=en,zh_CN,zh_TW,ja,ru,uk,el,ko,km,vi,fr,de``.
+- ``variants``: canonically or compatibly equal spellings: French, German, Vietnamese, Korean
+  and Japanese descriptions, each in NFC, in NFD, and with its ASCII in full-width forms and
+  its katakana in half-width forms (all equal under NFKC, the normalisation of hash version 2).
 
     python benches/realtext/corpora.py --out /tmp/realtext      # writes <corpus>.jsonl
 """
@@ -159,12 +168,91 @@ def mixed_documents() -> Iterator[tuple[str, str]]:
             yield f"en:{package}", english[package]
 
 
+#: Languages of the ``scripts`` corpus's Debian descriptions and of its gettext catalogs.
+SCRIPT_LANGUAGES = ("en", "ru", "uk", "el", "ko", "km", "vi", "zh_CN", "ja")
+CATALOG_LANGUAGES = ("ar", "fa", "hi", "bn", "ta", "th")
+
+#: Translated messages per document of a gettext catalog.
+MESSAGES_PER_DOCUMENT = 40
+
+
+def catalog_documents(languages: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """The translated messages of /usr/share/locale's catalogs, in message-id order, cut into
+    documents of MESSAGES_PER_DOCUMENT."""
+    import gettext
+
+    for language in languages:
+        for path in _files([f"/usr/share/locale/{language}/LC_MESSAGES/*.mo"]):
+            try:
+                with open(path, "rb") as handle:
+                    catalog = gettext.GNUTranslations(handle)._catalog  # type: ignore[attr-defined]
+            except (OSError, ValueError, UnicodeDecodeError):
+                continue
+            messages = [
+                str(text) for key, text in sorted(catalog.items(), key=lambda kv: str(kv[0]))
+                if key and isinstance(text, str) and text.strip()
+            ]  # fmt: skip
+            for at in range(0, len(messages), MESSAGES_PER_DOCUMENT):
+                chunk = "\n".join(messages[at : at + MESSAGES_PER_DOCUMENT])
+                yield f"{path}#{at // MESSAGES_PER_DOCUMENT}", chunk
+
+
+#: Descriptions per language in the ``scripts`` corpus (a seed-0 sample of larger languages).
+DESCRIPTIONS_PER_LANGUAGE = 600
+
+
+def _sample(items: list[tuple[str, str]], size: int) -> list[tuple[str, str]]:
+    if len(items) <= size:
+        return items
+    return [items[i] for i in sorted(random.Random(0).sample(range(len(items)), size))]
+
+
+def script_documents() -> Iterator[tuple[str, str]]:
+    for language in SCRIPT_LANGUAGES:
+        found = sorted(translations((language,)).items())
+        yield from _sample(found, DESCRIPTIONS_PER_LANGUAGE)
+    yield from catalog_documents(CATALOG_LANGUAGES)
+
+
+#: Languages whose descriptions the ``variants`` corpus spells three ways, and how many of each.
+VARIANT_LANGUAGES = {"fr": 500, "de": 400, "vi": 200, "ko": 300, "ja": 300}
+
+_FULL_WIDTH = {code: code + 0xFEE0 for code in range(0x21, 0x7F)} | {0x20: 0x3000}
+
+
+def _half_width_table() -> dict[int, int]:
+    """Full-width katakana (and the combining voicing marks) -> their half-width forms."""
+    import unicodedata
+
+    table = {}
+    for code in range(0xFF61, 0xFFA0):
+        wide = unicodedata.normalize("NFKC", chr(code))
+        if len(wide) == 1:
+            table[ord(wide)] = code
+    table[0x3099], table[0x309A] = 0xFF9E, 0xFF9F  # NFKC maps the half-width marks to these
+    return table
+
+
+def variant_documents() -> Iterator[tuple[str, str]]:
+    import unicodedata
+
+    half_width = _half_width_table() | _FULL_WIDTH
+    for language, size in VARIANT_LANGUAGES.items():
+        for name, text in _sample(sorted(translations((language,)).items()), size):
+            yield f"{name}:nfc", unicodedata.normalize("NFC", text)
+            decomposed = unicodedata.normalize("NFD", text)
+            yield f"{name}:nfd", decomposed
+            yield f"{name}:width", decomposed.translate(half_width)
+
+
 SOURCES = {
     "code": code_documents,
     "licences": licence_documents,
     "descriptions": description_documents,
     "cjk": cjk_documents,
     "mixed": mixed_documents,
+    "scripts": script_documents,
+    "variants": variant_documents,
 }
 
 

@@ -25,6 +25,8 @@ __all__ = [
     "index_band_keys",
     "jaccard",
     "jaccard_at_least",
+    "jsonl_kept_lines",
+    "jsonl_scan",
     "lsh_bucket_pairs_bound",
     "lsh_candidates",
     "lsh_duplicates",
@@ -151,14 +153,36 @@ def clusters(pairs: _Pairs, n: int) -> npt.NDArray[np.int64]: ...
 def index_band_keys(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int
 ) -> npt.NDArray[np.uint64]: ...
+def jsonl_scan(
+    block: npt.NDArray[np.uint8],
+    start: int,
+    last: bool,
+    text_field: str,
+    id_field: str | None,
+    id_required: bool,
+    max_rows: int,
+) -> tuple[
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    int,
+    int,
+]: ...
+def jsonl_kept_lines(
+    block: npt.NDArray[np.uint8], start: int, last: bool, keep: npt.NDArray[np.bool_]
+) -> tuple[bytes, int, int, int]: ...
 
 @final
 class IndexMirror:
-    def __new__(cls, num_perm: int, bands: int, rows: int) -> IndexMirror: ...
+    def __new__(
+        cls, num_perm: int, bands: int, rows: int, match_type: type[tuple[str, float]]
+    ) -> IndexMirror: ...
     def __len__(self) -> int: ...
     def entry_count(self) -> int: ...
-    def append(self, signatures: npt.NDArray[np.uint32]) -> int: ...
+    def append(self, signatures: npt.NDArray[np.uint32], ids: list[str]) -> int: ...
     def forget(self, rows: npt.NDArray[np.int64]) -> None: ...
     def lookup(
         self, signatures: npt.NDArray[np.uint32], threshold: float, top_k: int
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]]: ...
+    ) -> list[list[tuple[str, float]]]: ...

@@ -39,9 +39,23 @@ FALLBACK_RECALLS = (0.95, 0.9, 0.8)
 #: Admissible bandings the cost model compares (the steepest ones; flatter ones only add).
 COMPARED_BANDINGS = 4
 
-#: Candidates per document beyond the predicted duplicate pairs that the recall-first banding
-#: may cost before :func:`choose_banding` falls back to the classic rule.
-CANDIDATES_PER_DOCUMENT = 30
+#: The cost model's work, in units of shingling and signing one shingle (P = 128), fitted to
+#: ``time.process_time`` of ``find_duplicates`` with forced bandings against
+#: ``verify="estimate"`` on the real-text corpora (benches/realtext: licence texts, ~1,500
+#: shingles a document; template-family descriptions, ~60): a document's fixed work in the
+#: sign pass (reading, hashing, the exact-duplicate collapse)...
+DOCUMENT_COST = 100
+#: ...a candidate pair's (band bucketing, the pair list, looking its sets up)...
+CANDIDATE_COST = 1.8
+#: ...and each shingle of the two sets that verifying a candidate intersects (an 8-wide
+#: merge: a hundred of them cost what shingling and signing one shingle costs).
+MERGE_COST = 0.01
+
+#: Verification work that the candidates beyond the predicted duplicate pairs may cost, as a
+#: fraction of the sign pass's work, before :func:`choose_banding` falls back to a steeper
+#: banding: 1 keeps exact verification within about twice the time of ``verify="estimate"``.
+#: Without set sizes that is DOCUMENT_COST / CANDIDATE_COST ≈ 55 extra candidates a document.
+VERIFY_BUDGET = 1.0
 
 
 def _positive(name: str, value: int) -> int:
@@ -195,26 +209,131 @@ class Banding:
 class _Prediction:
     candidates: int
     duplicates: int
+    #: verification work of the candidates beyond the duplicate pairs (cost model units)
+    excess_work: float
 
 
 def _sample_rows(n: int, size: int) -> np.ndarray:
+    """A uniform sample by position (fixed seed): for callers that pass the whole corpus."""
     if n <= size:
         return np.arange(n)
     return np.sort(np.random.default_rng(0).choice(n, size=size, replace=False))
 
 
-def _predict(sample: np.ndarray, n: int, bands: int, rows: int, threshold: float) -> _Prediction:
-    """Candidate pairs of the whole corpus, scaled from the sample's: a pair of documents lands
-    in a uniform sample of m of n with probability m(m-1) / (n(n-1)), so the scaled count is
-    unbiased. ``duplicates``: those whose MinHash estimate reaches T (what the output will hold
-    anyway, so not counted against the budget)."""
-    from neardup import stages
+def sample_keys(digests: np.ndarray) -> np.ndarray:
+    """uint64[n]: the rank of each set digest (uint64[n, 2]) in the banding sample, a mix of
+    both lanes, so the rank is a function of the shingle set alone.
 
-    pairs = stages.lsh_candidates(sample, bands, rows)
-    m = len(sample)
-    scale = 1.0 if m >= n or m < 2 else n * (n - 1) / (m * (m - 1))
-    above = int(np.count_nonzero(stages.estimate_jaccard(sample, pairs) >= threshold))
-    return _Prediction(round(len(pairs) * scale), round(above * scale))
+    >>> d = np.array([[1, 2], [1, 2], [1, 3]], dtype=np.uint64)
+    >>> k = sample_keys(d)
+    >>> bool(k[0] == k[1]), bool(k[0] == k[2])
+    (True, False)
+    """
+    from neardup.engine import mix64
+
+    lanes = np.asarray(digests, dtype=np.uint64).reshape(-1, 2)
+    return mix64(lanes[:, 0] ^ mix64(lanes[:, 1].copy()))
+
+
+def banding_sample(
+    digests: np.ndarray,
+    signatures: np.ndarray,
+    size: int = SAMPLE_SIZE,
+    sizes: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The bottom-``size`` sample of distinct shingle sets: (digests uint64[m, 2], signatures
+    uint32[m, P], shingle counts int64[m]) of the ``size`` distinct digests with the smallest
+    :func:`sample_keys`, in key order (ties broken by the digest). ``sizes`` are the rows'
+    shingle counts (the cost model weighs candidates by them); zeros when not given.
+
+    The sample depends only on the set of distinct sets, never on their order or on how
+    they are partitioned, and is closed under merging: the sample of the concatenated samples
+    of any partitioning is the sample of the whole, so the local engine (all unique documents
+    at once) and the Ray engine (per partition, merged on the driver) draw the same rows. Rows
+    with equal digests are copies of one set (equal signatures): one is kept. A hash of the
+    set is independent of its neighbours' similarity, so the sample is uniform over the
+    distinct sets, as :func:`choose_banding`'s scaling by ``n`` assumes.
+
+    >>> d = np.array([[5, 1], [7, 2], [5, 1]], dtype=np.uint64)
+    >>> s = np.arange(6, dtype=np.uint32).reshape(3, 2)
+    >>> part = [banding_sample(d[:2], s[:2]), banding_sample(d[2:], s[2:])]
+    >>> d2, s2, _ = (np.concatenate(x) for x in zip(*part, strict=True))
+    >>> merged = banding_sample(d2, s2)
+    >>> whole = banding_sample(d, s)
+    >>> bool((merged[0] == whole[0]).all()), len(whole[0])
+    (True, 2)
+    """
+    lanes = np.ascontiguousarray(digests, dtype=np.uint64).reshape(-1, 2)
+    if len(lanes) != len(signatures):
+        raise InvalidArgumentError(
+            f"{len(lanes)} digests for {len(signatures)} signatures: one digest per row"
+        )
+    counts = np.zeros(len(lanes), np.int64) if sizes is None else np.asarray(sizes, np.int64)
+    if len(counts) != len(lanes):
+        raise InvalidArgumentError(f"{len(counts)} sizes for {len(lanes)} digests: one per row")
+    keys = sample_keys(lanes)
+    distinct = np.unique(keys)  # copies share a key: the cut counts distinct keys
+    if len(distinct) > size:  # rows above the size-th smallest distinct key are never chosen
+        rows = np.flatnonzero(keys <= distinct[size - 1])
+    else:
+        rows = np.arange(len(keys))
+    order = rows[np.lexsort((lanes[rows, 1], lanes[rows, 0], keys[rows]))]
+    ordered = lanes[order]
+    fresh = np.ones(len(order), dtype=bool)
+    fresh[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    chosen = order[fresh][:size]
+    return lanes[chosen], np.ascontiguousarray(signatures[chosen]), counts[chosen]
+
+
+@dataclass(frozen=True)
+class _Sample:
+    """The cost model's view of a corpus: a uniform sample of its signatures (and set sizes),
+    the corpus size and the sign pass's work."""
+
+    signatures: np.ndarray
+    sizes: np.ndarray  # float64 shingle counts of the sampled documents (zeros if unknown)
+    n: int
+    sign_work: float
+
+    @classmethod
+    def draw(
+        cls,
+        signatures: np.ndarray,
+        sizes: np.ndarray | None,
+        sign_pass: tuple[int, int] | None = None,
+        n: int | None = None,
+    ) -> _Sample:
+        """``n`` None: ``signatures`` are the corpus, sampled by position; else they are
+        already a uniform sample of a corpus of ``n`` distinct sets (:func:`banding_sample`)."""
+        m = len(signatures)
+        rows = _sample_rows(m, SAMPLE_SIZE) if n is None else np.arange(m)
+        n = m if n is None else n
+        known = np.zeros(m) if sizes is None else sizes
+        mean = float(known.mean()) if m else 0.0
+        documents, shingles = sign_pass if sign_pass is not None else (n, mean * n)
+        return cls(
+            np.ascontiguousarray(signatures[rows]),
+            known[rows],
+            n,
+            DOCUMENT_COST * documents + float(shingles),
+        )
+
+    def predict(self, bands: int, rows: int, threshold: float) -> _Prediction:
+        """Candidate pairs of the whole corpus, scaled from the sample's: a pair of documents
+        lands in a uniform sample of m of n with probability m(m-1) / (n(n-1)), so the scaled
+        count is unbiased. ``duplicates``: those whose MinHash estimate reaches T (what the
+        output will hold anyway, so not counted against the budget)."""
+        from neardup import stages
+
+        pairs = stages.lsh_candidates(self.signatures, bands, rows)
+        m = len(self.signatures)
+        scale = 1.0 if m >= self.n or m < 2 else self.n * (self.n - 1) / (m * (m - 1))
+        above = stages.estimate_jaccard(self.signatures, pairs) >= threshold
+        work = CANDIDATE_COST + MERGE_COST * (self.sizes[pairs[:, 0]] + self.sizes[pairs[:, 1]])
+        excess = float(work[~above].sum()) * scale
+        return _Prediction(
+            round(len(pairs) * scale), round(int(np.count_nonzero(above)) * scale), excess
+        )
 
 
 def choose_banding(
@@ -223,16 +342,26 @@ def choose_banding(
     verify: Literal["exact", "estimate"],
     signatures: Any = None,
     recall: float = DEFAULT_RECALL,
+    sizes: Any = None,
+    sign_pass: tuple[int, int] | None = None,
+    n: int | None = None,
 ) -> Banding:
     """The banding the pipeline uses when none is given: the one place that decides it.
 
     ``verify="estimate"``: the classic rule (:func:`lsh_params` without ``recall``). Exact
     verification: the recall-first bandings (P(T) >= ``recall``); given ``signatures``
     (uint32[n, num_perm]) the one that a sample of 1,000 documents predicts to make the fewest
-    candidates, else the steepest. When the chosen banding is predicted to cost more than 30
-    candidates a document beyond the predicted duplicate pairs (typically boilerplate shared by
-    many documents), the steepest banding within the budget at a lower recall target (0.95,
-    0.9, 0.8) is used, else the classic one, and ``reason`` says so.
+    candidates, else the steepest. With ``n``, ``signatures`` are taken as a uniform sample
+    (e.g. :func:`banding_sample`) of a corpus of ``n`` distinct sets and the prediction is
+    scaled to ``n``; without it they are the corpus, sampled by position. ``sizes`` (the
+    documents' shingle counts, optional) let the cost model weigh each candidate by the sets
+    its verification intersects; ``sign_pass``
+    (documents, shingles) is what the sign pass read when that was more than the signatures'
+    documents (exact duplicates are signed once but shingled every time). When the
+    candidates beyond the predicted duplicate pairs (typically pairs sharing boilerplate) are
+    predicted to cost more verification work than the sign pass (:data:`VERIFY_BUDGET`), the
+    steepest banding within the budget at a lower recall target (0.95, 0.9, 0.8) is used, else
+    the classic one, and ``reason`` says so.
 
     >>> b = choose_banding(0.3, 128, "exact")
     >>> (b.bands, b.rows), round(b.expected_recall, 4)
@@ -269,15 +398,19 @@ def choose_banding(
         raise InvalidArgumentError(
             f"signatures have {signatures.shape[1]} slots, fewer than num_perm = {num_perm}"
         )
-    n = len(signatures)
-    sample = np.ascontiguousarray(signatures[_sample_rows(n, SAMPLE_SIZE)])
+    if n is not None:
+        n = check_int("n", n, low=len(signatures))
+    corpus = len(signatures) if n is None else n
+    sample = _Sample.draw(
+        signatures, _set_sizes(sizes, len(signatures)), _sign_pass(sign_pass, corpus), n
+    )
     compared = admissible[:COMPARED_BANDINGS]
-    predictions = {banding: _predict(sample, n, *banding, threshold) for banding in compared}
+    predictions = {banding: sample.predict(*banding, threshold) for banding in compared}
     # Fewest predicted candidates; on a tie (e.g. a tiny corpus) the steeper curve.
     bands, rows = min(compared, key=lambda banding: predictions[banding].candidates)
     chosen = predictions[(bands, rows)]
-    budget = CANDIDATES_PER_DOCUMENT * n + chosen.duplicates
-    if chosen.candidates <= budget:
+    budget = VERIFY_BUDGET * sample.sign_work
+    if chosen.excess_work <= budget:
         return Banding(
             bands,
             rows,
@@ -287,8 +420,9 @@ def choose_banding(
         )
     over = (
         f"recall-first {bands}x{rows} was predicted to make {chosen.candidates} candidates, "
-        f"over the budget of {budget} (boilerplate shared across documents? see "
-        "strip_boilerplate)"
+        f"{chosen.candidates - chosen.duplicates} of them beyond the duplicate pairs, costing "
+        f"{chosen.excess_work / sample.sign_work:.1f}x the sign pass's work, over the budget "
+        f"of {VERIFY_BUDGET}x (boilerplate shared across documents? see strip_boilerplate)"
     )
     # Steeper bandings, a lower recall target at a time, until one fits the budget.
     for lower in FALLBACK_RECALLS:
@@ -297,16 +431,16 @@ def choose_banding(
         for steeper in recall_bandings(threshold, num_perm, lower)[:COMPARED_BANDINGS]:
             if lsh_probability(threshold, *steeper) <= lsh_probability(threshold, *classic):
                 continue
-            guess = predictions.get(steeper) or _predict(sample, n, *steeper, threshold)
-            if guess.candidates <= budget:
+            guess = predictions.get(steeper) or sample.predict(*steeper, threshold)
+            if guess.excess_work <= budget:
                 return Banding(
                     *steeper,
                     lsh_probability(threshold, *steeper),
                     guess.candidates,
                     f"P(T) >= {lower}: {over}",
                 )
-    fallback = _predict(sample, n, *classic, threshold)
-    if fallback.candidates >= chosen.candidates:  # the classic banding would cost no less
+    fallback = sample.predict(*classic, threshold)
+    if fallback.excess_work >= chosen.excess_work:  # the classic banding would cost no less
         return Banding(
             bands,
             rows,
@@ -320,3 +454,35 @@ def choose_banding(
         fallback.candidates,
         f"classic rule: {over}",
     )
+
+
+def _sign_pass(sign_pass: Any, n: int) -> tuple[int, int] | None:
+    if sign_pass is None:
+        return None
+    try:
+        documents, shingles = (int(value) for value in sign_pass)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            f"sign_pass must be (documents, shingles), got {sign_pass!r}"
+        ) from None
+    if documents < n or shingles < 0:
+        raise InvalidArgumentError(
+            f"sign_pass must count at least the {n} signed documents and no negative shingles, "
+            f"got {sign_pass!r}"
+        )
+    return documents, shingles
+
+
+def _set_sizes(sizes: Any, n: int) -> np.ndarray | None:
+    if sizes is None:
+        return None
+    values = np.asarray(sizes)
+    if values.shape != (n,) or not (
+        np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)
+    ):
+        raise InvalidArgumentError(
+            f"sizes must be {n} shingle counts, one per signature, got shape {values.shape}"
+        )
+    if len(values) and (not np.all(np.isfinite(values)) or values.min() < 0):
+        raise InvalidArgumentError("sizes must be finite and non-negative")
+    return values.astype(np.float64)

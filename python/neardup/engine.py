@@ -37,7 +37,7 @@ import numpy as np
 
 from neardup import _core, stages
 from neardup._texts import as_core_texts, reindexed
-from neardup.banding import choose_banding, lsh_probability
+from neardup.banding import banding_sample, choose_banding, lsh_probability
 from neardup.boilerplate import FrequencyCounter, remove_shingles, summarize
 from neardup.errors import InputError, ResourceError
 from neardup.keep import keep_mask, policy_measure
@@ -509,6 +509,8 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
         probe.verify == "exact" or probe.method in ("auto", "exact-jaccard")
     )
     signs: list[np.ndarray] = []
+    set_sizes: list[np.ndarray] = []  # shingle counts of the signed documents (cost model)
+    shingled = 0  # shingles of every document the sign pass read (exact duplicates too)
     digests, groupable, live, lengths, sizes, removed = [], [], [], [], [], []
     seen = _FirstSeen()
     unique = 0
@@ -546,8 +548,12 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
                 elif probe.method in ("minhash", "auto", "simhash"):
                     assert b.sets is not None
                     signs.append(sign_rows(probe, b.sets, chosen))
+                    set_sizes.append(b.sets.sizes()[chosen])
+            if b.sets is not None:
+                shingled += int(b.sets.offsets[-1] - b.sets.offsets[0])
     with timer.stage("collapse"):
-        first = collapse(_cat(digests, (0, 2), np.uint64), _cat(groupable, (0,), bool))
+        all_digests = _cat(digests, (0, 2), np.uint64)
+        first = collapse(all_digests, _cat(groupable, (0,), bool))
         selected = np.flatnonzero(_cat(live, (0,), bool))
         del digests
     resolved = plan.resolve(len(selected))
@@ -569,7 +575,17 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     )
     del signs, builder
     if resolved.method == "minhash":
-        resolved = _banding(plan, resolved, evidence.signatures, info)
+        signed = (len(first), shingled)
+        resolved = _banding(
+            plan,
+            resolved,
+            all_digests[selected],
+            evidence.signatures,
+            _cat(set_sizes, (0,), np.int64),
+            signed,
+            info,
+        )
+    del all_digests
     with timer.stage("near pairs"):
         local, sims, near_info = near_pairs(resolved, evidence, store, drop, timer)
     info.update(near_info)
@@ -600,16 +616,61 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     )
 
 
-def _banding(plan: Plan, resolved: Plan, signatures: Any, info: dict[str, Any]) -> Plan:
-    """The MinHash banding of the run: the plan's when it came with one, else the one
-    :func:`neardup.choose_banding` picks from a sample of the signatures (its expected recall,
-    predicted candidates and reason go to ``info``)."""
-    assert resolved.bands is not None and resolved.rows is not None
+def _banding(
+    plan: Plan,
+    resolved: Plan,
+    digests: np.ndarray,
+    signatures: Any,
+    sizes: np.ndarray,
+    sign_pass: tuple[int, int],
+    info: dict[str, Any],
+) -> Plan:
+    """The MinHash banding of the run, from :func:`neardup.banding.banding_sample` of the
+    unique documents (``digests``, ``signatures`` and shingle counts ``sizes`` row for row),
+    against the work of the sign pass ``(documents, shingles)``."""
     if plan.bands is not None or signatures is None:
+        return run_banding(plan, resolved, None, 0, info)
+    _, sample, sample_sizes = banding_sample(digests, signatures, sizes=sizes)
+    return run_banding(plan, resolved, sample, len(signatures), info, sample_sizes, sign_pass)
+
+
+def run_banding(
+    plan: Plan,
+    resolved: Plan,
+    sample: np.ndarray | None,
+    n: int,
+    info: dict[str, Any],
+    sizes: np.ndarray | None = None,
+    sign_pass: tuple[int, int] | None = None,
+) -> Plan:
+    """The MinHash banding of a run, the one decision both executors make: the plan's when
+    it came with one (or without a ``sample``), else the one :func:`neardup.choose_banding`
+    picks from ``sample``, the signatures of :func:`neardup.banding.banding_sample` over the
+    ``n`` unique documents (the Ray engine merges it from every partition's), with their
+    shingle counts ``sizes``, against the sign pass's ``(documents, shingles)``. Its expected
+    recall, predicted candidates and reason go to ``info``.
+
+    >>> from neardup.plan import make_plan
+    >>> plan = make_plan(method="minhash", bands=20, rows=5)
+    >>> info = {}
+    >>> run_banding(plan, plan.resolve(10), None, 0, info).bands, info["banding_reason"]
+    (20, 'given')
+    """
+    assert resolved.bands is not None and resolved.rows is not None
+    if plan.bands is not None or sample is None:
         info["expected_recall"] = lsh_probability(resolved.threshold, resolved.bands, resolved.rows)
         info["banding_reason"] = "given" if plan.bands is not None else "plan"
         return resolved
-    chosen = choose_banding(resolved.threshold, resolved.num_perm, resolved.verify, signatures)  # type: ignore[arg-type]
+    verify: Any = resolved.verify
+    chosen = choose_banding(
+        resolved.threshold,
+        resolved.num_perm,
+        verify,
+        sample,
+        n=n,
+        sizes=sizes,
+        sign_pass=sign_pass,
+    )
     info.update(
         expected_recall=chosen.expected_recall,
         predicted_candidates=chosen.predicted_candidates,

@@ -11,7 +11,7 @@ second pass that shingles only the candidates). A store is anything with
   once for the core; batches are slices, so a pass costs no copy of the corpus.
 * :class:`FileStore` — the inputs of ``neardup dedup``, read through
   :func:`neardup.io.iter_batches` (the one loop numbering documents across files): bounded
-  memory, the text never held, ids collected on the sign pass.
+  memory, the text never held, ids collected on the sign pass (built only when asked for).
 
 >>> store = MemoryStore(["a b", "c d", "e f"], batch_size=2)
 >>> [(b.start, len(b)) for b in store.batches("sign")]
@@ -132,8 +132,24 @@ class FileStore:
         self.sources = list(sources)
         self.batch_size = batch_size
         self.progress: Progress = progress or (lambda stage, n: None)
-        self.ids: list[Any] = []
+        self._ids: list[Sequence[Any]] = []
         self.priority_field = priority_field
+
+    @property
+    def ids(self) -> list[Any]:
+        """The ids of every document of the last sign pass, in order (built on first use:
+        a JSONL batch keeps its ids as raw JSON until then).
+
+        >>> from neardup import io as ndio
+        >>> store = FileStore(ndio.open_sources(["corpus.jsonl"]), 4)
+        >>> sum(len(b) for b in store.batches("sign")), store.ids[:2]
+        (6, ['a', 'b'])
+        """
+        if len(self._ids) != 1 or not isinstance(self._ids[0], list):
+            self._ids = [[i for part in self._ids for i in part]]
+        ids = self._ids[0]
+        assert isinstance(ids, list)
+        return ids
 
     def priorities(self, rows: np.ndarray) -> np.ndarray:
         """The ``priority_field`` of the rows at the sorted positions ``rows``, read once
@@ -170,12 +186,12 @@ class FileStore:
         (0, ['a', 'b', 'c', 'd', 'e', 'f'])
         """
         if pass_name == "sign":
-            self.ids = []
+            self._ids = []
         from neardup import io as ndio  # files only: `import neardup` does not load io
 
         for batch in ndio.iter_batches(self.sources, self.batch_size):
             if pass_name == "sign":
-                self.ids.extend(batch.ids)
+                self._ids.append(batch.ids)
             yield batch
             self.progress("read" if pass_name == "sign" else pass_name, len(batch))
 

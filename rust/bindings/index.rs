@@ -3,8 +3,10 @@
 
 use super::{contiguous, run, signature_rows};
 use crate::error::Error;
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple, PyType};
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(index_band_keys, m)?)?;
@@ -27,19 +29,36 @@ fn index_band_keys<'py>(
     super::matrix(py, keys, bands)
 }
 
-/// The in-memory mirror of a persistent index (`neardup.index`): stored signatures and band
-/// keys, looked up in batches (`rust/lookup.rs`).
+/// The in-memory mirror of a persistent index (`neardup.index`): stored signatures, band
+/// keys and ids, looked up in batches (`rust/lookup.rs`); results are built here as lists of
+/// the `Match` named tuple, so Python touches no per-match array.
 #[pyclass(module = "neardup._core")]
 struct IndexMirror {
     inner: crate::lookup::Mirror,
+    /// Every row's id, as Python gave it (returned without a copy).
+    ids: Vec<Py<PyString>>,
+    /// The class of one match: a 2-field tuple subclass (id, similarity).
+    match_type: Py<PyType>,
 }
 
 #[pymethods]
 impl IndexMirror {
     #[new]
-    fn new(num_perm: usize, bands: usize, rows: usize) -> PyResult<Self> {
+    fn new(
+        num_perm: usize,
+        bands: usize,
+        rows: usize,
+        match_type: Bound<'_, PyType>,
+    ) -> PyResult<Self> {
+        if !match_type.is_subclass_of::<PyTuple>()? {
+            return Err(Error::new("match_type must be a tuple subclass").into());
+        }
         let inner = crate::lookup::Mirror::new(num_perm, bands, rows)?;
-        Ok(IndexMirror { inner })
+        Ok(IndexMirror {
+            inner,
+            ids: Vec::new(),
+            match_type: match_type.unbind(),
+        })
     }
 
     fn __len__(&self) -> usize {
@@ -51,31 +70,38 @@ impl IndexMirror {
         self.inner.entry_count()
     }
 
-    fn append(&mut self, py: Python<'_>, signatures: PyReadonlyArray2<'_, u32>) -> PyResult<usize> {
+    fn append(
+        &mut self,
+        py: Python<'_>,
+        signatures: PyReadonlyArray2<'_, u32>,
+        ids: Vec<Bound<'_, PyString>>,
+    ) -> PyResult<usize> {
         let (num_perm, sigs) = signature_rows(&signatures)?;
         if num_perm != self.inner.num_perm() {
             return Err(Error::new("signatures do not match the index's num_perm").into());
         }
+        let texts = ids
+            .iter()
+            .map(|id| id.to_str())
+            .collect::<PyResult<Vec<&str>>>()?;
         let inner = &mut self.inner;
-        run(py, || inner.append(sigs))
+        let first = run(py, || inner.append(sigs, &texts))?;
+        self.ids.extend(ids.into_iter().map(Bound::unbind));
+        Ok(first)
     }
 
     fn forget(&mut self, rows: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
         Ok(self.inner.forget(contiguous(&rows, "rows")?)?)
     }
 
-    #[allow(clippy::type_complexity)]
+    /// For each query row, a list of `match_type(id, similarity)`, best first.
     fn lookup<'py>(
         &self,
         py: Python<'py>,
         signatures: PyReadonlyArray2<'py, u32>,
         threshold: f64,
         top_k: usize,
-    ) -> PyResult<(
-        Bound<'py, PyArray1<i64>>,
-        Bound<'py, PyArray1<i64>>,
-        Bound<'py, PyArray1<f32>>,
-    )> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let (num_perm, sigs) = signature_rows(&signatures)?;
         if num_perm != self.inner.num_perm() {
             return Err(Error::new("signatures do not match the index's num_perm").into());
@@ -83,10 +109,19 @@ impl IndexMirror {
         let select = crate::lookup::Selection { threshold, top_k };
         let inner = &self.inner;
         let m = run(py, || inner.lookup(sigs, select))?;
-        Ok((
-            m.offsets.into_pyarray(py),
-            m.rows.into_pyarray(py),
-            m.similarity.into_pyarray(py),
-        ))
+        // tuple.__new__(Match, (id, similarity)): what Match._make does, without its frame
+        let tuple_new = py.get_type::<PyTuple>().getattr(intern!(py, "__new__"))?;
+        let match_type = self.match_type.bind(py);
+        let out = PyList::empty(py);
+        for bounds in m.offsets.windows(2) {
+            let matches = PyList::empty(py);
+            for i in bounds[0]..bounds[1] {
+                let id = self.ids[m.rows[i] as usize].bind(py);
+                let fields = (id, f64::from(m.similarity[i])).into_pyobject(py)?;
+                matches.append(tuple_new.call1((match_type, fields))?)?;
+            }
+            out.append(matches)?;
+        }
+        Ok(out)
     }
 }

@@ -3,6 +3,7 @@
 //! (`impl From<Error> for PyErr`, the one mapping of the core's error kinds).
 
 mod index;
+mod jsonl;
 
 use crate::duplicates::Verify;
 use crate::error::{reserve, Error, Result};
@@ -638,5 +639,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(exact_duplicates, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     index::register(m)?;
+    jsonl::register(m)?;
     Ok(())
 }

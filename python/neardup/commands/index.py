@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from neardup.commands._args import add_minhash_args, guarded
@@ -106,7 +107,7 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _print_matches(ids: list[Any], matches: list[list[Any]], everything: bool) -> int:
+def _print_matches(ids: Sequence[Any], matches: list[list[Any]], everything: bool) -> int:
     n = 0
     out = sys.stdout
     for i, ms in zip(ids, matches, strict=True):

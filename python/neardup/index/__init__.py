@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from neardup import _core
 from neardup._validate import check_int, check_threshold
 from neardup.errors import (
     IndexCorruptError,
@@ -54,6 +55,7 @@ from neardup.index._store import (
     signature_options,
 )
 from neardup.plan import Plan
+from neardup.stages import _batched
 
 __all__ = ["INDEX_FORMAT", "Index", "IndexCorruptError", "IndexMismatchError", "Match"]
 
@@ -86,9 +88,9 @@ class Index:
 
     Ids are stored as text: a str as given, an int in decimal (``7`` and ``"7"`` are the same
     id); anything else is an :class:`~neardup.errors.InputTypeError`. With ``cache=True``
-    (default) lookups run on an in-memory copy of the signatures and band keys (about
-    ``4·P + 20·b`` bytes per document), loaded on first use and reloaded when another
-    connection commits; with ``cache=False`` every lookup is an SQL query.
+    (default) lookups run on an in-memory copy of the signatures, band keys and ids (about
+    ``4·P + 26·b`` bytes per document plus its id), loaded on first use and reloaded when
+    another connection commits; with ``cache=False`` every lookup is an SQL query.
 
     >>> ix = Index("my.ndx", threshold=0.4, num_perm=128, k=5)
     >>> ix.add(["d1"], ["some document text here and there"])
@@ -156,6 +158,17 @@ class Index:
         self.rows: int = stored.rows
         self.unit: str = stored.unit
         self.hash_version: int = stored.hash_version
+        opts = signature_options(stored)
+        # _core.minhash_texts(texts, num_perm, seed, k, unit, threads, algorithm, hash_version)
+        self._minhash_args = (
+            opts["num_perm"],
+            opts["seed"],
+            stored.k,
+            stored.unit,
+            1,
+            opts.get("algorithm", "classic"),
+            opts["hash_version"],
+        )
         self._cache = bool(cache)
         self._mem: Mirror | None = None
         self._sql_lookup = (
@@ -188,12 +201,21 @@ class Index:
         sig = np.ascontiguousarray(minhash(ss, **signature_options(self.plan)), dtype=np.uint32)
         return sig, band_keys(sig, self.plan), np.asarray(ss.sizes(), dtype=np.int64)
 
+    def _query_signatures(self, texts: Any) -> np.ndarray:
+        """uint32[n, P]: ``neardup.minhash`` of the texts with this index's parameters, minus
+        the argument checks (the plan was validated when the index was opened), which cost
+        more than a short document's signature."""
+        return _batched(texts, self._minhash_batch, self.num_perm, np.uint32)
+
+    def _minhash_batch(self, texts: Any) -> np.ndarray:
+        return _core.minhash_texts(texts, *self._minhash_args)
+
     def _read_mirror(self) -> Mirror:
         """The in-memory mirror, reloaded if another connection committed since it was read."""
+        version = self._store.data_version()
+        if self._mem is not None and self._mem.version == version:
+            return self._mem
         with self._store.guard() as db:
-            version = int(db.execute("PRAGMA data_version").fetchone()[0])
-            if self._mem is not None and self._mem.version == version:
-                return self._mem
             rows = db.execute("SELECT doc, sig, shingles, id FROM docs ORDER BY doc").fetchall()
         nbytes = 4 * self.num_perm
         bad = next((r for r in rows if not isinstance(r[1], bytes) or len(r[1]) != nbytes), None)
@@ -261,11 +283,7 @@ class Index:
             thr = check_threshold(threshold)
         else:
             thr = 0.0 if k is not None else self.threshold
-        from neardup import minhash
-
-        opts = signature_options(self.plan)
-        sig = np.asarray(minhash(texts, k=self.k, unit=self.unit, **opts), dtype=np.uint32)  # type: ignore[arg-type]
-        return self._lookup(sig, thr, k)
+        return self._lookup(self._query_signatures(texts), thr, k)
 
     def add(self, ids: Sequence[Any], texts: Any, skip_existing: bool = False) -> list[list[Match]]:
         """Insert documents in one transaction; return for each the existing ids it near-duplicates.

@@ -1,5 +1,6 @@
-"""The in-memory mirror of an index: signatures and band keys held by the Rust core
-(``rust/lookup.rs``), looked up for a whole batch of queries in one call.
+"""The in-memory mirror of an index: signatures, band keys and ids held by the Rust core
+(``rust/lookup.rs``), looked up for a whole batch of queries in one call that also builds the
+result lists (best first, equal similarity by id, cut at ``top_k``).
 
 Rows are numbered in the order documents were read or added; a removed document's row is
 marked dead and never found again (rows are never reused, and neither are document numbers,
@@ -15,8 +16,7 @@ so a new document can never inherit a removed one's state).
 
 from __future__ import annotations
 
-import itertools
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
@@ -38,16 +38,14 @@ class Mirror:
     """Stored rows (document number, id, signature, band keys) and their lookup tables."""
 
     def __init__(self, num_perm: int, bands: int, rows: int, version: int) -> None:
-        self.core = _core.IndexMirror(num_perm, bands, rows)
+        self.core = _core.IndexMirror(num_perm, bands, rows, Match)
         self.version = version
-        self.ids: list[str] = []
         self._docs: list[np.ndarray] = []
         self._doc_index: np.ndarray | None = np.zeros(0, np.int64)
 
     def append(self, docs: np.ndarray, sigs: np.ndarray, ids: list[str]) -> None:
         """Add rows; ``docs`` are increasing and above every stored one."""
-        self.core.append(np.ascontiguousarray(sigs, dtype=np.uint32))
-        self.ids.extend(ids)
+        self.core.append(np.ascontiguousarray(sigs, dtype=np.uint32), ids)
         self._docs.append(np.asarray(docs, dtype=np.int64))
         self._doc_index = None
 
@@ -66,20 +64,5 @@ class Mirror:
         """For each query row, the live stored documents with estimate ≥ threshold, best
         first (equal similarity by id), at most ``top_k`` of them."""
         sigs = np.ascontiguousarray(sigs, dtype=np.uint32)
-        offsets, rows, sims = self.core.lookup(sigs, float(threshold), top_k or 0)
-        ids = map(self.ids.__getitem__, rows.tolist())
-        matches = list(map(Match._make, zip(ids, sims.tolist(), strict=True)))
-        bounds = offsets.tolist()
-        out = [matches[a:b] for a, b in itertools.pairwise(bounds)]
-        # The core orders equal similarities by row and keeps every match tied with the k-th:
-        # re-sort (by id) and cut only the queries that hold a tie.
-        if len(sims) > 1:
-            counts = np.diff(offsets)
-            query = np.repeat(np.arange(len(counts)), counts)
-            tied = (sims[1:] == sims[:-1]) & (query[1:] == query[:-1])
-            for q in np.unique(query[1:][tied]).tolist():
-                ms = out[q]
-                ms.sort(key=lambda m: (-m.similarity, m.id))
-                if top_k is not None:
-                    del ms[top_k:]
-        return out
+        # the core builds each match as Match(id, similarity) (the class given to it)
+        return cast(list[list[Match]], self.core.lookup(sigs, threshold, top_k or 0))

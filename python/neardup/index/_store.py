@@ -140,11 +140,24 @@ class Store:
         try:
             yield self.db
         except sqlite3.Error as e:
-            self.broken = str(e)
-            with contextlib.suppress(sqlite3.Error):
-                if self.db.in_transaction:
-                    self.db.execute("ROLLBACK")
-            raise _database_error(self.path, e) from e
+            raise self._failed(e) from e
+
+    def _failed(self, e: sqlite3.Error) -> NeardupError:
+        """Marks the store broken after ``e`` (rolling back an open transaction) and returns
+        the error to raise."""
+        self.broken = str(e)
+        with contextlib.suppress(sqlite3.Error):
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+        return _database_error(self.path, e)
+
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: it changes when another connection commits. The
+        one SQL statement of a cached lookup, so it skips :meth:`guard`'s generator frame."""
+        try:
+            return int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error as e:
+            raise self._failed(e) from e
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

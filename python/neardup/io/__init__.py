@@ -10,7 +10,7 @@ whole or not at all.
 
 >>> src = open_source("corpus.jsonl", text_field="text")
 >>> for batch in iter_batches([src], 10_000):
-...     print(batch.start, len(batch.texts))
+...     print(batch.start, len(batch))
 0 6
 """
 

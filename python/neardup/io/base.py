@@ -11,9 +11,10 @@ and ids, copies kept rows unchanged, yields kept rows as records for conversion)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 import numpy as np
 
@@ -25,19 +26,88 @@ if TYPE_CHECKING:
 DEFAULT_BATCH = 8192
 
 
+class TextBuffer(tuple):
+    """Texts as (UTF-8 bytes uint8[], offsets int64[n + 1]): what the core borrows, one buffer
+    for a batch instead of a str per row (the JSONL reader's batches). ``to_pylist`` gives the
+    strs, as on an Arrow array. It stays a 2-tuple (``len`` is 2), so everything taking the
+    core's ``(data, offsets)`` takes it; :attr:`rows` is the number of texts.
+
+    >>> t = TextBuffer(np.frombuffer("aé".encode(), np.uint8), np.array([0, 1, 3]))
+    >>> t.to_pylist(), t.rows
+    (['a', 'é'], 2)
+    """
+
+    def __new__(cls, data: np.ndarray, offsets: np.ndarray) -> TextBuffer:
+        return super().__new__(cls, (data, np.asarray(offsets, dtype=np.int64)))
+
+    @property
+    def rows(self) -> int:
+        """The number of texts."""
+        return len(self[1]) - 1
+
+    def to_pylist(self) -> list[str]:
+        """The texts as a list of str."""
+        raw = self[0].tobytes()
+        bounds = self[1].tolist()
+        return [raw[a:b].decode("utf-8") for a, b in itertools.pairwise(bounds)]
+
+
+class LazyIds(Sequence[Any]):
+    """A batch's ids, built on first use: most runs never look at them (``neardup dedup``
+    without ``--clusters``), and building a Python object per row costs as much as reading it.
+
+    >>> ids = LazyIds(3, lambda: [7, 8, 9])
+    >>> len(ids), ids[1], list(ids)
+    (3, 8, [7, 8, 9])
+    """
+
+    def __init__(self, n: int, build: Callable[[], list[Any]]) -> None:
+        self._n = n
+        self._build: Callable[[], list[Any]] | None = build
+        self._values: list[Any] = []
+
+    def values(self) -> list[Any]:
+        """The ids as a list (built once)."""
+        if self._build is not None:
+            self._values, self._build = self._build(), None
+        return self._values
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Any]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        return self.values()[i]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.values())
+
+    def __eq__(self, other: object) -> bool:
+        return self.values() == (other.values() if isinstance(other, LazyIds) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self.values())
+
+
 @dataclass
 class Batch:
     """A batch of documents: the text column, the ids and the global position of the first row.
 
-    ``texts`` is a ``list[str]`` or a pyarrow string array (Parquet), which the core accepts
-    without creating per-row Python objects.
+    ``texts`` is a ``list[str]``, a :class:`TextBuffer` (JSONL) or a pyarrow string array
+    (Parquet), which the core accepts without creating per-row Python objects; ``ids`` a list
+    or a :class:`LazyIds`.
 
     >>> len(Batch(texts=["a", "b"], ids=[0, 1], start=0))
     2
     """
 
     texts: Any
-    ids: list[Any]
+    ids: Sequence[Any]
     start: int
 
     def __len__(self) -> int:

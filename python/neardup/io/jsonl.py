@@ -4,6 +4,12 @@ Reading yields the text field and the id field of each non-blank line; writing J
 JSONL copies the kept lines byte for byte, and from any other input writes each kept row as
 one JSON object with every field.
 
+Both passes go through the core in blocks of whole lines (``rust/jsonl.rs``): the sign pass
+decodes each line's text field into one buffer per batch (:class:`~neardup.io.base.TextBuffer`)
+and keeps the id's raw JSON, without a Python object per row; a line the core cannot read
+exactly as ``json.loads`` would is read here, by :meth:`JsonlReader.parse`, which gives its
+value or the error naming file and line. The write pass copies the kept lines of each block.
+
 >>> import io
 >>> JsonlWriter(io.BytesIO()).write([])  # nothing to write
 0
@@ -16,15 +22,29 @@ import json
 import math
 import zlib
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from neardup import _core
 from neardup.errors import InputError
-from neardup.io.base import Batch, Writer, changed, check_no_surrogate, grouped, row_text
+from neardup.io.base import (
+    Batch,
+    LazyIds,
+    TextBuffer,
+    Writer,
+    changed,
+    check_no_surrogate,
+    grouped,
+    row_text,
+)
 
 if TYPE_CHECKING:
     from neardup.io.source import Source
+
+#: Bytes of a JSONL input held at a time (the buffer grows for a longer line).
+BLOCK = 1 << 24
 
 
 class JsonlReader:
@@ -92,12 +112,56 @@ class JsonlReader:
             yield text, src.row_id(where, obj, pos)
 
     def batches(self, src: Source, batch_size: int, start: int) -> Iterator[Batch]:
-        """Batches of (texts, ids) in line order.
+        """Batches of (texts, ids) in line order: the core's fast path, or this module's
+        parser alone when the text field is also the id field.
 
         >>> [len(b) for b in READER.batches(src, 2, 0)]                # doctest: +SKIP
         [2, 1]
         """
-        return grouped(self._rows(src, start), batch_size, start)
+        if src.id_field is not None and src.id_field == src.text_field:
+            return grouped(self._rows(src, start), batch_size, start)
+        return self._scanned(src, batch_size, start)
+
+    def _scanned(self, src: Source, batch_size: int, start: int) -> Iterator[Batch]:
+        # A batch never spans two buffer fills (no copy to join them): batch_size rows at most.
+        pos, lineno = start, 0  # lineno: lines before ``at``
+        with _Buffered(src) as buffered:
+            consumed = 0
+            while (view := buffered.fill(consumed, lineno)) is not None:
+                at = 0
+                while at < len(view):
+                    part = _Part(view, at, lineno, pos, src, batch_size, buffered.eof)
+                    if part.end == at:  # only the start of a line left: read on
+                        break
+                    at, lineno = part.end, lineno + part.lines
+                    if part.rows:
+                        ids = part.ids  # not the part: the batch's ids must not hold its texts
+                        texts = TextBuffer(part.data, part.offsets)
+                        yield Batch(texts, LazyIds(part.rows, ids.values), pos)
+                        pos += part.rows
+                consumed = at
+
+    def copy_kept(self, src: Source, keep: np.ndarray, sink: _ByteSink) -> int:
+        """Write the kept lines to ``sink`` byte for byte (a line break added to a last line
+        without one); checks the count against ``keep``. Returns the lines written.
+
+        >>> READER.copy_kept(src, np.array([False, True]), sink)       # doctest: +SKIP
+        1
+        """
+        keep = np.ascontiguousarray(keep, dtype=bool)
+        done, lineno = 0, 0
+        with _Buffered(src) as buffered:
+            consumed = 0
+            while (view := buffered.fill(consumed, lineno)) is not None:
+                rest = keep[min(done, len(keep)) :]
+                kept, rows, consumed, lines = _core.jsonl_kept_lines(view, 0, buffered.eof, rest)
+                if done + rows > len(keep):
+                    raise changed(src)
+                _write_all(sink, kept)
+                done, lineno = done + rows, lineno + lines
+        if done != len(keep):
+            raise changed(src)
+        return int(np.count_nonzero(keep))
 
     def kept_lines(self, src: Source, keep: np.ndarray) -> Iterator[tuple[int, bytes]]:
         """(line number, raw line) of the kept lines; checks the count against ``keep``.
@@ -128,7 +192,7 @@ READER = JsonlReader()
 
 
 class _ByteSink(Protocol):
-    def write(self, data: bytes, /) -> int: ...
+    def write(self, data: bytes | memoryview, /) -> int | None: ...
     def flush(self) -> None: ...
     def close(self) -> None: ...
 
@@ -153,9 +217,7 @@ class JsonlWriter:
         written = 0
         for src, keep in parts:
             if src.fmt == "jsonl":
-                for _, raw in READER.kept_lines(src, keep):
-                    self.sink.write(raw if raw.endswith(b"\n") else raw + b"\n")
-                    written += 1
+                written += READER.copy_kept(src, keep, self.sink)
                 continue
             for where, record in src.reader.records(src, keep):
                 self.sink.write(_dumps(where, record) + b"\n")
@@ -211,6 +273,128 @@ class JsonlOutput:
 
 
 OUTPUT = JsonlOutput()
+
+
+def _write_all(sink: _ByteSink, data: bytes) -> None:
+    """Write all of ``data``: a buffered stdout may take only part of a big write to a pipe
+    whose reader left (and say so by its count alone); the next write raises
+    BrokenPipeError, which the command line turns into exit 141."""
+    view = memoryview(data)
+    while view:
+        n = sink.write(view)
+        view = view[len(view) if n is None else n :]
+
+
+class _RawIds:
+    """The ids of some consecutive rows as the core kept them: each id's raw JSON followed by
+    a comma (an empty span: no id field, or a row read here, whose id is in ``overrides``)."""
+
+    def __init__(self, raw: np.ndarray, spans: np.ndarray, pos: int, src: Source) -> None:
+        self.raw, self.spans, self.pos = raw, spans, pos
+        self.named = src.id_field is not None
+        self.overrides: dict[int, Any] = {}
+
+    def values(self) -> list[Any]:
+        """The id field's value of each row, else its global position."""
+        n = len(self.spans) - 1
+        if not self.named:
+            return list(range(self.pos, self.pos + n))
+        values = iter(json.loads(b"[" + self.raw.tobytes()[:-1] + b"]"))
+        present = (self.spans[1:] > self.spans[:-1]).tolist()
+        out = [next(values) if has else self.pos + i for i, has in enumerate(present)]
+        for row, value in self.overrides.items():
+            out[row] = value
+        return out
+
+
+class _Part:
+    """The rows the core read from ``view[at:]`` (at most ``most``), with the lines it could
+    not read taken from :meth:`JsonlReader.parse` (their value, or their error)."""
+
+    def __init__(
+        self, view: np.ndarray, at: int, lineno: int, pos: int, src: Source, most: int, last: bool
+    ) -> None:
+        field, id_field = src.text_field, src.id_field
+        data, offsets, raw_ids, id_offsets, fallback, self.end, self.lines = _core.jsonl_scan(
+            view, at, last, field, id_field, src.id_required, most
+        )
+        self.rows = len(offsets) - 1
+        self.ids = _RawIds(raw_ids, id_offsets, pos, src)
+        if len(fallback):
+            texts: dict[int, bytes] = {}
+            for row, a, b, line in fallback.tolist():
+                raw = view[a:b].tobytes()
+                where = f"{src.label}:{lineno + line + 1}"
+                obj = READER.parse(src, lineno + line + 1, raw)
+                text = row_text(where, field, obj.get(field), field in obj, obj.keys())
+                check_no_surrogate(where, field, raw, text)
+                self.ids.overrides[row] = src.row_id(where, obj, pos + row)
+                texts[row] = text.encode("utf-8")
+            data, offsets = _spliced(data, offsets, texts)
+        self.data, self.offsets = data, offsets
+
+
+class _Buffered:
+    """A JSONL input read into one reused buffer: what the last call did not consume moves to
+    its front and more is read behind it (the buffer doubles for a line longer than it).
+    Read errors become :class:`InputError` naming the first line not read whole."""
+
+    def __init__(self, src: Source, size: int | None = None) -> None:
+        self.src = src
+        self.buf = np.empty(size or BLOCK, dtype=np.uint8)
+        self.end = 0
+        self.eof = False
+        self._file: Any = None
+
+    def __enter__(self) -> _Buffered:
+        path = self.src.read_path
+        opener: Any = gzip.open if path.lower().endswith(".gz") else open
+        self._file = self._reading(lambda: opener(path, "rb"), 0)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+    def _reading(self, read: Any, lineno: int) -> Any:
+        try:
+            return read()
+        except (OSError, EOFError, zlib.error) as e:
+            raise InputError(f"{self.src.label}:{lineno + 1}: cannot read ({e})") from e
+
+    def fill(self, consumed: int, lineno: int) -> np.ndarray | None:
+        """Drop the first ``consumed`` bytes, read until the buffer is full or the input ends;
+        the bytes held, or None when none are left (``lineno``: lines consumed so far)."""
+        rest = self.end - consumed
+        if consumed:
+            self.buf[:rest] = self.buf[consumed : self.end]
+        elif rest == len(self.buf):
+            self.buf = np.concatenate([self.buf, np.empty(len(self.buf), dtype=np.uint8)])
+        self.end = rest
+        while not self.eof and self.end < len(self.buf):
+            window: Any = memoryview(self.buf)[self.end :]  # type: ignore[arg-type]
+            got = self._reading(partial(self._file.readinto, window), lineno)
+            self.eof = not got
+            self.end += got or 0
+        return self.buf[: self.end] if self.end else None
+
+
+def _spliced(data: np.ndarray, offsets: np.ndarray, texts: dict[int, bytes]) -> tuple[Any, Any]:
+    """The text buffer with the (empty) texts of some rows replaced."""
+    lengths = np.diff(offsets)
+    for row, text in texts.items():
+        lengths[row] = len(text)
+    new_offsets = np.zeros(len(offsets), dtype=np.int64)
+    np.cumsum(lengths, out=new_offsets[1:])
+    out = np.empty(int(new_offsets[-1]), dtype=np.uint8)
+    prev = 0  # rows before ``prev`` are copied
+    for row in sorted(texts):
+        a, b = int(offsets[prev]), int(offsets[row])
+        out[new_offsets[prev] : new_offsets[prev] + (b - a)] = data[a:b]
+        out[new_offsets[row] : new_offsets[row + 1]] = np.frombuffer(texts[row], np.uint8)
+        prev = row + 1
+    a = int(offsets[prev])
+    out[new_offsets[prev] :] = data[a:]
+    return out, new_offsets
 
 
 def _dumps(where: str, record: dict[str, Any]) -> bytes:

@@ -126,7 +126,7 @@ class ParquetReader:
         )
         pos = start
         try:
-            for rb in pf.iter_batches(batch_size=batch_size, columns=cols):
+            for rb in pf.iter_batches(batch_size=batch_size, columns=cols, use_threads=_THREADS):
                 texts = self._texts(src, rb.column(src.text_field), pos - start)
                 n = rb.num_rows
                 ids = rb.column(src.id_field).to_pylist() if has_id else list(range(pos, pos + n))
@@ -146,11 +146,11 @@ class ParquetReader:
         import pyarrow as pa
 
         pos = 0
-        for rb in self.open(src).iter_batches(batch_size=batch_size):
+        for rb in self.open(src).iter_batches(batch_size=batch_size, use_threads=_THREADS):
             mask = keep[pos : pos + rb.num_rows]
             pos += rb.num_rows
             if mask.any():
-                yield pa.Table.from_batches([rb]).filter(pa.array(mask))
+                yield pa.Table.from_batches([rb.filter(_arrow_mask(mask))])
         if pos != len(keep):
             raise changed(src)
 
@@ -168,7 +168,20 @@ class ParquetReader:
                 done += 1
 
 
+def _arrow_mask(mask: np.ndarray) -> Any:
+    """A bool numpy array as an Arrow boolean array, built from its bits: ``pa.array`` on a
+    numpy array imports pandas (0.3 s) for nothing."""
+    import pyarrow as pa
+
+    bits = pa.py_buffer(np.packbits(mask, bitorder="little"))
+    return pa.Array.from_buffers(pa.bool_(), len(mask), [None, bits])
+
+
 READER = ParquetReader()
+
+#: pyarrow's decoding threads: off, as the run is single-threaded unless asked (they cost 36 %
+#: more CPU seconds to read 100k documents' text and ids: benches/compare_cli_api.py's corpus).
+_THREADS = False
 
 _JSON_SCALARS = ("is_null", "is_boolean", "is_integer", "is_floating", "is_string")
 

@@ -180,7 +180,7 @@ def run_dataset(
     from neardup.ray import _engine
     from neardup.ray._components import DRIVER_EDGE_LIMIT
 
-    make_plan(**{**options, "method": options.get("method", "minhash")})  # fail before Ray work
+    requested = make_plan(**{**options, "method": options.get("method", "minhash")})  # fail early
     names = list(dataset.schema().names)
     for column in (text_column, id_column):
         if column is not None and column not in names:
@@ -204,6 +204,7 @@ def run_dataset(
             kept_rows_only,
             driver_edge_limit=DRIVER_EDGE_LIMIT if driver_edge_limit is None else driver_edge_limit,
             shuffle_partitions=shuffle_partitions,
+            requested=requested,
         )
     except ray.exceptions.RayTaskError as e:
         cause = getattr(e, "cause", None)
@@ -211,7 +212,7 @@ def run_dataset(
             raise cause from None
         raise
     result.rows_per_file = rows_per_file
-    return result, plan
+    return result, result.plan
 
 
 def find_duplicates(

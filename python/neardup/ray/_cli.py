@@ -157,7 +157,7 @@ def dedup_files_ray(
             inputs=list(inputs),
             output=output,
             clusters_path=clusters,
-            plan={**plan.as_dict(), "pairs_used": plan.pairs, "engine": "ray"},
+            plan={**plan.as_dict(), **result.info, "pairs_used": plan.pairs, "engine": "ray"},
         )
         summary.near_duplicates = summary.removed - summary.exact_duplicates
         if output is not None:

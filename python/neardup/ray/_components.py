@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from neardup import stages
-from neardup.ray._steps import NO_PAIRS, _mix, hash_partition, split_by
+from neardup.ray._steps import NO_PAIRS, _mix, hash_partition, split_by, unique_rows, unique_sorted
 
 #: The driver runs union-find when the graph has at most this many edges (16 bytes each, so
 #: 50 million edges is 800 MB there); above it the components are found by Ray tasks.
@@ -30,8 +30,9 @@ def roots_on_driver(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     if len(edges) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    nodes, local = np.unique(edges, return_inverse=True)
-    labels = stages.clusters(local.reshape(-1, 2), len(nodes))
+    nodes = unique_sorted(edges.reshape(-1))
+    local = np.searchsorted(nodes, edges).astype(np.int64)
+    labels = stages.clusters(local, len(nodes))
     roots = nodes[labels]  # nodes are sorted, so the lowest local index is the lowest position
     members = roots != nodes
     return nodes[members], roots[members]
@@ -41,7 +42,7 @@ def _grouped(key: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray
     """Unique (key, value) rows sorted by key, and the start of each key's run."""
     if len(key) == 0:
         return key, value, np.zeros(0, np.int64)
-    kv = np.unique(np.stack([key, value], axis=1), axis=0)
+    kv = unique_rows(np.stack([key, value], axis=1))
     key, value = kv[:, 0], kv[:, 1]
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     return key, value, starts

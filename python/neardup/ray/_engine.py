@@ -3,7 +3,9 @@
 Data flow (every arrow is a Ray object moved between tasks; the driver holds partition sizes,
 and the edges only when union-find on it is cheaper than distributed components)::
 
-    partition ─sign─> (band, key, position, digest) records ─shuffle by (band, key)─> buckets
+    partition ─sign─> signatures ─bottom-k sample, merged─> the banding (driver, as locally)
+              ─digests, shuffled by hash─> the count of distinct sets (the sample's n)
+    signatures ─band keys─> (band, key, position, digest) records ─shuffle by (band, key)─>
     buckets ──> candidate pairs (all pairs of distinct sets per bucket) + exact-duplicate links
     pairs ─to the partition of i─> i's shingle set (or signature) ─to the partition of j─>
         verified pairs (exact Jaccard or estimate ≥ threshold, the stages' own comparison)
@@ -11,7 +13,8 @@ and the edges only when union-find on it is cheaper than distributed components)
     (member, root) ─to root's partition─> root's id and set ─to member's partition─> output rows
 
 The answer equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)``
-whatever the partitioning: documents are numbered by input position and every cluster is
+(banding refined from the same sample, :func:`neardup.engine.run_banding`) whatever the
+partitioning: documents are numbered by input position and every cluster is
 labelled by its lowest position.
 """
 
@@ -24,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from neardup.banding import banding_sample
+from neardup.engine import run_banding
 from neardup.plan import Plan
 from neardup.ray import _steps
 from neardup.ray._components import DRIVER_EDGE_LIMIT, roots_distributed, roots_on_driver
@@ -52,6 +57,10 @@ class RayRun:
     verified: int
     components_on_driver: bool
     shuffle_bytes: int
+    #: The plan run, with the banding chosen for this corpus.
+    plan: Plan
+    #: What the run decided: expected recall, predicted candidates, banding reason, unique.
+    info: dict[str, Any] = field(default_factory=dict)
     #: Rows read from each file (when the dataset has a path column).
     rows_per_file: dict[str, int] = field(default_factory=dict)
 
@@ -79,8 +88,12 @@ def run(
     kept_rows_only: bool,
     driver_edge_limit: int = DRIVER_EDGE_LIMIT,
     shuffle_partitions: int | None = None,
+    requested: Plan | None = None,
 ) -> RayRun:
-    """Runs the plan over Arrow blocks (object refs, in input order) and returns output refs."""
+    """Runs the plan over Arrow blocks (object refs, in input order) and returns output refs.
+
+    ``requested`` is the plan before resolution: when it names no banding, the banding is
+    refined from a sample of the signatures, as the local engine does."""
     nblocks = len(blocks)
     starts = np.r_[0, np.cumsum(np.asarray(sizes, dtype=np.int64))][:-1].astype(np.int64)
     # Bucket partitions: two per CPU, more when the corpus is large, so a bucket task holds
@@ -93,23 +106,31 @@ def run(
     def sign(table: Any, start: int, where: Any) -> Any:
         _maybe_die()
         signed = _steps.sign_partition(table, text_column, start, plan, where)
+        sample = banding_sample(signed.digests, signed.signatures, sizes=signed.sizes)  # type: ignore[arg-type]
+        # what the sign pass read (exact duplicates included), as the local engine counts it
+        read = (len(signed.empty), int(signed.sizes.sum()))
+        return (signed, (sample, read), *_steps.digest_rows(signed, parts))
+
+    @ray.remote
+    def band(signed: Signed, banded: Plan) -> Any:
+        signed = _steps.with_band_keys(signed, banded)
         records = _steps.bucket_rows(signed, parts)
         nbytes = sum(sum(a.nbytes for a in r.values()) for r in records)
         signed.keys = np.zeros((0, 0), np.uint64)  # the shuffle carries them from here
-        return (signed, nbytes, *records)
+        return (signed, (nbytes, int(signed.empty.sum())), *records)
 
     @ray.remote
     def buckets(*records: dict[str, np.ndarray]) -> Any:
         candidates, exact = _steps.bucket_pairs(records)
         split = _steps.split_by(_steps.partition_of(candidates[:, 0], starts), nblocks, candidates)
-        return (exact, *[s[0] for s in split])
+        return (exact, len(exact), *[s[0] for s in split])
 
     def send_left(
         table: Any, signed: Signed, start: int, pair_chunks: Sequence[np.ndarray], label: bool
     ) -> Any:
         """Pairs whose left document is here, with its payload, split by the right's partition."""
         pairs = _steps.unique_pairs(pair_chunks)
-        wanted = np.unique(pairs[:, 0])
+        wanted = _steps.unique_sorted(pairs[:, 0])
         payload = _steps.local_payload(table, text_column, start, signed, wanted, plan)
         if label:  # the canonical document's id and digest travel to its members
             local = wanted - start
@@ -120,7 +141,7 @@ def run(
             payload.extra = {"id": ids, "digest": signed.digests[at]}
         out = []
         for (sub,) in _steps.split_by(_steps.partition_of(pairs[:, 1], starts), nblocks, pairs):
-            out.append((sub, _steps.take_payload(payload, np.unique(sub[:, 0]))))
+            out.append((sub, _steps.take_payload(payload, _steps.unique_sorted(sub[:, 0]))))
         return out[0] if nblocks == 1 else tuple(out)
 
     @ray.remote
@@ -142,7 +163,7 @@ def run(
         # each left document lives in one partition, which sent it once: in partition order
         # the rows are unique and sorted, as the comparison's lookups need
         left = _steps.concat_payloads([c[1] for c in incoming])
-        wanted = np.unique(pairs[:, 1])
+        wanted = _steps.unique_sorted(pairs[:, 1])
         right = _steps.local_payload(table, text_column, start, signed, wanted, plan)
         return pairs, left, right
 
@@ -158,24 +179,48 @@ def run(
         pairs, sim = _steps.compare(left, right, pairs, plan, None)
         return _output_block(table, signed, start, pairs, sim, left, id_column, kept_rows_only)
 
-    # 1. sign every partition; shuffle records go straight to the bucket tasks
-    signed_refs, record_refs, byte_refs = [], [], []
-    for b, (block, start) in enumerate(zip(blocks, starts.tolist(), strict=True)):
-        out = sign.options(num_returns=parts + 2).remote(block, start, list(where[b]))
-        signed_refs.append(out[0])
-        byte_refs.append(out[1])
-        record_refs.append(out[2:])
-    # 2. buckets -> candidate pairs (split by the partition of their first document)
+    # 1. sign every partition; the banding from the merged sample (the local engine's rule)
+    signed_out = [
+        sign.options(num_returns=parts + 2).remote(block, start, list(where[b]))
+        for b, (block, start) in enumerate(zip(blocks, starts.tolist(), strict=True))
+    ]
+    info: dict[str, Any] = {}
+    sample: np.ndarray | None = None
+    sample_sizes: np.ndarray | None = None
+    sign_pass: tuple[int, int] | None = None
+    unique = 0
+    if requested is not None and requested.bands is None:
+        counts = [_distinct.remote(*[o[2 + p] for o in signed_out]) for p in range(parts)]
+        merged = _merge_samples(ray, [o[1] for o in signed_out]) if signed_out else None
+        unique = int(sum(ray.get(counts)))
+        # no partition at all: the local engine's empty sample
+        if merged is None:
+            sample, sample_sizes, sign_pass = np.zeros((0, plan.num_perm), np.uint32), None, (0, 0)
+        else:
+            (_, sample, sample_sizes), sign_pass = ray.get(merged)
+        info["unique"] = unique
+    banded = run_banding(requested or plan, plan, sample, unique, info, sample_sizes, sign_pass)
+    # 2. band keys; shuffle records go straight to the bucket tasks
+    signed_refs, record_refs, stat_refs = [], [], []
+    banded_ref = ray.put(banded)
+    for out in signed_out:
+        keyed = band.options(num_returns=parts + 2).remote(out[0], banded_ref)
+        signed_refs.append(keyed[0])
+        stat_refs.append(keyed[1])  # (shuffle bytes, empty documents)
+        record_refs.append(keyed[2:])
+    del signed_out  # the signatures are freed once the keys are made
+    # 3. buckets -> candidate pairs (split by the partition of their first document)
     bucket_out = [
-        buckets.options(num_returns=nblocks + 1).remote(*[r[p] for r in record_refs])
+        buckets.options(num_returns=nblocks + 2).remote(*[r[p] for r in record_refs])
         for p in range(parts)
     ]
     exact_refs = [o[0] for o in bucket_out]
-    # 3. verification join: i's payload to j's partition, compared there
+    exact_count_refs = [o[1] for o in bucket_out]
+    # 4. verification join: i's payload to j's partition, compared there
     sent = [
         _list(
             left_for_verify.options(num_returns=nblocks).remote(
-                blocks[b], signed_refs[b], int(starts[b]), *[o[1 + b] for o in bucket_out]
+                blocks[b], signed_refs[b], int(starts[b]), *[o[2 + b] for o in bucket_out]
             ),
             nblocks,
         )
@@ -186,8 +231,8 @@ def run(
         for c in range(nblocks)
     ]
     verified_refs = [v[0] for v in verified]
-    # 4. components, by edge count
-    exact_sizes = ray.get([_count.remote(r) for r in exact_refs])
+    # 5. components, by edge count
+    exact_sizes = ray.get(exact_count_refs)
     verified_sizes = ray.get([v[1] for v in verified])
     edges = sum(exact_sizes) + sum(verified_sizes)
     on_driver = edges <= driver_edge_limit
@@ -202,7 +247,7 @@ def run(
         _list(_split_roots.options(num_returns=nblocks).remote(r, starts, nblocks), nblocks)
         for r in root_refs
     ]
-    # 5. labelling join: the root's id and set to the member's partition, output built there
+    # 6. labelling join: the root's id and set to the member's partition, output built there
     sent = [
         _list(
             left_for_label.options(num_returns=nblocks).remote(
@@ -216,17 +261,19 @@ def run(
         label.remote(blocks[c], signed_refs[c], int(starts[c]), *[s[c] for s in sent])
         for c in range(nblocks)
     ]
-    empties = ray.get([_empty_count.remote(s) for s in signed_refs])
+    stats = ray.get(stat_refs)
     return RayRun(
         tables=[x[0] for x in labelled],
         members=[x[1] for x in labelled],
         documents=int(sum(sizes)),
-        empty=int(sum(empties)),
+        empty=int(sum(empty for _, empty in stats)),
         candidates=int(sum(ray.get([v[2] for v in verified]))),
         exact_links=int(sum(exact_sizes)),
         verified=int(sum(verified_sizes)),
         components_on_driver=on_driver,
-        shuffle_bytes=int(sum(ray.get(byte_refs))),
+        shuffle_bytes=int(sum(nbytes for nbytes, _ in stats)),
+        plan=banded,
+        info=info,
     )
 
 
@@ -295,14 +342,6 @@ def _output_block(
     )
 
 
-def _count_fn(edges: np.ndarray) -> int:
-    return len(edges)
-
-
-def _empty_count_fn(signed: Signed) -> int:
-    return int(signed.empty.sum())
-
-
 def _split_roots_fn(member_root: tuple[np.ndarray, np.ndarray], starts: np.ndarray, n: int) -> Any:
     member, root = member_root
     pairs = np.stack([root, member], axis=1).astype(np.int64)
@@ -310,6 +349,33 @@ def _split_roots_fn(member_root: tuple[np.ndarray, np.ndarray], starts: np.ndarr
     return split[0][0] if n == 1 else tuple(s[0] for s in split)
 
 
-_count = LazyRemote(_count_fn)
-_empty_count = LazyRemote(_empty_count_fn)
+def _distinct_fn(*chunks: np.ndarray) -> int:
+    return _steps.distinct_rows(chunks)
+
+
+def _merge_samples_fn(*parts: tuple[tuple[np.ndarray, ...], tuple[int, int]]) -> Any:
+    """Partitions' (sample, (documents, shingles read)): the sample of their union, the sums."""
+    digests, signatures, sizes = (
+        np.concatenate(x) for x in zip(*(p[0] for p in parts), strict=True)
+    )
+    read = (sum(p[1][0] for p in parts), sum(p[1][1] for p in parts))
+    return banding_sample(digests, signatures, sizes=sizes), read
+
+
+#: Partition samples one merge task combines (the tree's fan-in).
+SAMPLE_FAN_IN = 32
+
+
+def _merge_samples(ray: Any, refs: list[Any]) -> Any:
+    """One ref to the bottom-k sample of all partitions' samples, merged as a tree (so the
+    driver never holds more than one sample)."""
+    while len(refs) > 1:
+        refs = [
+            _merge.remote(*refs[i : i + SAMPLE_FAN_IN]) for i in range(0, len(refs), SAMPLE_FAN_IN)
+        ]
+    return refs[0]
+
+
+_distinct = LazyRemote(_distinct_fn)
+_merge = LazyRemote(_merge_samples_fn)
 _split_roots = LazyRemote(_split_roots_fn)

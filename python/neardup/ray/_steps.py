@@ -110,8 +110,10 @@ class Signed:
 
     ``empty`` bool[n] marks documents without shingles (never near-duplicates);
     ``positions`` int64[m] are the others, with their set digests ``digests`` uint64[m, 2]
-    (equal sets, equal digests: the exact-duplicate collapse) and LSH keys ``keys``
-    uint64[m, bands]; ``signatures`` uint32[m, P] are kept only for ``verify="estimate"``.
+    (equal sets, equal digests: the exact-duplicate collapse), their shingle counts ``sizes``
+    int64[m] (the banding's cost model), their MinHash ``signatures``
+    uint32[m, P] and, once the banding is chosen (:func:`with_band_keys`), LSH keys ``keys``
+    uint64[m, bands]; from then on the signatures are kept only for ``verify="estimate"``.
     """
 
     empty: np.ndarray
@@ -119,6 +121,7 @@ class Signed:
     digests: np.ndarray
     keys: np.ndarray
     signatures: np.ndarray | None
+    sizes: np.ndarray
 
 
 def sign_partition(
@@ -128,7 +131,8 @@ def sign_partition(
     plan: Plan,
     where: Sequence[tuple[int, str, int]] = (),
 ) -> Signed:
-    """Shingle sets, set digests, MinHash signatures and band keys of one partition.
+    """Shingle sets, set digests and MinHash signatures of one partition (no band keys yet:
+    the banding is chosen from a sample of every partition's signatures).
 
     The texts go to Rust as one Arrow array (no per-row Python object).
     """
@@ -148,14 +152,57 @@ def sign_partition(
         seed=plan.seed,
         algorithm=plan.algorithm,  # type: ignore[arg-type]
     )[live]
-    keys = stages.band_hashes(signatures, plan.bands, plan.rows)  # type: ignore[arg-type]
     return Signed(
         empty=sizes == 0,
         positions=live.astype(np.int64) + start,
         digests=digests,
-        keys=keys,
-        signatures=signatures if plan.verify == "estimate" else None,
+        keys=np.zeros((len(live), 0), np.uint64),
+        signatures=signatures,
+        sizes=sizes[live].astype(np.int64),
     )
+
+
+def with_band_keys(signed: Signed, plan: Plan) -> Signed:
+    """The partition with the band keys of ``plan``'s banding; the signatures are dropped
+    unless the estimate verifies with them.
+
+    >>> import pyarrow as pa
+    >>> from neardup.plan import make_plan
+    >>> plan = make_plan(method="minhash", k=2).resolve(10)
+    >>> signed = sign_partition(pa.table({"text": ["a b c", "d e f"]}), "text", 0, plan)
+    >>> keyed = with_band_keys(signed, plan)
+    >>> keyed.keys.shape == (2, plan.bands), keyed.signatures is None
+    (True, True)
+    """
+    assert signed.signatures is not None
+    keys = stages.band_hashes(signed.signatures, plan.bands, plan.rows)  # type: ignore[arg-type]
+    return Signed(
+        empty=signed.empty,
+        positions=signed.positions,
+        digests=signed.digests,
+        keys=keys,
+        signatures=signed.signatures if plan.verify == "estimate" else None,
+        sizes=signed.sizes,
+    )
+
+
+def digest_rows(signed: Signed, parts: int) -> list[np.ndarray]:
+    """The partition's distinct set digests split by their hash into ``parts`` groups: the
+    shuffle that counts the distinct sets of the whole corpus (16 bytes a document)."""
+    from neardup.banding import sample_keys
+
+    distinct = unique_rows(signed.digests)
+    return [d for (d,) in split_by(hash_partition(sample_keys(distinct), parts), parts, distinct)]
+
+
+def distinct_rows(chunks: Sequence[np.ndarray]) -> int:
+    """How many distinct rows the uint64[m, 2] chunks hold together.
+
+    >>> distinct_rows([np.array([[1, 2], [3, 4]], np.uint64), np.array([[1, 2]], np.uint64)])
+    2
+    """
+    chunks = [c for c in chunks if len(c)]
+    return len(unique_rows(np.concatenate(chunks))) if chunks else 0
 
 
 def bucket_rows(signed: Signed, parts: int) -> list[dict[str, np.ndarray]]:
@@ -237,6 +284,43 @@ def bucket_pairs(records: Sequence[dict[str, np.ndarray]]) -> tuple[np.ndarray, 
     return _pairs_within(starts, sizes, rep_pos), exact
 
 
+def unique_sorted(values: np.ndarray) -> np.ndarray:
+    """The distinct values of a 1-d array, sorted: ``np.unique`` by a sort and a mask (numpy
+    2's ``np.unique`` is ~20x slower than a sort on millions of distinct integers).
+
+    >>> unique_sorted(np.array([3, 1, 3, 2])).tolist()
+    [1, 2, 3]
+    """
+    ordered = np.sort(values)
+    if len(ordered) < 2:
+        return ordered
+    fresh = np.empty(len(ordered), dtype=bool)
+    fresh[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=fresh[1:])
+    return ordered[fresh]
+
+
+def unique_rows(rows: np.ndarray) -> np.ndarray:
+    """The distinct rows of an [m, 2] integer array in lexicographic order, as
+    ``np.unique(rows, axis=0)`` gives them but by sorting (pairs of positions below 2**31 as
+    one packed int64 key; other rows by a lexsort).
+
+    >>> unique_rows(np.array([[1, 2], [0, 3], [1, 2]])).tolist()
+    [[0, 3], [1, 2]]
+    >>> unique_rows(np.array([[2**63, 1], [5, 2**64 - 1], [5, 2**64 - 1]], np.uint64)).tolist()
+    [[5, 18446744073709551615], [9223372036854775808, 1]]
+    """
+    if len(rows) == 0:
+        return rows.reshape(0, 2)
+    if rows.dtype == np.int64 and rows.min() >= 0 and rows.max() < 2**31:
+        keys = unique_sorted((rows[:, 0] << 32) | rows[:, 1])
+        return np.stack([keys >> 32, keys & 0xFFFFFFFF], axis=1)
+    ordered = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+    fresh = np.ones(len(ordered), dtype=bool)
+    fresh[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    return ordered[fresh]
+
+
 def unique_pairs(chunks: Sequence[np.ndarray]) -> np.ndarray:
     """The distinct pairs of several int64[m, 2] arrays, sorted.
 
@@ -246,7 +330,7 @@ def unique_pairs(chunks: Sequence[np.ndarray]) -> np.ndarray:
     chunks = [c for c in chunks if len(c)]
     if not chunks:
         return NO_PAIRS
-    return np.unique(np.concatenate(chunks), axis=0)
+    return unique_rows(np.concatenate(chunks))
 
 
 @dataclass

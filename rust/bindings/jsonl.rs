@@ -1,0 +1,102 @@
+//! The JSONL fast path's part of `neardup._core` (`rust/jsonl.rs`): a buffer of a file's
+//! bytes in, text buffers and raw ids out (`python/neardup/io/jsonl.py` drives it).
+
+use super::{contiguous, matrix, run};
+use crate::error::Error;
+use crate::jsonl;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(jsonl_scan, m)?)?;
+    m.add_function(wrap_pyfunction!(jsonl_kept_lines, m)?)?;
+    Ok(())
+}
+
+type Bytes<'py> = Bound<'py, PyArray1<u8>>;
+type Ints<'py> = Bound<'py, PyArray1<i64>>;
+
+/// (text data, text offsets, raw ids, id offsets, fallback int64[m, 4] (row, start, end,
+/// line), end, lines) of the rows of `block[start:]` ([`jsonl::scan`]); the fallback's
+/// start/end and `end` are positions in `block`, its line numbers count from `start`.
+type ScanOut<'py> = (
+    Bytes<'py>,
+    Ints<'py>,
+    Bytes<'py>,
+    Ints<'py>,
+    Bound<'py, PyArray2<i64>>,
+    usize,
+    usize,
+);
+
+fn rest<'a>(block: &'a PyReadonlyArray1<'_, u8>, start: usize) -> PyResult<&'a [u8]> {
+    let bytes = contiguous(block, "block")?;
+    bytes.get(start..).ok_or_else(|| {
+        Error::new(format!(
+            "start {start} is past the block ({} bytes)",
+            bytes.len()
+        ))
+        .into()
+    })
+}
+
+#[pyfunction]
+#[pyo3(signature = (block, start, last, text_field, id_field, id_required, max_rows))]
+#[allow(clippy::too_many_arguments)]
+fn jsonl_scan<'py>(
+    py: Python<'py>,
+    block: PyReadonlyArray1<'py, u8>,
+    start: usize,
+    last: bool,
+    text_field: &str,
+    id_field: Option<&str>,
+    id_required: bool,
+    max_rows: usize,
+) -> PyResult<ScanOut<'py>> {
+    let bytes = rest(&block, start)?;
+    let mut s = run(py, || {
+        Ok(jsonl::scan(
+            bytes,
+            last,
+            text_field,
+            id_field,
+            id_required,
+            max_rows,
+        ))
+    })?;
+    for f in s.fallback.chunks_exact_mut(4) {
+        f[1] += start as i64;
+        f[2] += start as i64;
+    }
+    Ok((
+        s.text.into_pyarray(py),
+        s.text_offsets.into_pyarray(py),
+        s.ids.into_pyarray(py),
+        s.id_offsets.into_pyarray(py),
+        matrix(py, s.fallback, 4)?,
+        start + s.consumed,
+        s.lines,
+    ))
+}
+
+/// (the kept lines of `block[start:]`, each ending in `\n`; non-blank lines seen; end; lines)
+/// ([`jsonl::kept_lines`]).
+#[pyfunction]
+fn jsonl_kept_lines<'py>(
+    py: Python<'py>,
+    block: PyReadonlyArray1<'py, u8>,
+    start: usize,
+    last: bool,
+    keep: PyReadonlyArray1<'py, bool>,
+) -> PyResult<(Bound<'py, PyBytes>, usize, usize, usize)> {
+    let bytes = rest(&block, start)?;
+    let keep = contiguous(&keep, "keep")?;
+    let k = run(py, || Ok(jsonl::kept_lines(bytes, last, keep)))?;
+    Ok((
+        PyBytes::new(py, &k.bytes),
+        k.rows,
+        start + k.consumed,
+        k.lines,
+    ))
+}

@@ -1,0 +1,394 @@
+//! Reading JSONL without building an object per row: the text field of each line is decoded
+//! straight into one UTF-8 buffer (text bytes + offsets, what the stages borrow), the id field
+//! kept as its raw JSON, and every other field only checked for syntax.
+//!
+//! This is a fast path, not a second definition of JSONL: a line it cannot read exactly as
+//! Python's `json.loads` would (invalid UTF-8 or JSON, a non-string text, a lone surrogate, a
+//! number out of range, `NaN`, deep nesting, a missing field...) is listed in
+//! [`Scan::fallback`] and read by the Python reader, which gives the value or the documented
+//! error naming file and line. A line it does read gives the text `json.loads` gives: the line
+//! is valid UTF-8, parses as one JSON object, and its text (the last occurrence of the key,
+//! as in Python) is a string, whose escapes serde_json decodes.
+//!
+//! Blank lines (only ASCII whitespace, as `bytes.isspace`) are skipped; lines end at `\n`.
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// What [`scan`] read from a block of whole lines.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Scan {
+    /// The texts, UTF-8, one after another (a fallback row contributes nothing).
+    pub text: Vec<u8>,
+    /// `rows + 1` offsets into `text`.
+    pub text_offsets: Vec<i64>,
+    /// The raw JSON of each row's id value, each followed by a comma (so the whole buffer,
+    /// less its last comma, in brackets is a JSON array of the ids: one `json.loads`).
+    pub ids: Vec<u8>,
+    /// `rows + 1` offsets into `ids` (a span includes its comma); an empty span is a row
+    /// without the id field, or a fallback row.
+    pub id_offsets: Vec<i64>,
+    /// (row, start, end, line) of each line left to the Python reader: its row in this scan,
+    /// its bytes in the block, its line number in the scan (0 for the first line), flattened.
+    pub fallback: Vec<i64>,
+    /// Bytes of the block consumed: the end of the last line read.
+    pub consumed: usize,
+    /// Lines consumed, blank ones included (for line numbers).
+    pub lines: usize,
+}
+
+impl Scan {
+    /// Rows read (fallback rows included).
+    pub fn rows(&self) -> usize {
+        self.text_offsets.len() - 1
+    }
+}
+
+/// Whether a line is blank the way Python's `bytes.isspace` says (the `\n` included).
+fn is_blank(line: &[u8]) -> bool {
+    line.iter()
+        .all(|&b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
+}
+
+/// The next line of `block` from `pos`: (its end, exclusive of nothing: the `\n` included),
+/// or None when no `\n` is left and the block is not the last.
+fn line_end(block: &[u8], pos: usize, last: bool) -> Option<usize> {
+    match memchr::memchr(b'\n', &block[pos..]) {
+        Some(i) => Some(pos + i + 1),
+        None if last && pos < block.len() => Some(block.len()),
+        None => None,
+    }
+}
+
+/// Reads up to `max_rows` non-blank lines of `block` from its start. `last`: the block ends the
+/// input, so a final line without `\n` counts; otherwise that partial line is left unconsumed.
+/// `id_field` None: no ids are taken; `id_required`: a row without one goes to the fallback
+/// (where Python names it).
+pub fn scan(
+    block: &[u8],
+    last: bool,
+    text_field: &str,
+    id_field: Option<&str>,
+    id_required: bool,
+    max_rows: usize,
+) -> Scan {
+    let mut out = Scan {
+        text_offsets: vec![0],
+        id_offsets: vec![0],
+        ..Scan::default()
+    };
+    let mut pos = 0;
+    while out.rows() < max_rows {
+        let Some(end) = line_end(block, pos, last) else {
+            break;
+        };
+        let line = &block[pos..end];
+        out.lines += 1;
+        if !is_blank(line) {
+            let row = out.rows() as i64;
+            match read_line(line, text_field, id_field) {
+                Some((text, id)) if id.is_some() || !id_required => {
+                    out.text.extend_from_slice(text.as_bytes());
+                    if let Some((a, b)) = id {
+                        out.ids.extend_from_slice(&line[a..b]);
+                        out.ids.push(b',');
+                    }
+                }
+                _ => out
+                    .fallback
+                    .extend([row, pos as i64, end as i64, out.lines as i64 - 1]),
+            }
+            out.text_offsets.push(out.text.len() as i64);
+            out.id_offsets.push(out.ids.len() as i64);
+        }
+        pos = end;
+    }
+    out.consumed = pos;
+    out
+}
+
+/// What [`kept_lines`] copied.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// The kept lines, each ending in `\n`.
+    pub bytes: Vec<u8>,
+    /// Non-blank lines seen.
+    pub rows: usize,
+    /// Bytes of the block consumed.
+    pub consumed: usize,
+    /// Lines consumed, blank ones included.
+    pub lines: usize,
+}
+
+/// The byte copy of the write pass: the kept lines of `block` (`last` as in [`scan`]).
+/// `keep[i]` is for the i-th non-blank line; lines past the end of `keep` are counted but not
+/// copied (the caller reports the input as changed).
+pub fn kept_lines(block: &[u8], last: bool, keep: &[bool]) -> Kept {
+    let mut out = Vec::new();
+    let mut rows = 0;
+    let mut pos = 0;
+    let mut lines = 0;
+    while let Some(end) = line_end(block, pos, last) {
+        lines += 1;
+        let line = &block[pos..end];
+        if !is_blank(line) {
+            if keep.get(rows).copied().unwrap_or(false) {
+                out.extend_from_slice(line);
+                if line.last() != Some(&b'\n') {
+                    out.push(b'\n');
+                }
+            }
+            rows += 1;
+        }
+        pos = end;
+    }
+    Kept {
+        bytes: out,
+        rows,
+        consumed: pos,
+        lines,
+    }
+}
+
+/// A line's text and the byte span of its id's raw JSON in the line.
+type Read<'a> = (Cow<'a, str>, Option<(usize, usize)>);
+
+/// What the fast path reads of a line, or None when the line is left to Python.
+fn read_line<'a>(line: &'a [u8], text_field: &str, id_field: Option<&str>) -> Option<Read<'a>> {
+    let json = std::str::from_utf8(line).ok()?;
+    let mut de = serde_json::Deserializer::from_str(json);
+    let row = RowSeed {
+        text_field,
+        id_field,
+    }
+    .deserialize(&mut de)
+    .ok()?;
+    de.end().ok()?;
+    let text = row.text?;
+    let id = row.id.map(|raw| {
+        let start = raw.get().as_ptr() as usize - json.as_ptr() as usize;
+        (start, start + raw.get().len())
+    });
+    Some((text, id))
+}
+
+struct Row<'a> {
+    text: Option<Cow<'a, str>>,
+    id: Option<&'a RawValue>,
+}
+
+struct RowSeed<'f> {
+    text_field: &'f str,
+    id_field: Option<&'f str>,
+}
+
+impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
+    type Value = Row<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Row<'de>, D::Error> {
+        de.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RowSeed<'_> {
+    type Value = Row<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Row<'de>, A::Error> {
+        let mut row = Row {
+            text: None,
+            id: None,
+        };
+        while let Some(key) = map.next_key_seed(KeySeed(&self))? {
+            match key {
+                Key::Text => row.text = Some(map.next_value_seed(TextSeed)?),
+                Key::Id => row.id = Some(map.next_value::<&RawValue>()?),
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(row)
+    }
+}
+
+enum Key {
+    Text,
+    Id,
+    Other,
+}
+
+struct KeySeed<'s, 'f>(&'s RowSeed<'f>);
+
+impl KeySeed<'_, '_> {
+    fn key(&self, name: &str) -> Key {
+        if name == self.0.text_field {
+            Key::Text
+        } else if Some(name) == self.0.id_field {
+            Key::Id
+        } else {
+            Key::Other
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Key, D::Error> {
+        de.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_, '_> {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Key, E> {
+        Ok(self.key(name))
+    }
+}
+
+/// A string value, borrowed from the line when it has no escapes; anything else is an error
+/// (the row goes to the Python reader, which says what is wrong).
+struct TextSeed;
+
+impl<'de> DeserializeSeed<'de> for TextSeed {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Cow<'de, str>, D::Error> {
+        de.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TextSeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(s))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(s.to_owned()))
+    }
+
+    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(line: &str) -> Option<(String, Option<String>)> {
+        read_line(line.as_bytes(), "text", Some("id"))
+            .map(|(t, id)| (t.into_owned(), id.map(|(a, b)| line[a..b].to_owned())))
+    }
+
+    #[test]
+    fn reads_text_and_raw_id() {
+        assert_eq!(
+            one(r#"{"id": 7, "text": "a b", "x": [1, {"y": null}]}"#),
+            Some(("a b".into(), Some("7".into())))
+        );
+        assert_eq!(
+            one(r#"{"text": "a", "id": {"k": "v"}}"#),
+            Some(("a".into(), Some(r#"{"k": "v"}"#.into())))
+        );
+        assert_eq!(one(r#"{"text": "a"}"#), Some(("a".into(), None)));
+    }
+
+    #[test]
+    fn decodes_escapes_and_surrogate_pairs() {
+        let (text, _) = one(r#"{"text": "a\"\\\n\u00e9\ud83d\ude00"}"#).unwrap();
+        assert_eq!(text, "a\"\\\n\u{e9}\u{1f600}");
+    }
+
+    #[test]
+    fn last_duplicate_key_wins() {
+        assert_eq!(one(r#"{"text": "a", "text": "b"}"#).unwrap().0, "b");
+        assert_eq!(
+            one(r#"{"text": "a", "id": 1, "id": 2}"#).unwrap().1,
+            Some("2".into())
+        );
+    }
+
+    #[test]
+    fn leaves_what_python_must_judge_to_python() {
+        for line in [
+            r#"{"text": "\ud800"}"#,            // lone leading surrogate
+            r#"{"text": "\udc00 x"}"#,          // lone trailing surrogate
+            r#"{"text": 5}"#,                   // not a string
+            r#"{"text": null}"#,                // null
+            r#"{"body": "x"}"#,                 // missing
+            r#"["text", "x"]"#,                 // not an object
+            r#"{"text": "x", "v": NaN}"#,       // Python accepts NaN; serde_json does not
+            r#"{"text": "x"} {}"#,              // trailing data
+            "{\"text\": \"a\tb\"}",             // raw control character in a string
+            "{\"text\": \"x\", \"o\": \"\t\"}", // also in another field
+            r#"{"text": "x", "n": 01}"#,        // leading zero
+            "\u{feff}{\"text\": \"x\"}",        // byte order mark
+        ] {
+            assert_eq!(one(line), None, "{line}");
+        }
+        let deep = format!(
+            "{{\"text\": \"x\", \"d\": {}{}}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert_eq!(one(&deep).unwrap().0, "x"); // json.loads reads this depth too
+        assert_eq!(read_line(b"{\"text\": \"\xff\"}", "text", None), None);
+        assert_eq!(
+            read_line(b"{\"text\": \"x\", \"o\": \"\xc3\"}", "text", None),
+            None
+        );
+    }
+
+    #[test]
+    fn scans_lines_rows_and_partial_tail() {
+        let block = b"{\"text\": \"a\", \"id\": 1}\n \r\n{\"text\": 3}\n{\"text\": \"b\"}\n{\"te";
+        let s = scan(block, false, "text", Some("id"), false, 100);
+        assert_eq!(s.rows(), 3);
+        assert_eq!(s.lines, 4);
+        assert_eq!(s.fallback, vec![1, 26, 38, 2]);
+        assert_eq!(s.text, b"ab");
+        assert_eq!(s.text_offsets, vec![0, 1, 1, 2]);
+        assert_eq!(s.ids, b"1,");
+        assert_eq!(s.id_offsets, vec![0, 2, 2, 2]);
+        assert_eq!(&block[s.consumed..], b"{\"te");
+        let tail = scan(b"{\"text\": \"z\"}", true, "text", None, false, 100);
+        assert_eq!((tail.rows(), tail.text.as_slice()), (1, b"z".as_slice()));
+        let capped = scan(block, false, "text", Some("id"), false, 1);
+        assert_eq!((capped.rows(), capped.consumed, capped.lines), (1, 23, 1));
+        let required = scan(block, false, "text", Some("id"), true, 100);
+        assert_eq!(required.fallback, vec![1, 26, 38, 2, 2, 38, 52, 3]);
+    }
+
+    #[test]
+    fn copies_kept_lines() {
+        let block = b"a\n\nb\r\n  \nc";
+        let k = kept_lines(block, true, &[true, false, true]);
+        assert_eq!((k.bytes.as_slice(), k.rows), (b"a\nc\n".as_slice(), 3));
+        assert_eq!((k.consumed, k.lines), (block.len(), 5));
+        let k = kept_lines(block, true, &[false]);
+        assert_eq!((k.bytes.as_slice(), k.rows), (b"".as_slice(), 3));
+        let k = kept_lines(block, false, &[true, true]);
+        assert_eq!(
+            (k.bytes.as_slice(), k.rows, k.consumed),
+            (b"a\nb\r\n".as_slice(), 2, 9)
+        );
+    }
+}
