@@ -141,6 +141,7 @@ class SignedBatch:
     removed: np.ndarray | None = None  # shingles stripped per document
     signatures: np.ndarray | None = None  # MinHash uint32[n, P] when signed in the same pass
     shingled: bool = True  # False for the SHA-256 methods (no sets, no signatures)
+    set_sizes: np.ndarray | None = None  # int64[n] sizes of the sets signed, kept or not
 
 
 def _signs_in_one_pass(plan: Plan, drop: np.ndarray) -> bool:
@@ -209,6 +210,7 @@ def sign_batch(
             np.zeros(n, dtype=np.int64) if lengths is None else lengths,
             kept,
             signatures=signatures,
+            set_sizes=sizes,
         )
     sets = _shingles(plan, texts)
     n = len(sets)
@@ -225,6 +227,7 @@ def sign_batch(
         sets,
         sizes if drop.size else None,
         removed,
+        set_sizes=sets.sizes(),
     )
 
 
@@ -548,9 +551,10 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
                 elif probe.method in ("minhash", "auto", "simhash"):
                     assert b.sets is not None
                     signs.append(sign_rows(probe, b.sets, chosen))
-                    set_sizes.append(b.sets.sizes()[chosen])
-            if b.sets is not None:
-                shingled += int(b.sets.offsets[-1] - b.sets.offsets[0])
+                if b.set_sizes is not None and probe.method in ("minhash", "auto", "simhash"):
+                    set_sizes.append(b.set_sizes[chosen])
+            if b.set_sizes is not None:
+                shingled += int(b.set_sizes.sum())
     with timer.stage("collapse"):
         all_digests = _cat(digests, (0, 2), np.uint64)
         first = collapse(all_digests, _cat(groupable, (0,), bool))
