@@ -11,13 +11,28 @@ const ROWS_PER_TASK: usize = 512;
 /// many OS threads before failing.
 pub const MAX_THREADS: usize = 1024;
 
-/// Calls `work(first_row, rows)` over consecutive blocks of `row_len`-wide rows of `out`,
-/// on `threads` threads (1 = on the caller's thread). `work` builds its own scratch state.
-pub fn for_row_blocks<T, F>(out: &mut [T], row_len: usize, threads: usize, work: F) -> Result<()>
+/// `work(rows)` over consecutive blocks of `0..rows` on `threads` threads (1 = one block, on
+/// the caller's thread), the results in block order: for passes whose outputs are not one
+/// matrix of fixed-width rows.
+pub fn map_blocks<R, F>(rows: usize, threads: usize, work: F) -> Result<Vec<R>>
 where
-    T: Send,
-    F: Fn(usize, &mut [T]) + Sync + Send,
+    R: Send,
+    F: Fn(std::ops::Range<usize>) -> R + Sync + Send,
 {
+    check_threads(threads)?;
+    if threads == 1 {
+        return Ok(vec![work(0..rows)]);
+    }
+    let pool = pool(threads)?;
+    Ok(pool.install(|| {
+        (0..rows.div_ceil(ROWS_PER_TASK))
+            .into_par_iter()
+            .map(|block| work(block * ROWS_PER_TASK..((block + 1) * ROWS_PER_TASK).min(rows)))
+            .collect()
+    }))
+}
+
+fn check_threads(threads: usize) -> Result<()> {
     if threads == 0 {
         return Err(Error::new("threads must be at least 1"));
     }
@@ -26,6 +41,24 @@ where
             "threads must be at most {MAX_THREADS}, got {threads}"
         )));
     }
+    Ok(())
+}
+
+fn pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::new(format!("could not start {threads} threads: {e}")))
+}
+
+/// Calls `work(first_row, rows)` over consecutive blocks of `row_len`-wide rows of `out`,
+/// on `threads` threads (1 = on the caller's thread). `work` builds its own scratch state.
+pub fn for_row_blocks<T, F>(out: &mut [T], row_len: usize, threads: usize, work: F) -> Result<()>
+where
+    T: Send,
+    F: Fn(usize, &mut [T]) + Sync + Send,
+{
+    check_threads(threads)?;
     if row_len == 0 || out.is_empty() {
         return Ok(());
     }
@@ -33,10 +66,7 @@ where
         work(0, out);
         return Ok(());
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::new(format!("could not start {threads} threads: {e}")))?;
+    let pool = pool(threads)?;
     pool.install(|| {
         out.par_chunks_mut(row_len * ROWS_PER_TASK)
             .enumerate()

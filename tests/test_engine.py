@@ -88,3 +88,50 @@ def test_second_pass_over_the_store_gives_what_the_held_sets_give(monkeypatch):
         np.testing.assert_array_equal(got.pairs, want.pairs)
         np.testing.assert_array_equal(got.similarity, want.similarity)
         np.testing.assert_array_equal(got.keep, want.keep)
+
+
+def test_candidate_bound_counts_bucket_pairs_band_by_band():
+    # Signatures with many equal bands (small slot alphabet): the bound is the sum over bands
+    # of m(m - 1)/2 per bucket, and stops early once past the limit.
+    from neardup.near import candidate_bound
+
+    rng = np.random.default_rng(11)
+    for n, bands, rows in [(0, 4, 2), (1, 3, 3), (300, 8, 2), (5000, 16, 1)]:
+        sig = rng.integers(0, 3, size=(n, bands * rows)).astype(np.uint32)
+        want = 0
+        for j in range(bands):
+            _, counts = np.unique(sig[:, j * rows : (j + 1) * rows], axis=0, return_counts=True)
+            want += int((counts * (counts - 1) // 2).sum())
+        assert candidate_bound(sig, bands, rows, 2**62) == want
+        if want:
+            first_band = candidate_bound(sig, bands, rows, 0)
+            assert 0 < first_band <= want
+
+
+def test_sets_held_in_place_across_batches_match_one_batch_and_a_second_pass(monkeypatch):
+    # Exact duplicates inside and across batches, so held sets are compacted in the buffer
+    # the sign pass wrote them into. A budget of a few thousand hashes: MinHash stops holding
+    # and shingles the candidates again; auto (exact Jaccard here) must hold everything, so
+    # later batches overflow the buffer's room (their sets come back on their own, and the
+    # buffer grows).
+    from neardup.plan import make_plan
+    from neardup.stores import MemoryStore
+
+    base = list(neardup.synth.generate(bases=8, singles=30, seed=9).texts)
+    texts = [t for i, t in enumerate(base) for _ in range(1 + (i % 3 == 0))]
+    for method in ["minhash", "auto"]:
+        plan = make_plan(method=method, threshold=0.5)
+        want = engine.run(plan, MemoryStore(texts))
+        assert want.evidence.sets is not None and want.info["exact_duplicates"] > 0
+        for batch_size, budget in [(7, engine.HOLD_SETS_BUDGET), (5, 3000), (4, 0)]:
+            monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", budget)
+            got = engine.run(plan, MemoryStore(texts, batch_size=batch_size))
+            monkeypatch.undo()
+            np.testing.assert_array_equal(got.pairs, want.pairs)
+            np.testing.assert_array_equal(got.similarity, want.similarity)
+            np.testing.assert_array_equal(got.keep, want.keep)
+            if budget > 10**6 or method == "auto":
+                held = got.evidence.sets
+                assert held is not None
+                np.testing.assert_array_equal(held.offsets, want.evidence.sets.offsets)
+                np.testing.assert_array_equal(held.hashes, want.evidence.sets.hashes)

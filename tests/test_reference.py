@@ -222,3 +222,30 @@ def test_unicode_marks_stay_inside_words_in_version_1():
     assert normalize("हिंदी भाषा") == "हिंदी भाषा"
     assert normalize("İstanbul’da") == "i\u0307stanbul da"
     assert normalize("ΟΔΥΣΣΕΥΣ") == "οδυσσευσ"  # per-character lowercasing, no final sigma
+
+
+# Documents long and short in one batch, so the core's per-batch buffers (ASCII scratch, set
+# sorter) are reused from a longer document to a shorter one, across 64-byte chunks and past
+# the sizes where the set sort switches method; mixed ASCII/non-ASCII runs take the general
+# path after ASCII documents took the fast one.
+long_docs = st.lists(
+    st.tuples(st.sampled_from([ascii_words, texts_v2]), st.integers(0, 40)),
+    min_size=1,
+    max_size=6,
+).flatmap(lambda parts: st.tuples(*[piece.map(lambda t, n=n: (t + " ") * n) for piece, n in parts]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(long_docs.map("".join), min_size=1, max_size=6), st.integers(1, 5))
+def test_batches_of_long_and_short_documents_match_the_reference(docs, k):
+    sets = neardup.shingles(docs, k=k)
+    for i, doc in enumerate(docs):
+        assert sets[i].tolist() == ref.shingle_set(doc, k, "word", 2)
+    # The one-pass sign call of the engine: the same sets, digests and signatures.
+    plan = neardup.make_plan(method="minhash", k=k, num_perm=16)
+    batch = neardup.engine.sign_batch(plan, docs, np.zeros(0, np.uint64))
+    assert batch.sets is not None and batch.signatures is not None
+    np.testing.assert_array_equal(batch.sets.offsets, sets.offsets)
+    np.testing.assert_array_equal(batch.sets.hashes, sets.hashes)
+    np.testing.assert_array_equal(batch.digests, neardup.engine.set_digests(sets))
+    np.testing.assert_array_equal(batch.signatures, neardup.minhash(sets, num_perm=16))

@@ -27,6 +27,7 @@ __all__ = [
     "jaccard_at_least",
     "jsonl_kept_lines",
     "jsonl_scan",
+    "lsh_bucket_pairs_bound",
     "lsh_candidates",
     "lsh_duplicates",
     "lsh_half_point",
@@ -38,6 +39,7 @@ __all__ = [
     "minhash_texts",
     "normalize",
     "shingle_sets",
+    "sign_texts",
     "simhash_sets",
     "simhash_texts",
     "word_counts",
@@ -76,6 +78,24 @@ def minhash_sets(
     threads: int,
     algorithm: str,
 ) -> npt.NDArray[np.uint32]: ...
+def sign_texts(
+    texts: _Texts,
+    k: int,
+    unit: str,
+    hash_version: int,
+    num_perm: int,
+    seed: int,
+    algorithm: str,
+    threads: int,
+    keep_sets: bool,
+    into: npt.NDArray[np.uint64] | None = None,
+    at: int = 0,
+) -> tuple[
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.uint64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.uint64] | None,
+]: ...
 def simhash_texts(
     texts: _Texts, bits: int, tf: bool, k: int, unit: str, threads: int, hash_version: int
 ) -> npt.NDArray[np.uint64]: ...
@@ -91,6 +111,9 @@ def lsh_probability(
 def band_hashes(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int
 ) -> npt.NDArray[np.uint64]: ...
+def lsh_bucket_pairs_bound(
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int, limit: int
+) -> int: ...
 def lsh_candidates(signatures: npt.NDArray[np.uint32], bands: int, rows: int) -> _Pairs: ...
 def lsh_rows_in_candidates(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int

@@ -136,18 +136,38 @@ class SignedBatch:
     groupable: np.ndarray  # bool[n]: may join an exact group (empty documents may not)
     live: np.ndarray  # bool[n]: has shingles after stripping (takes part in near pairs)
     lengths: np.ndarray  # int64[n] characters (keep="longest"), else zeros
-    sets: stages.ShingleSets | None  # the (stripped) sets of the batch
+    sets: stages.ShingleSets | None  # the (stripped) sets of the batch, if kept
     sizes: np.ndarray | None = None  # set sizes before stripping (boilerplate statistics)
     removed: np.ndarray | None = None  # shingles stripped per document
+    signatures: np.ndarray | None = None  # MinHash uint32[n, P] when signed in the same pass
+    shingled: bool = True  # False for the SHA-256 methods (no sets, no signatures)
+    set_sizes: np.ndarray | None = None  # int64[n] sizes of the sets signed, kept or not
 
 
-def sign_batch(plan: Plan, texts: Any, drop: np.ndarray) -> SignedBatch:
+def _signs_in_one_pass(plan: Plan, drop: np.ndarray) -> bool:
+    """Whether :func:`sign_batch` signs too (MinHash, no boilerplate to strip first): then
+    one core call shingles, digests and signs each document while it is in cache."""
+    return plan.method in ("minhash", "auto") and not drop.size
+
+
+def sign_batch(
+    plan: Plan,
+    texts: Any,
+    drop: np.ndarray,
+    keep_sets: bool = True,
+    into: tuple[np.ndarray, int] | None = None,
+) -> SignedBatch:
     """Shingle one batch, digest its sets, strip the ``drop`` shingles: the per-partition map.
+
+    For MinHash without boilerplate stripping the batch is also signed
+    (``SignedBatch.signatures``), in the same core call; its sets are then returned only when
+    ``keep_sets`` (exact verification holds them), written into ``into = (buffer, at)`` from
+    ``at`` on when they fit there (the sets are then a view of it).
 
     >>> from neardup.plan import make_plan
     >>> b = sign_batch(make_plan(k=2), ["a b c", "", "a b c"], np.zeros(0, np.uint64))
-    >>> b.live.tolist(), b.groupable.tolist()
-    ([True, False, True], [True, False, True])
+    >>> b.live.tolist(), b.groupable.tolist(), b.signatures.shape
+    ([True, False, True], [True, False, True], (3, 128))
     """
     lengths = char_lengths(texts) if plan.keep == "longest" else None
     if not plan.uses_shingles:
@@ -155,7 +175,43 @@ def sign_batch(plan: Plan, texts: Any, drop: np.ndarray) -> SignedBatch:
         n = len(digests)
         every = np.ones(n, dtype=bool)
         zeros = np.zeros(n, dtype=np.int64)
-        return SignedBatch(digests, every, ~every, zeros if lengths is None else lengths, None)
+        return SignedBatch(
+            digests, every, ~every, zeros if lengths is None else lengths, None, shingled=False
+        )
+    if _signs_in_one_pass(plan, drop):
+        # A store's batches are already what the core takes (MemoryStore converted them once):
+        # a list is passed as is (the core still checks each item), skipping a Python pass.
+        signatures, digests, offsets, hashes = _core.sign_texts(
+            texts if isinstance(texts, list) else as_core_texts(texts),
+            plan.k,
+            plan.unit,
+            plan.hash_version,
+            plan.num_perm,
+            plan.seed,
+            plan.algorithm,
+            plan.threads,
+            keep_sets,
+            *(into or ()),
+        )
+        sizes = np.diff(offsets)
+        unit: Any = plan.unit
+        kept = None
+        if keep_sets and hashes is None and into is not None:  # written into the buffer
+            hashes = into[0][into[1] : into[1] + int(offsets[-1])]
+        if hashes is not None:
+            kept = stages.ShingleSets(
+                offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version
+            )
+        n = len(sizes)
+        return SignedBatch(
+            digests,
+            sizes > 0,
+            sizes > 0,
+            np.zeros(n, dtype=np.int64) if lengths is None else lengths,
+            kept,
+            signatures=signatures,
+            set_sizes=sizes,
+        )
     sets = _shingles(plan, texts)
     n = len(sets)
     sizes = sets.sizes()
@@ -171,6 +227,7 @@ def sign_batch(plan: Plan, texts: Any, drop: np.ndarray) -> SignedBatch:
         sets,
         sizes if drop.size else None,
         removed,
+        set_sizes=sets.sizes(),
     )
 
 
@@ -447,11 +504,13 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
         with timer.stage("boilerplate"):
             drop = _boilerplate(plan, store)
     probe = plan.resolve(0) if plan.method != "auto" else plan
-    builder = SetBuilder(plan.k, plan.unit, plan.hash_version)
+    builder = SetBuilder(plan.k, plan.unit, plan.hash_version, capacity=HOLD_SETS_BUDGET)
     # The unique documents' sets are held while exact Jaccard needs them all (exact-jaccard,
     # auto up to its limit) or while they fit HOLD_SETS_BUDGET: verification then needs no
-    # second pass over the store.
-    hold = probe.uses_shingles
+    # second pass over the store. An estimate needs no sets (auto only while it may brute-force).
+    hold = probe.uses_shingles and (
+        probe.verify == "exact" or probe.method in ("auto", "exact-jaccard")
+    )
     signs: list[np.ndarray] = []
     set_sizes: list[np.ndarray] = []  # shingle counts of the signed documents (cost model)
     shingled = 0  # shingles of every document the sign pass read (exact duplicates too)
@@ -460,7 +519,8 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     unique = 0
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
-            b = _checked(batch, lambda t: sign_batch(plan, t, drop))
+            room = builder.free_room() if hold else None
+            b = _checked(batch, lambda t, h=hold, r=room: sign_batch(plan, t, drop, h, r))
             new = seen.new(b.digests, b.groupable)
             chosen = np.flatnonzero(new & b.live)  # first occurrences with shingles
             digests.append(b.digests)
@@ -470,22 +530,31 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
             if b.sizes is not None:
                 sizes.append(b.sizes)
                 removed.append(b.removed)
-            if len(chosen) and b.sets is not None:
+            if len(chosen) and b.shingled:
                 unique += len(chosen)
-                if hold:
-                    builder.add(b.sets, chosen, np.arange(unique - len(chosen), unique))
+                if hold and b.sets is not None:
                     needed = probe.method == "exact-jaccard" or (
                         probe.method == "auto" and unique <= plan.auto_exact_limit
                     )
-                    too_many = builder.hashes > HOLD_SETS_BUDGET or probe.verify == "estimate"
-                    if not needed and too_many:
+                    incoming = int(b.sets.sizes()[chosen].sum())
+                    too_many = (
+                        builder.hashes + incoming > HOLD_SETS_BUDGET or probe.verify == "estimate"
+                    )
+                    if needed or not too_many:
+                        builder.add(b.sets, chosen, np.arange(unique - len(chosen), unique))
+                    else:
                         hold = False
                         builder.clear()
-                if probe.method in ("minhash", "auto", "simhash"):
+                if b.signatures is not None:
+                    whole = len(chosen) == len(b.signatures)
+                    signs.append(b.signatures if whole else b.signatures[chosen])
+                elif probe.method in ("minhash", "auto", "simhash"):
+                    assert b.sets is not None
                     signs.append(sign_rows(probe, b.sets, chosen))
-                    set_sizes.append(b.sets.sizes()[chosen])
-            if b.sets is not None:
-                shingled += int(b.sets.offsets[-1] - b.sets.offsets[0])
+                if b.set_sizes is not None and probe.method in ("minhash", "auto", "simhash"):
+                    set_sizes.append(b.set_sizes[chosen])
+            if b.set_sizes is not None:
+                shingled += int(b.set_sizes.sum())
     with timer.stage("collapse"):
         all_digests = _cat(digests, (0, 2), np.uint64)
         first = collapse(all_digests, _cat(groupable, (0,), bool))

@@ -10,10 +10,11 @@ use crate::error::{reserve, Error, Result};
 use crate::hashing::HashVersion;
 use crate::minhash::Algorithm;
 use crate::shingle::{SetsView, ShingleSets, Unit};
+use crate::signing::KeptSets;
 use crate::{cluster, duplicates, exact, hashing, lsh, signing, spanning, verify};
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
-    PyUntypedArrayMethods,
+    PyReadwriteArray1, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -278,6 +279,69 @@ fn minhash_texts<'py>(
     matrix(py, signatures, num_perm)
 }
 
+/// (signatures, set digests, set offsets, the sets' hashes or None): one pass for the engine.
+type SignedArrays<'py> = (
+    Bound<'py, PyArray2<u32>>,
+    Bound<'py, PyArray2<u64>>,
+    Bound<'py, PyArray1<i64>>,
+    Option<Hashes<'py>>,
+);
+
+#[pyfunction]
+#[pyo3(signature = (texts, k, unit, hash_version, num_perm, seed, algorithm, threads, keep_sets, into=None, at=0))]
+#[allow(clippy::too_many_arguments)] // the Python signature
+fn sign_texts<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    k: usize,
+    unit: &str,
+    hash_version: u32,
+    num_perm: usize,
+    seed: u64,
+    algorithm: &str,
+    threads: usize,
+    keep_sets: bool,
+    into: Option<PyReadwriteArray1<'py, u64>>,
+    at: usize,
+) -> PyResult<SignedArrays<'py>> {
+    let unit = Unit::parse(unit)?;
+    let algorithm = Algorithm::parse(algorithm)?;
+    let version = HashVersion::new(hash_version)?;
+    let holder = Texts::borrow(texts)?;
+    let strs = holder.strs()?;
+    let mut into = into;
+    let buffer = match into.as_mut() {
+        Some(array) => Some(
+            array
+                .as_slice_mut()
+                .map_err(|_| Error::new("into must be a C-contiguous array"))?,
+        ),
+        None => None,
+    };
+    let keep = match buffer {
+        _ if !keep_sets => KeptSets::Not,
+        Some(buffer) => {
+            let slots = buffer.len();
+            let rest = buffer.get_mut(at..).ok_or_else(|| {
+                Error::new(format!("at = {at} is past the buffer's {slots} slots"))
+            })?;
+            KeptSets::Into(rest)
+        }
+        None => KeptSets::Own,
+    };
+    let signed = run(py, || {
+        signing::sign_texts(
+            &strs, k, unit, version, num_perm, seed, algorithm, threads, keep,
+        )
+    })?;
+    Ok((
+        matrix(py, signed.signatures, num_perm)?,
+        matrix(py, signed.digests, 2)?,
+        signed.offsets.into_pyarray(py),
+        signed.hashes.map(|h| h.into_pyarray(py)),
+    ))
+}
+
 #[pyfunction]
 fn minhash_sets<'py>(
     py: Python<'py>,
@@ -372,6 +436,20 @@ fn band_hashes<'py>(
     let (num_perm, slots) = signature_rows(&signatures)?;
     let keys = run(py, || lsh::band_keys(slots, num_perm, bands, rows))?;
     matrix(py, keys, bands)
+}
+
+#[pyfunction]
+fn lsh_bucket_pairs_bound(
+    py: Python<'_>,
+    signatures: PyReadonlyArray2<'_, u32>,
+    bands: usize,
+    rows: usize,
+    limit: u64,
+) -> PyResult<u64> {
+    let (num_perm, slots) = signature_rows(&signatures)?;
+    run(py, || {
+        lsh::bucket_pairs_bound(slots, num_perm, bands, rows, limit)
+    })
 }
 
 #[pyfunction]
@@ -540,6 +618,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shingle_sets, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_sets, m)?)?;
+    m.add_function(wrap_pyfunction!(sign_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_sets, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_params, m)?)?;
@@ -547,6 +626,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lsh_half_point, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_probability, m)?)?;
     m.add_function(wrap_pyfunction!(band_hashes, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_bucket_pairs_bound, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_rows_in_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_duplicates, m)?)?;

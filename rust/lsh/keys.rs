@@ -36,6 +36,48 @@ pub fn band_keys(
     Ok(keys)
 }
 
+/// An upper bound on the candidate pairs of a banding without listing them: the sum over
+/// bands of m(m - 1)/2 for every bucket of m documents (a pair sharing several buckets counts
+/// once per bucket), counted band by band and stopped as soon as it passes `limit`. Each
+/// band's keys are sorted by a bucket pass on their top bits (they are uniform hashes).
+pub fn bucket_pairs_bound(
+    signatures: &[u32],
+    num_perm: usize,
+    bands: usize,
+    rows: usize,
+    limit: u64,
+) -> Result<u64> {
+    check_banding(bands, rows, num_perm)?;
+    let signatures = Rows::new(signatures, num_perm);
+    let mut keys = Vec::with_capacity(signatures.len());
+    let mut bytes = vec![0u8; rows * 4];
+    let mut sorter = crate::shingle::SetSorter::default();
+    let mut total = 0u64;
+    for band in 0..bands {
+        keys.clear();
+        keys.extend(
+            signatures
+                .iter()
+                .map(|signature| band_key(signature, band, rows, &mut bytes)),
+        );
+        sorter.sort(&mut keys);
+        let mut run = 0u64;
+        for (i, &key) in keys.iter().enumerate() {
+            // `run` counts the earlier equal keys: each pairs with this one.
+            run = if i > 0 && keys[i - 1] == key {
+                run + 1
+            } else {
+                0
+            };
+            total += run;
+        }
+        if total > limit {
+            break;
+        }
+    }
+    Ok(total)
+}
+
 /// Fills `bucket` with (key of `band`, document) for every active document, sorted: equal keys
 /// (one LSH bucket) are then consecutive, documents ascending within each.
 pub fn sorted_band(
