@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from neardup import stages
-from neardup.engine import mix64, set_digests
+from neardup.engine import mix64, sign_batch
 from neardup.errors import InputError
 from neardup.plan import Plan
 
@@ -131,27 +131,20 @@ def sign_partition(
     plan: Plan,
     where: Sequence[tuple[int, str, int]] = (),
 ) -> Signed:
-    """Shingle sets, set digests and MinHash signatures of one partition (no band keys yet:
-    the banding is chosen from a sample of every partition's signatures).
+    """Set digests, shingle counts and MinHash signatures of one partition, by the local
+    engine's :func:`neardup.engine.sign_batch` (no band keys yet: the banding is chosen from a
+    sample of every partition's signatures).
 
     The texts go to Rust as one Arrow array (no per-row Python object).
     """
     texts = check_texts(table.column(text_column), start, where)
-    sets = stages.shingles(
-        texts,
-        k=plan.k,
-        unit=plan.unit,  # type: ignore[arg-type]
-        hash_version=plan.hash_version,
-    )
-    sizes = sets.sizes()
+    # the local engine's sign pass (sets, digests and signatures in one core call)
+    batch = sign_batch(plan, texts, np.zeros(0, np.uint64), keep_sets=False)
+    assert batch.signatures is not None and batch.set_sizes is not None  # MinHash, no stripping
+    sizes = batch.set_sizes
     live = np.flatnonzero(sizes > 0)
-    digests = set_digests(sets)[live]
-    signatures = stages.minhash(
-        sets,
-        num_perm=plan.num_perm,
-        seed=plan.seed,
-        algorithm=plan.algorithm,  # type: ignore[arg-type]
-    )[live]
+    digests = batch.digests[live]
+    signatures = batch.signatures[live]
     return Signed(
         empty=sizes == 0,
         positions=live.astype(np.int64) + start,
