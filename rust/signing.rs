@@ -546,42 +546,24 @@ mod tests {
         .unwrap();
         assert_eq!(got.digests[0..2], got.digests[2..4]);
         assert_eq!(got.digests[4..6], [0, 0]);
-        assert!(sign_texts(
-            &["a"],
-            0,
-            Unit::Word,
-            HashVersion::V2,
-            4,
-            0,
-            Algorithm::Classic,
-            1,
-            KeptSets::Not
-        )
-        .is_err());
-        assert!(sign_texts(
-            &["a"],
-            1,
-            Unit::Word,
-            HashVersion::V2,
-            0,
-            0,
-            Algorithm::Classic,
-            1,
-            KeptSets::Not
-        )
-        .is_err());
-        assert!(sign_texts(
-            &["a"],
-            1,
-            Unit::Word,
-            HashVersion::V2,
-            4,
-            0,
-            Algorithm::Classic,
-            0,
-            KeptSets::Not
-        )
-        .is_err());
+        // k, num_perm and threads of zero are refused, each alone
+        let sign = |k, num_perm, threads| {
+            sign_texts(
+                &["a"],
+                k,
+                Unit::Word,
+                HashVersion::V2,
+                num_perm,
+                0,
+                Algorithm::Classic,
+                threads,
+                KeptSets::Not,
+            )
+        };
+        assert!(sign(1, 4, 1).is_ok());
+        assert!(sign(0, 4, 1).is_err());
+        assert!(sign(1, 0, 1).is_err());
+        assert!(sign(1, 4, 0).is_err());
     }
 
     #[test]
