@@ -578,7 +578,7 @@ mod tests {
                     .map(|i| {
                         state = crate::hashing::mix64(state.wrapping_add(i as u64));
                         match kind {
-                            0 => state % (len as u64 / 2 + 1) * 0x9E37_79B9_7F4A_7C15,
+                            0 => (state % (len as u64 / 2 + 1)).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                             1 => state >> 20,
                             _ => state * u64::from(i % 7 != 0),
                         }
