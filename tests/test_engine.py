@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import neardup
-from neardup import engine
+from neardup import engine, sign
 
 
 @st.composite
@@ -51,9 +51,9 @@ def test_all_pairs_are_those_of_the_uncollapsed_corpus(case):
 
 def test_collapse_keeps_first_occurrences_and_leaves_empty_documents_alone():
     texts = ["a b c", "", "A b, c!", "", "x y z", "a b c"]
-    b = engine.sign_batch(neardup.make_plan(k=2), texts, np.zeros(0, np.uint64))
+    b = sign.sign_batch(neardup.make_plan(k=2), texts, np.zeros(0, np.uint64))
     assert engine.collapse(b.digests, b.groupable).tolist() == [0, 1, 0, 3, 4, 0]
-    sha = engine.sign_batch(neardup.make_plan(method="sha256"), texts, np.zeros(0, np.uint64))
+    sha = sign.sign_batch(neardup.make_plan(method="sha256"), texts, np.zeros(0, np.uint64))
     assert engine.collapse(sha.digests, sha.groupable).tolist() == [0, 1, 2, 1, 4, 0]
 
 

@@ -229,7 +229,7 @@ def sample_keys(digests: np.ndarray) -> np.ndarray:
     >>> bool(k[0] == k[1]), bool(k[0] == k[2])
     (True, False)
     """
-    from neardup.engine import mix64
+    from neardup.sign import mix64
 
     lanes = np.asarray(digests, dtype=np.uint64).reshape(-1, 2)
     return mix64(lanes[:, 0] ^ mix64(lanes[:, 1].copy()))

@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from neardup import stages
-from neardup.engine import mix64, sign_batch
 from neardup.errors import InputError
 from neardup.plan import Plan
+from neardup.sign import mix64, sign_batch
 
 #: Empty int64 pairs, the shape every step returns when it has nothing.
 NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
@@ -132,7 +132,7 @@ def sign_partition(
     where: Sequence[tuple[int, str, int]] = (),
 ) -> Signed:
     """Set digests, shingle counts and MinHash signatures of one partition, by the local
-    engine's :func:`neardup.engine.sign_batch` (no band keys yet: the banding is chosen from a
+    engine's :func:`neardup.sign.sign_batch` (no band keys yet: the banding is chosen from a
     sample of every partition's signatures).
 
     The texts go to Rust as one Arrow array (no per-row Python object).

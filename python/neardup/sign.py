@@ -1,0 +1,246 @@
+"""The sign pass of one batch (:func:`sign_batch`): shingle sets, their digests (the
+exact-duplicate key), boilerplate stripping and MinHash signatures or SimHash fingerprints,
+the per-partition map every executor runs (:mod:`neardup.engine` locally, :mod:`neardup.ray`
+per Ray block).
+
+>>> from neardup.plan import make_plan
+>>> b = sign_batch(make_plan(k=2), ["a b c", "a b c"], np.zeros(0, np.uint64))
+>>> bool((b.digests[0] == b.digests[1]).all())
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from neardup import _core, stages
+from neardup._texts import as_core_texts
+from neardup.boilerplate import remove_shingles
+from neardup.errors import InputError
+from neardup.plan import Plan
+from neardup.stores import char_lengths
+
+_MIX1 = np.uint64(0x9E3779B97F4A7C15)
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser, elementwise (wrapping uint64 arithmetic), in place on a fresh
+    uint64 array: the one Python copy of ``rust/hashing.rs``'s ``mix64``.
+
+    >>> mix64(np.array([0, 1], dtype=np.uint64)).tolist()[1] != 1
+    True
+    """
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+def set_digests(sets: stages.ShingleSets) -> np.ndarray:
+    """A 128-bit digest of each shingle set, uint64[n, 2]: equal sets give equal digests.
+
+    Order-independent: the sums of the (already uniform) shingle hashes and of their squares
+    modulo 2**64, the mixed size folded into the first; empty sets give (0, 0). Only compared
+    within one run, never stored.
+
+    >>> d = set_digests(stages.shingles(["a b c", "A b, c!", "a b d"], k=2))
+    >>> bool((d[0] == d[1]).all()), bool((d[0] == d[2]).all())
+    (True, False)
+    """
+    sizes = np.diff(sets.offsets)
+    out = np.zeros((len(sizes), 2), dtype=np.uint64)
+    rows = np.flatnonzero(sizes > 0)
+    if len(rows):
+        with np.errstate(over="ignore"):
+            out[rows, 0] = np.add.reduceat(sets.hashes, sets.offsets[rows])
+            out[rows, 1] = np.add.reduceat(sets.hashes * sets.hashes, sets.offsets[rows])
+            out[rows, 0] ^= mix64(sizes[rows].astype(np.uint64) ^ _MIX1)
+    return out
+
+
+def sha256_digests(
+    texts: Any, normalized: bool, hash_version: int = _core.HASH_VERSION
+) -> np.ndarray:
+    """The first 128 bits of each document's SHA-256 (raw UTF-8, or the text normalised by
+    ``hash_version``), uint64[n, 2].
+
+    >>> d = sha256_digests(["Hi there", "hi THERE!"], normalized=True)
+    >>> bool((d[0] == d[1]).all())
+    True
+    """
+    core = as_core_texts(texts)
+    if isinstance(core, tuple):
+        data, offsets = core
+        bounds = itertools.pairwise(offsets.tolist())
+        docs = [data[a:b].tobytes().decode("utf-8") for a, b in bounds]
+    else:
+        docs = core
+    out = np.zeros((len(docs), 2), dtype=np.uint64)
+    raw = out.view(np.uint8).reshape(len(docs), 16)
+    for i, doc in enumerate(docs):
+        try:
+            text = _core.normalize(doc, hash_version) if normalized else doc
+            raw[i] = np.frombuffer(hashlib.sha256(text.encode("utf-8")).digest()[:16], np.uint8)
+        except UnicodeEncodeError:
+            raise InputError(
+                f"texts[{i}] is not valid Unicode (it holds a lone surrogate)"
+            ) from None
+    return out
+
+
+@dataclass
+class SignedBatch:
+    """What the sign pass keeps of one batch (per document unless said otherwise)."""
+
+    digests: np.ndarray  # uint64[n, 2], the exact-duplicate key
+    groupable: np.ndarray  # bool[n]: may join an exact group (empty documents may not)
+    live: np.ndarray  # bool[n]: has shingles after stripping (takes part in near pairs)
+    lengths: np.ndarray  # int64[n] characters (keep="longest"), else zeros
+    sets: stages.ShingleSets | None  # the (stripped) sets of the batch, if kept
+    sizes: np.ndarray | None = None  # set sizes before stripping (boilerplate statistics)
+    removed: np.ndarray | None = None  # shingles stripped per document
+    signatures: np.ndarray | None = None  # MinHash uint32[n, P] when signed in the same pass
+    shingled: bool = True  # False for the SHA-256 methods (no sets, no signatures)
+    set_sizes: np.ndarray | None = None  # int64[n] sizes of the sets signed, kept or not
+
+
+def _signs_in_one_pass(plan: Plan, drop: np.ndarray) -> bool:
+    """Whether :func:`sign_batch` signs too (MinHash, no boilerplate to strip first): then
+    one core call shingles, digests and signs each document while it is in cache."""
+    return plan.method in ("minhash", "auto") and not drop.size
+
+
+def sign_batch(
+    plan: Plan,
+    texts: Any,
+    drop: np.ndarray,
+    keep_sets: bool = True,
+    into: tuple[np.ndarray, int] | None = None,
+) -> SignedBatch:
+    """Shingle one batch, digest its sets, strip the ``drop`` shingles: the per-partition map.
+
+    For MinHash without boilerplate stripping the batch is also signed
+    (``SignedBatch.signatures``), in the same core call; its sets are then returned only when
+    ``keep_sets`` (exact verification holds them), written into ``into = (buffer, at)`` from
+    ``at`` on when they fit there (the sets are then a view of it).
+
+    >>> from neardup.plan import make_plan
+    >>> b = sign_batch(make_plan(k=2), ["a b c", "", "a b c"], np.zeros(0, np.uint64))
+    >>> b.live.tolist(), b.groupable.tolist(), b.signatures.shape
+    ([True, False, True], [True, False, True], (3, 128))
+    """
+    lengths = char_lengths(texts) if plan.keep == "longest" else None
+    if not plan.uses_shingles:
+        digests = sha256_digests(texts, plan.method == "sha256-normalized", plan.hash_version)
+        n = len(digests)
+        every = np.ones(n, dtype=bool)
+        zeros = np.zeros(n, dtype=np.int64)
+        return SignedBatch(
+            digests, every, ~every, zeros if lengths is None else lengths, None, shingled=False
+        )
+    if _signs_in_one_pass(plan, drop):
+        # A store's batches are already what the core takes (MemoryStore converted them once):
+        # a list is passed as is (the core still checks each item), skipping a Python pass.
+        signatures, digests, offsets, hashes = _core.sign_texts(
+            texts if isinstance(texts, list) else as_core_texts(texts),
+            plan.k,
+            plan.unit,
+            plan.hash_version,
+            plan.num_perm,
+            plan.seed,
+            plan.algorithm,
+            plan.threads,
+            keep_sets,
+            *(into or ()),
+        )
+        sizes = np.diff(offsets)
+        unit: Any = plan.unit
+        kept = None
+        if keep_sets and hashes is None and into is not None:  # written into the buffer
+            hashes = into[0][into[1] : into[1] + int(offsets[-1])]
+        if hashes is not None:
+            kept = stages.ShingleSets(
+                offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version
+            )
+        n = len(sizes)
+        return SignedBatch(
+            digests,
+            sizes > 0,
+            sizes > 0,
+            np.zeros(n, dtype=np.int64) if lengths is None else lengths,
+            kept,
+            signatures=signatures,
+            set_sizes=sizes,
+        )
+    sets = batch_shingles(plan, texts)
+    n = len(sets)
+    sizes = sets.sizes()
+    digests = set_digests(sets)  # of the full sets: identical documents stay exact duplicates
+    removed = None
+    if drop.size:
+        sets, removed = remove_shingles(sets, drop)
+    return SignedBatch(
+        digests,
+        sizes > 0,
+        sets.sizes() > 0,
+        np.zeros(n, dtype=np.int64) if lengths is None else lengths,
+        sets,
+        sizes if drop.size else None,
+        removed,
+        set_sizes=sets.sizes(),
+    )
+
+
+def batch_shingles(plan: Plan, texts: Any) -> stages.ShingleSets:
+    unit: Any = plan.unit
+    return stages.shingles(texts, k=plan.k, unit=unit, hash_version=plan.hash_version)
+
+
+def sign_rows(plan: Plan, sets: stages.ShingleSets, rows: np.ndarray) -> np.ndarray:
+    """MinHash signatures (``auto`` too) or SimHash fingerprints of the given rows of a batch.
+
+    When most rows are wanted, the whole batch is signed and the rows taken from the
+    signatures (cheaper than gathering their shingles first).
+
+    >>> from neardup.plan import make_plan
+    >>> sets = stages.shingles(["a b c", "d e f", "a b c"], k=2)
+    >>> sign_rows(make_plan(num_perm=8), sets, np.array([0, 1])).shape
+    (2, 8)
+    """
+    if plan.method == "simhash":
+
+        def sign(s: stages.ShingleSets) -> np.ndarray:
+            return stages.simhash(s, bits=plan.simhash_bits, threads=plan.threads)
+    else:
+
+        def sign(s: stages.ShingleSets) -> np.ndarray:
+            algorithm: Any = plan.algorithm
+            return stages.minhash(
+                s, num_perm=plan.num_perm, seed=plan.seed, threads=plan.threads, algorithm=algorithm
+            )
+
+    if 2 * len(rows) >= len(sets):
+        return np.ascontiguousarray(sign(sets)[rows])
+    return sign(_rows(sets, rows))
+
+
+def _rows(sets: stages.ShingleSets, rows: np.ndarray) -> stages.ShingleSets:
+    """The sets of ``rows`` only (the first occurrences: duplicates are signed once)."""
+    if len(rows) == len(sets):
+        return sets
+    from neardup.near import take_sets
+
+    sizes, hashes = take_sets(sets, rows)
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return stages.ShingleSets(
+        offsets, hashes, k=sets.k, unit=sets.unit, hash_version=sets.hash_version
+    )
