@@ -4,14 +4,14 @@
 
 mod index;
 mod jsonl;
+mod lsh;
 
-use crate::duplicates::Verify;
 use crate::error::{reserve, Error, Result};
 use crate::hashing::HashVersion;
 use crate::minhash::Algorithm;
 use crate::shingle::{SetsView, ShingleSets, Unit};
 use crate::signing::KeptSets;
-use crate::{cluster, duplicates, exact, hashing, lsh, signing, spanning, verify};
+use crate::{cluster, exact, hashing, signing, verify};
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyReadwriteArray1, PyUntypedArrayMethods,
@@ -396,115 +396,6 @@ fn simhash_sets<'py>(
 }
 
 #[pyfunction]
-fn lsh_params(py: Python<'_>, threshold: f64, num_perm: usize) -> PyResult<(usize, usize)> {
-    run(py, || lsh::params(threshold, num_perm))
-}
-
-#[pyfunction]
-fn lsh_s_star(py: Python<'_>, bands: usize, rows: usize) -> PyResult<f64> {
-    run(py, || {
-        lsh::check_banding(bands, rows, usize::MAX).map(|_| lsh::s_star(bands, rows))
-    })
-}
-
-#[pyfunction]
-fn lsh_half_point(py: Python<'_>, bands: usize, rows: usize) -> PyResult<f64> {
-    run(py, || {
-        lsh::check_banding(bands, rows, usize::MAX).map(|_| lsh::half_point(bands, rows))
-    })
-}
-
-#[pyfunction]
-fn lsh_probability<'py>(
-    py: Python<'py>,
-    similarity: PyReadonlyArray1<'py, f64>,
-    bands: usize,
-    rows: usize,
-) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let s = contiguous(&similarity, "similarity")?;
-    let p = run(py, || lsh::collision_probabilities(s, bands, rows))?;
-    Ok(p.into_pyarray(py))
-}
-
-#[pyfunction]
-fn band_hashes<'py>(
-    py: Python<'py>,
-    signatures: PyReadonlyArray2<'py, u32>,
-    bands: usize,
-    rows: usize,
-) -> PyResult<Bound<'py, PyArray2<u64>>> {
-    let (num_perm, slots) = signature_rows(&signatures)?;
-    let keys = run(py, || lsh::band_keys(slots, num_perm, bands, rows))?;
-    matrix(py, keys, bands)
-}
-
-#[pyfunction]
-fn lsh_bucket_pairs_bound(
-    py: Python<'_>,
-    signatures: PyReadonlyArray2<'_, u32>,
-    bands: usize,
-    rows: usize,
-    limit: u64,
-) -> PyResult<u64> {
-    let (num_perm, slots) = signature_rows(&signatures)?;
-    run(py, || {
-        lsh::bucket_pairs_bound(slots, num_perm, bands, rows, limit)
-    })
-}
-
-#[pyfunction]
-fn lsh_candidates<'py>(
-    py: Python<'py>,
-    signatures: PyReadonlyArray2<'py, u32>,
-    bands: usize,
-    rows: usize,
-) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    let (num_perm, slots) = signature_rows(&signatures)?;
-    let pairs = run(py, || lsh::candidates(slots, num_perm, bands, rows))?;
-    pair_matrix(py, pairs)
-}
-
-#[pyfunction]
-fn lsh_rows_in_candidates<'py>(
-    py: Python<'py>,
-    signatures: PyReadonlyArray2<'py, u32>,
-    bands: usize,
-    rows: usize,
-) -> PyResult<Bound<'py, PyArray1<bool>>> {
-    let (num_perm, slots) = signature_rows(&signatures)?;
-    Ok(run(py, || lsh::rows_in_candidates(slots, num_perm, bands, rows))?.into_pyarray(py))
-}
-
-#[pyfunction]
-#[pyo3(signature = (signatures, bands, rows, threshold, offsets=None, hashes=None, spanning=false))]
-#[allow(clippy::too_many_arguments)] // the Python signature
-fn lsh_duplicates<'py>(
-    py: Python<'py>,
-    signatures: PyReadonlyArray2<'py, u32>,
-    bands: usize,
-    rows: usize,
-    threshold: f64,
-    offsets: Option<PyReadonlyArray1<'py, i64>>,
-    hashes: Option<PyReadonlyArray1<'py, u64>>,
-    spanning: bool,
-) -> PairsAnd<'py, f32> {
-    let (num_perm, slots) = signature_rows(&signatures)?;
-    let verify = match (&offsets, &hashes) {
-        (Some(o), Some(h)) => Verify::Exact(sets_view(o, h)?),
-        (None, None) => Verify::Estimate,
-        _ => return Err(Error::new("offsets and hashes go together").into()),
-    };
-    let (pairs, similarity) = run(py, || {
-        if spanning {
-            spanning::lsh_cluster_edges(slots, num_perm, bands, rows, threshold, verify)
-        } else {
-            duplicates::lsh_duplicates(slots, num_perm, bands, rows, threshold, verify)
-        }
-    })?;
-    Ok((pair_matrix(py, pairs)?, similarity.into_pyarray(py)))
-}
-
-#[pyfunction]
 fn estimate_jaccard<'py>(
     py: Python<'py>,
     signatures: PyReadonlyArray2<'py, u32>,
@@ -621,15 +512,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sign_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_sets, m)?)?;
-    m.add_function(wrap_pyfunction!(lsh_params, m)?)?;
-    m.add_function(wrap_pyfunction!(lsh_s_star, m)?)?;
-    m.add_function(wrap_pyfunction!(lsh_half_point, m)?)?;
-    m.add_function(wrap_pyfunction!(lsh_probability, m)?)?;
-    m.add_function(wrap_pyfunction!(band_hashes, m)?)?;
-    m.add_function(wrap_pyfunction!(lsh_bucket_pairs_bound, m)?)?;
-    m.add_function(wrap_pyfunction!(lsh_candidates, m)?)?;
-    m.add_function(wrap_pyfunction!(lsh_rows_in_candidates, m)?)?;
-    m.add_function(wrap_pyfunction!(lsh_duplicates, m)?)?;
+    lsh::register(m)?;
     m.add_function(wrap_pyfunction!(estimate_jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(jaccard_at_least, m)?)?;

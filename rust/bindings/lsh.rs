@@ -1,0 +1,135 @@
+//! The LSH part of `neardup._core`: banding maths, band keys, candidates and verified
+//! candidates (`rust/lsh/`), converted with the helpers of the parent module.
+
+use super::{contiguous, matrix, pair_matrix, run, sets_view, signature_rows, PairsAnd};
+use crate::duplicates::{self, Verify};
+use crate::error::Error;
+use crate::spanning;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(lsh_params, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_s_star, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_half_point, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_probability, m)?)?;
+    m.add_function(wrap_pyfunction!(band_hashes, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_bucket_pairs_bound, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_rows_in_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_duplicates, m)?)?;
+    Ok(())
+}
+
+#[pyfunction]
+fn lsh_params(py: Python<'_>, threshold: f64, num_perm: usize) -> PyResult<(usize, usize)> {
+    run(py, || crate::lsh::params(threshold, num_perm))
+}
+
+#[pyfunction]
+fn lsh_s_star(py: Python<'_>, bands: usize, rows: usize) -> PyResult<f64> {
+    run(py, || {
+        crate::lsh::check_banding(bands, rows, usize::MAX).map(|_| crate::lsh::s_star(bands, rows))
+    })
+}
+
+#[pyfunction]
+fn lsh_half_point(py: Python<'_>, bands: usize, rows: usize) -> PyResult<f64> {
+    run(py, || {
+        crate::lsh::check_banding(bands, rows, usize::MAX)
+            .map(|_| crate::lsh::half_point(bands, rows))
+    })
+}
+
+#[pyfunction]
+fn lsh_probability<'py>(
+    py: Python<'py>,
+    similarity: PyReadonlyArray1<'py, f64>,
+    bands: usize,
+    rows: usize,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let s = contiguous(&similarity, "similarity")?;
+    let p = run(py, || crate::lsh::collision_probabilities(s, bands, rows))?;
+    Ok(p.into_pyarray(py))
+}
+
+#[pyfunction]
+fn band_hashes<'py>(
+    py: Python<'py>,
+    signatures: PyReadonlyArray2<'py, u32>,
+    bands: usize,
+    rows: usize,
+) -> PyResult<Bound<'py, PyArray2<u64>>> {
+    let (num_perm, slots) = signature_rows(&signatures)?;
+    let keys = run(py, || crate::lsh::band_keys(slots, num_perm, bands, rows))?;
+    matrix(py, keys, bands)
+}
+
+#[pyfunction]
+fn lsh_bucket_pairs_bound(
+    py: Python<'_>,
+    signatures: PyReadonlyArray2<'_, u32>,
+    bands: usize,
+    rows: usize,
+    limit: u64,
+) -> PyResult<u64> {
+    let (num_perm, slots) = signature_rows(&signatures)?;
+    run(py, || {
+        crate::lsh::bucket_pairs_bound(slots, num_perm, bands, rows, limit)
+    })
+}
+
+#[pyfunction]
+fn lsh_candidates<'py>(
+    py: Python<'py>,
+    signatures: PyReadonlyArray2<'py, u32>,
+    bands: usize,
+    rows: usize,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let (num_perm, slots) = signature_rows(&signatures)?;
+    let pairs = run(py, || crate::lsh::candidates(slots, num_perm, bands, rows))?;
+    pair_matrix(py, pairs)
+}
+
+#[pyfunction]
+fn lsh_rows_in_candidates<'py>(
+    py: Python<'py>,
+    signatures: PyReadonlyArray2<'py, u32>,
+    bands: usize,
+    rows: usize,
+) -> PyResult<Bound<'py, PyArray1<bool>>> {
+    let (num_perm, slots) = signature_rows(&signatures)?;
+    Ok(run(py, || {
+        crate::lsh::rows_in_candidates(slots, num_perm, bands, rows)
+    })?
+    .into_pyarray(py))
+}
+
+#[pyfunction]
+#[pyo3(signature = (signatures, bands, rows, threshold, offsets=None, hashes=None, spanning=false))]
+#[allow(clippy::too_many_arguments)] // the Python signature
+fn lsh_duplicates<'py>(
+    py: Python<'py>,
+    signatures: PyReadonlyArray2<'py, u32>,
+    bands: usize,
+    rows: usize,
+    threshold: f64,
+    offsets: Option<PyReadonlyArray1<'py, i64>>,
+    hashes: Option<PyReadonlyArray1<'py, u64>>,
+    spanning: bool,
+) -> PairsAnd<'py, f32> {
+    let (num_perm, slots) = signature_rows(&signatures)?;
+    let verify = match (&offsets, &hashes) {
+        (Some(o), Some(h)) => Verify::Exact(sets_view(o, h)?),
+        (None, None) => Verify::Estimate,
+        _ => return Err(Error::new("offsets and hashes go together").into()),
+    };
+    let (pairs, similarity) = run(py, || {
+        if spanning {
+            spanning::lsh_cluster_edges(slots, num_perm, bands, rows, threshold, verify)
+        } else {
+            duplicates::lsh_duplicates(slots, num_perm, bands, rows, threshold, verify)
+        }
+    })?;
+    Ok((pair_matrix(py, pairs)?, similarity.into_pyarray(py)))
+}
