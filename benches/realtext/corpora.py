@@ -67,8 +67,16 @@ def _files(patterns: list[str]) -> list[str]:
     return sorted(p for p in found if os.path.isfile(p) and not os.path.islink(p))
 
 
+def _documents(patterns: list[str]) -> Iterator[tuple[str, str]]:
+    """(path, text) of every readable file the glob patterns name, in path order."""
+    for path in _files(patterns):
+        text = _read(path)
+        if text is not None:
+            yield path, text
+
+
 def code_documents() -> Iterator[tuple[str, str]]:
-    paths = _files(
+    return _documents(
         [
             "~/.pyenv/versions/*/lib/python3*/*.py",
             "~/.pyenv/versions/*/lib/python3*/*/*.py",
@@ -76,14 +84,10 @@ def code_documents() -> Iterator[tuple[str, str]]:
             "~/.cargo/registry/src/*/*/src/**/*.rs",
         ]
     )
-    for path in paths:
-        text = _read(path)
-        if text is not None:
-            yield path, text
 
 
 def licence_documents() -> Iterator[tuple[str, str]]:
-    paths = _files(
+    return _documents(
         [
             "/usr/share/common-licenses/*",
             "/usr/share/doc/*/copyright",
@@ -94,10 +98,6 @@ def licence_documents() -> Iterator[tuple[str, str]]:
             "/work/venv/lib/python3*/site-packages/*.dist-info/COPYING*",
         ]
     )
-    for path in paths:
-        text = _read(path)
-        if text is not None:
-            yield path, text
 
 
 def _apt_lists(suffix: str) -> list[str]:

@@ -103,6 +103,17 @@ class DedupSummary:
         lines.append("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.seconds.items()))
         return "\n".join(lines)
 
+    def write_report(self, path: str) -> None:
+        """Write :meth:`markdown` to ``path`` atomically (``--report``; every engine's).
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "report.md")
+        >>> DedupSummary().write_report(path); open(path).read().startswith("# Deduplication")
+        True
+        """
+        with ndio.atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
+            f.write(self.markdown())
+
     def markdown(self) -> str:
         """The summary as a Markdown report (``--report``).
 
@@ -252,8 +263,7 @@ def dedup_files(
                 ndio.write_annotated(sources, annotated_columns(outcome), annotate, batch_size)
         summary.seconds = {**outcome.seconds, **timer.seconds}
         if report is not None:
-            with ndio.atomic_path(report) as tmp, open(tmp, "w", encoding="utf-8") as f:
-                f.write(summary.markdown())
+            summary.write_report(report)
         return summary
     finally:
         for s in sources:

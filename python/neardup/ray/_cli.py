@@ -170,8 +170,7 @@ def dedup_files_ray(
         seconds["total"] = time.perf_counter() - t0
         summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
         if report is not None:
-            with ndio.atomic_path(report) as tmp, open(tmp, "w", encoding="utf-8") as f:
-                f.write(summary.markdown())
+            summary.write_report(report)
         return summary
     finally:
         for s in sources:
