@@ -12,6 +12,7 @@ pub mod cluster;
 pub mod duplicates;
 pub mod error;
 pub mod exact;
+pub mod first_seen;
 pub mod hashing;
 pub mod jaccard;
 pub mod jsonl;

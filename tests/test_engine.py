@@ -5,11 +5,13 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import neardup
-from neardup import engine, sign
+from neardup import _core, engine, sign
+from neardup.errors import NeardupError
 
 
 @st.composite
@@ -61,12 +63,23 @@ def test_first_seen_across_batches_matches_one_collapse():
     rng = np.random.default_rng(3)
     digests = rng.integers(0, 6, size=(200, 2)).astype(np.uint64)
     groupable = rng.random(200) > 0.1
-    seen = engine._FirstSeen()
-    new = np.concatenate(
-        [seen.new(digests[a : a + 37], groupable[a : a + 37]) for a in range(0, 200, 37)]
+    seen = _core.FirstSeen()
+    batched = np.concatenate(
+        [seen.add(digests[a : a + 37], groupable[a : a + 37]) for a in range(0, 200, 37)]
     )
+    assert len(seen) == 200
     first = engine.collapse(digests, groupable)
-    np.testing.assert_array_equal(new, first == np.arange(200))
+    np.testing.assert_array_equal(batched, first)
+    # against the definition: the lowest position with the same digest, if both groupable
+    for i in range(200):
+        same = [j for j in range(i) if groupable[j] and (digests[j] == digests[i]).all()]
+        same = same if groupable[i] else []
+        assert first[i] == (same[0] if same else i)
+
+
+def test_first_seen_refuses_digests_of_the_wrong_shape():
+    with pytest.raises(NeardupError):
+        _core.FirstSeen().add(np.zeros((3, 2), np.uint64), np.ones(2, bool))
 
 
 def test_keep_longest_breaks_ties_by_position():

@@ -14,6 +14,7 @@ import numpy.typing as npt
 __all__ = [
     "HASH_VERSION",
     "HASH_VERSIONS",
+    "FirstSeen",
     "IndexMirror",
     "all_pairs_jaccard",
     "band_hashes",
@@ -186,3 +187,11 @@ class IndexMirror:
     def lookup(
         self, signatures: npt.NDArray[np.uint32], threshold: float, top_k: int
     ) -> list[list[tuple[str, float]]]: ...
+
+@final
+class FirstSeen:
+    def __new__(cls) -> FirstSeen: ...
+    def __len__(self) -> int: ...
+    def add(
+        self, digests: npt.NDArray[np.uint64], groupable: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.int64]: ...

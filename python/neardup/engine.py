@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup import stages
+from neardup import _core, stages
 from neardup._texts import reindexed
 from neardup.banding import banding_sample, choose_banding, lsh_probability
 from neardup.boilerplate import FrequencyCounter, summarize
@@ -52,61 +52,17 @@ HOLD_SETS_BUDGET = 1 << 25
 MAX_REPORTED_PAIRS = 1 << 31
 
 
-class _FirstSeen:
-    """Which documents of a batch are the first occurrence of their digest in the whole run.
-
-    The digests seen so far are kept sorted by their first lane (uint64 sorts fast); a match
-    there is confirmed on the second lane, and the rare first-lane collision checked exactly.
-    """
-
-    def __init__(self) -> None:
-        self._a = np.zeros(0, dtype=np.uint64)
-        self._b = np.zeros(0, dtype=np.uint64)
-
-    def _seen(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        if not len(self._a):
-            return np.zeros(len(a), dtype=bool)
-        at = np.minimum(np.searchsorted(self._a, a), len(self._a) - 1)
-        seen = (self._a[at] == a) & (self._b[at] == b)
-        for i in np.flatnonzero((self._a[at] == a) & ~seen):  # same first lane, other set
-            lo = int(np.searchsorted(self._a, a[i], side="left"))
-            hi = int(np.searchsorted(self._a, a[i], side="right"))
-            seen[i] = bool((self._b[lo:hi] == b[i]).any())
-        return seen
-
-    def new(self, digests: np.ndarray, groupable: np.ndarray) -> np.ndarray:
-        first = ~groupable  # ungroupable documents are always their own
-        rows = np.flatnonzero(groupable)
-        if len(rows):
-            local = collapse(digests[rows], np.ones(len(rows), dtype=bool))
-            fresh = rows[local == np.arange(len(rows))]  # first within the batch
-            fresh = fresh[~self._seen(digests[fresh, 0], digests[fresh, 1])]
-            first[fresh] = True
-            a = np.concatenate([self._a, digests[fresh, 0]])
-            b = np.concatenate([self._b, digests[fresh, 1]])
-            order = np.lexsort((b, a))
-            self._a, self._b = a[order], b[order]
-        return first
-
-
 def collapse(digests: np.ndarray, groupable: np.ndarray) -> np.ndarray:
-    """int64[n]: the position of each document's first exact duplicate (itself when unique).
+    """int64[n]: the position of each document's first exact duplicate (itself when unique);
+    the sign pass does the same batch by batch through one ``_core.FirstSeen``.
 
     >>> d = np.array([[1, 2], [3, 4], [1, 2], [0, 0]], dtype=np.uint64)
     >>> collapse(d, np.array([True, True, True, False])).tolist()
     [0, 1, 0, 3]
     """
-    n = len(digests)
-    first = np.arange(n, dtype=np.int64)
-    rows = np.flatnonzero(groupable)
-    if len(rows):
-        a, b = digests[rows, 0], digests[rows, 1]
-        order = np.lexsort((rows, b, a))  # by digest, then position: a group's first leads
-        head = np.ones(len(rows), dtype=bool)
-        head[1:] = (a[order][1:] != a[order][:-1]) | (b[order][1:] != b[order][:-1])
-        group = np.cumsum(head) - 1
-        first[rows[order]] = rows[order][head][group]
-    return first
+    return _core.FirstSeen().add(
+        np.ascontiguousarray(digests, dtype=np.uint64), np.ascontiguousarray(groupable, bool)
+    )
 
 
 # -- after the pass ----------------------------------------------------------------------------
@@ -330,16 +286,19 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     signs: list[np.ndarray] = []
     set_sizes: list[np.ndarray] = []  # shingle counts of the signed documents (cost model)
     shingled = 0  # shingles of every document the sign pass read (exact duplicates too)
-    digests, groupable, live, lengths, sizes, removed = [], [], [], [], [], []
-    seen = _FirstSeen()
+    digests, firsts, groupable, live, lengths, sizes, removed = [], [], [], [], [], [], []
+    seen = _core.FirstSeen()  # each document's first exact duplicate, batch by batch
     unique = 0
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
             room = builder.free_room() if hold else None
             b = _checked(batch, lambda t, h=hold, r=room: sign_batch(plan, t, drop, h, r))
-            new = seen.new(b.digests, b.groupable)
+            before = len(seen)
+            first_of = seen.add(np.ascontiguousarray(b.digests), b.groupable)
+            new = first_of == np.arange(before, before + len(first_of))
             chosen = np.flatnonzero(new & b.live)  # first occurrences with shingles
             digests.append(b.digests)
+            firsts.append(first_of)
             groupable.append(b.groupable)
             live.append(new & b.live)
             lengths.append(b.lengths)
@@ -373,7 +332,7 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
                 shingled += int(b.set_sizes.sum())
     with timer.stage("collapse"):
         all_digests = _cat(digests, (0, 2), np.uint64)
-        first = collapse(all_digests, _cat(groupable, (0,), bool))
+        first = _cat(firsts, (0,), np.int64)
         selected = np.flatnonzero(_cat(live, (0,), bool))
         del digests
     resolved = plan.resolve(len(selected))

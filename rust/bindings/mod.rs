@@ -2,6 +2,7 @@
 //! inputs, releases the GIL around the work, and turns errors and panics into Python exceptions
 //! (`impl From<Error> for PyErr`, the one mapping of the core's error kinds).
 
+mod collapse;
 mod index;
 mod jsonl;
 mod lsh;
@@ -521,6 +522,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hamming_within, m)?)?;
     m.add_function(wrap_pyfunction!(exact_duplicates, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
+    collapse::register(m)?;
     index::register(m)?;
     jsonl::register(m)?;
     Ok(())
