@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from neardup import _core, stages
+from neardup._buffer import RowBuffer
 from neardup._texts import reindexed
 from neardup.banding import banding_sample, choose_banding, lsh_probability
 from neardup.boilerplate import FrequencyCounter, summarize
@@ -283,7 +284,7 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     hold = probe.uses_shingles and (
         probe.verify == "exact" or probe.method in ("auto", "exact-jaccard")
     )
-    signs: list[np.ndarray] = []
+    signs = RowBuffer()  # the unique documents' signatures, grown in place
     set_sizes: list[np.ndarray] = []  # shingle counts of the signed documents (cost model)
     shingled = 0  # shingles of every document the sign pass read (exact duplicates too)
     digests, firsts, groupable, live, lengths, sizes, removed = [], [], [], [], [], [], []
@@ -347,7 +348,7 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     evidence = Evidence(
         selected=selected,
         simhash_bits=resolved.simhash_bits,
-        signatures=_cat(signs, (0, width), dtype)
+        signatures=signs.take((0, width), dtype)
         if resolved.method in ("minhash", "simhash")
         else None,
         sets=builder.build(len(selected)) if hold else None,
