@@ -101,3 +101,25 @@ def test_the_local_engine_refines_the_banding_whatever_the_order():
     first, second = ({k: r.params[k] for k in keys} for r in runs)
     assert first == second
     assert first["predicted_candidates"] is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    keys=st.lists(st.integers(0, 30), min_size=0, max_size=400),
+    size=st.integers(1, 60),
+)
+def test_distinct_cut_is_the_size_th_smallest_distinct_key(keys, size):
+    # Few values, many copies: the doubling search must count distinct keys, not rows.
+    arr = np.array(keys, dtype=np.uint64)
+    distinct = sorted(set(keys))
+    cut = banding._distinct_cut(arr, size)
+    if len(distinct) <= size:
+        assert cut is None or int(cut) == distinct[-1]  # every row either way
+    else:
+        assert int(cut) == distinct[size - 1]
+
+
+def test_sample_size_must_be_positive():
+    d = np.zeros((2, 2), np.uint64)
+    with pytest.raises(InvalidArgumentError):
+        banding.banding_sample(d, np.zeros((2, 4), np.uint32), size=0)
