@@ -148,3 +148,19 @@ def test_sets_held_in_place_across_batches_match_one_batch_and_a_second_pass(mon
                 assert held is not None
                 np.testing.assert_array_equal(held.offsets, want.evidence.sets.offsets)
                 np.testing.assert_array_equal(held.hashes, want.evidence.sets.hashes)
+
+
+def test_row_buffer_keeps_every_row_across_growth(monkeypatch):
+    from neardup import _buffer
+
+    monkeypatch.setattr(_buffer, "FIRST_BYTES", 64)  # grow many times
+    rng = np.random.default_rng(0)
+    parts = [rng.integers(0, 2**32, size=(n, 3), dtype=np.uint32) for n in (1, 0, 7, 30, 2, 100)]
+    buf = _buffer.RowBuffer()
+    for part in parts:
+        buf.append(part)
+    np.testing.assert_array_equal(buf.take((0, 3), np.uint32), np.concatenate(parts))
+    assert buf.take((0, 3), np.uint32).shape == (0, 3)  # emptied by the take
+    buf.append(parts[0])
+    with pytest.raises(ValueError):
+        buf.append(np.zeros((1, 4), np.uint32))

@@ -3,7 +3,8 @@ signatures, and the run reads them as one array at the end.
 
 Growth reallocates in place (``ndarray.resize``: ``realloc``, which moves the pages of a large
 block without copying them on Linux), so a million documents' MinHash signatures (512 MB) peak
-at about their own size; a list of batches joined by ``np.concatenate`` held them twice.
+at about their own size (plus at most a quarter of growth room); a list of batches joined by
+``np.concatenate`` held them twice.
 
 >>> buf = RowBuffer()
 >>> buf.append(np.ones((2, 3), np.uint32)); buf.append(np.zeros((1, 3), np.uint32))
@@ -39,8 +40,12 @@ class RowBuffer:
             raise ValueError(f"rows of {rows.dtype}{rows.shape[1:]} after {self._rows.dtype}")
         need = self.n + len(rows)
         if need > len(self._rows):
-            # No view of the buffer outlives a call, so the in-place resize is safe.
-            self._rows.resize((max(need, 2 * len(self._rows)), rows.shape[1]), refcheck=False)
+            # No view of the buffer outlives a call, so the in-place resize is safe. numpy
+            # zero-fills the new rows (resident at once), so the buffer grows by a quarter:
+            # at most a quarter more than the rows, at the price of a few more (page-moving)
+            # reallocations.
+            grown = max(need, len(self._rows) + len(self._rows) // 4)
+            self._rows.resize((grown, rows.shape[1]), refcheck=False)
         self._rows[self.n : need] = rows
         self.n = need
 
