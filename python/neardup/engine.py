@@ -352,6 +352,7 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
         if resolved.method in ("minhash", "simhash")
         else None,
         sets=builder.build(len(selected)) if hold else None,
+        set_sizes=_cat(set_sizes, (0,), np.int64),
     )
     del signs, builder
     if resolved.method == "minhash":

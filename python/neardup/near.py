@@ -19,14 +19,28 @@ documents), with their similarity.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from neardup import _core, stages
 from neardup.boilerplate import remove_shingles
 from neardup.plan import Plan
+
+#: Shingle hashes (8 bytes each, so 256 MB) of the candidates' sets verified at once when the
+#: sign pass could not hold them (past ``engine.HOLD_SETS_BUDGET``): past it, the second pass
+#: spills the candidates' sets to temporary files, one per chunk of whole connected components
+#: of the candidate graph, and each chunk is read back and verified alone (a chunk is larger
+#: only when one component is).
+VERIFY_BUDGET = 1 << 25
+
+#: Where the spill files' temporary directory is made (None: the system's, ``TMPDIR``).
+SPILL_DIR: str | None = None
 
 
 def take_sets(sets: stages.ShingleSets, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -148,13 +162,15 @@ class SetBuilder:
 class Evidence:
     """What the near-duplicate stage works from and leaves behind, per unique document:
     ``selected`` (sorted input positions), ``signatures`` (MinHash uint32[m, P] or SimHash
-    uint64[m, w]) and ``sets`` (all sets for exact Jaccard, the candidates' after exact
-    verification, else None)."""
+    uint64[m, w]), ``sets`` (all sets for exact Jaccard, the candidates' after exact
+    verification, else None: also when they were verified in chunks) and ``set_sizes`` (the
+    sign pass's set sizes, which size the chunks)."""
 
     selected: np.ndarray
     signatures: np.ndarray | None = None
     sets: stages.ShingleSets | None = None
     simhash_bits: int = 0
+    set_sizes: np.ndarray | None = None  # int64[m] shingles per unique document, if known
 
     def similarity(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """float64[m]: similarity of unique documents at input positions ``a`` and ``b``, from
@@ -195,6 +211,31 @@ def candidate_bound(signatures: np.ndarray, bands: int, rows: int, limit: int) -
     return _core.lsh_bucket_pairs_bound(np.ascontiguousarray(signatures), bands, rows, limit)
 
 
+def _wanted_sets(
+    plan: Plan, store: Any, positions: np.ndarray, drop: np.ndarray
+) -> Iterator[tuple[stages.ShingleSets, np.ndarray, int, int]]:
+    """The second pass over the store: per batch holding some of ``positions`` (sorted input
+    positions), (its stripped sets, empty but for those, their rows in the batch, and the
+    range ``lo:hi`` of ``positions`` they are); it stops reading after the last one."""
+    if not len(positions):
+        return
+    unit: Any = plan.unit
+    for batch in store.batches("verify"):
+        lo, hi = np.searchsorted(positions, [batch.start, batch.start + len(batch)])
+        if hi > lo:
+            mask = np.zeros(len(batch), dtype=bool)
+            local = positions[lo:hi] - batch.start
+            mask[local] = True
+            sets = stages.shingles(
+                batch.texts, k=plan.k, unit=unit, only=mask, hash_version=plan.hash_version
+            )
+            if drop.size:
+                sets, _ = remove_shingles(sets, drop)
+            yield sets, local, int(lo), int(hi)
+        if hi == len(positions):
+            break
+
+
 def candidate_sets(
     plan: Plan,
     store: Any,
@@ -210,24 +251,120 @@ def candidate_sets(
         return held
     builder = SetBuilder(plan.k, plan.unit, plan.hash_version)
     want = np.flatnonzero(wanted)
-    positions = selected[want]
-    if len(want):
-        for batch in store.batches("verify"):
-            lo, hi = np.searchsorted(positions, [batch.start, batch.start + len(batch)])
-            if hi > lo:
-                mask = np.zeros(len(batch), dtype=bool)
-                local = positions[lo:hi] - batch.start
-                mask[local] = True
-                unit: Any = plan.unit
-                sets = stages.shingles(
-                    batch.texts, k=plan.k, unit=unit, only=mask, hash_version=plan.hash_version
-                )
-                if drop.size:
-                    sets, _ = remove_shingles(sets, drop)
-                builder.add(sets, local, want[lo:hi], only=True)
-            if hi == len(positions):
-                break
+    for sets, local, lo, hi in _wanted_sets(plan, store, selected[want], drop):
+        builder.add(sets, local, want[lo:hi], only=True)
     return builder.build(len(selected))
+
+
+def verify_chunks(
+    pairs: np.ndarray, n: int, sizes: np.ndarray | None, budget: int
+) -> np.ndarray | None:
+    """int64[n]: the chunk of each document in ``pairs`` (-1 for the others), whole connected
+    components of the pair graph packed in order, a chunk starting at each multiple of
+    ``budget`` shingles (``sizes``): it holds less than ``budget`` plus its last component.
+    None when they all fit in one (or the sizes are unknown).
+
+    >>> verify_chunks(np.array([[0, 1], [2, 3]]), 5, np.array([4, 4, 4, 4, 9]), 8).tolist()
+    [0, 0, 1, 1, -1]
+    """
+    wanted = _in_pairs(pairs, n)
+    if sizes is None or len(sizes) != n or int(sizes[wanted].sum()) <= budget:
+        return None
+    docs = np.flatnonzero(wanted)
+    labels = stages.clusters(pairs, n)[docs]  # each component's lowest document
+    weight = np.bincount(labels, weights=sizes[docs], minlength=n)
+    components = np.unique(labels)
+    before = np.cumsum(weight[components]) - weight[components]
+    first = np.zeros(n, dtype=np.int64)
+    first[components] = (before // budget).astype(np.int64)
+    chunk = np.full(n, -1, dtype=np.int64)
+    # chunk numbers made consecutive (a component past the budget skips some)
+    chunk[docs] = np.unique(first[labels], return_inverse=True)[1]
+    return chunk
+
+
+def _spill(out: BinaryIO, hashes: np.ndarray) -> None:
+    """Appends ``hashes`` to a spill file (one place, so a test can make it fail)."""
+    out.write(hashes.tobytes())
+
+
+def _verify_in_chunks(
+    plan: Plan,
+    store: Any,
+    selected: np.ndarray,
+    candidates: np.ndarray,
+    drop: np.ndarray,
+    chunk: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`neardup.stages.verify_jaccard` of ``candidates`` in ``chunk`` order (see
+    :data:`VERIFY_BUDGET`): one second pass appends each wanted document's set to its chunk's
+    file in a temporary directory (removed afterwards, on an error too), then each chunk is
+    read back and its pairs (both ends are in one component, so in one chunk) verified."""
+    chunks = int(chunk.max()) + 1
+    want = np.flatnonzero(chunk >= 0)
+    ids: list[list[np.ndarray]] = [[] for _ in range(chunks)]
+    counts: list[list[np.ndarray]] = [[] for _ in range(chunks)]
+    unit: Any = plan.unit
+    found: list[np.ndarray] = [np.zeros((0, 2), dtype=np.int64)]
+    found_sims: list[np.ndarray] = [np.zeros(0, dtype=np.float32)]
+    with tempfile.TemporaryDirectory(prefix="neardup-verify-", dir=SPILL_DIR) as tmp:
+        paths = [os.path.join(tmp, f"chunk{c}.u64") for c in range(chunks)]
+        with contextlib.ExitStack() as opened:  # every file closed before reading back
+            files = [opened.enter_context(open(path, "wb")) for path in paths]
+            for sets, local, lo, hi in _wanted_sets(plan, store, selected[want], drop):
+                docs = want[lo:hi]
+                of_doc = chunk[docs].astype(np.uint16 if chunks < 1 << 16 else np.int64)
+                sizes = sets.sizes()[local]
+                hashes = sets.hashes  # only the wanted documents' sets are not empty
+                by_chunk = np.argsort(np.repeat(of_doc, sizes), kind="stable")
+                grouped = hashes[by_chunk]
+                per_chunk = np.bincount(of_doc, weights=sizes, minlength=chunks).astype(np.int64)
+                ends = np.cumsum(per_chunk)
+                for c in np.flatnonzero(per_chunk).tolist():
+                    _spill(files[c], grouped[ends[c] - per_chunk[c] : ends[c]])
+                    rows = of_doc == c
+                    ids[c].append(docs[rows])
+                    counts[c].append(sizes[rows])
+        at = np.zeros(len(selected), dtype=np.int64)  # each document's row in its chunk
+        pair_chunk = chunk[candidates[:, 0]]
+        for c in range(chunks):
+            members = np.concatenate(ids[c]) if ids[c] else np.zeros(0, np.int64)
+            sizes = np.concatenate(counts[c]) if counts[c] else np.zeros(0, np.int64)
+            offsets = np.zeros(len(members) + 1, dtype=np.int64)
+            np.cumsum(sizes, out=offsets[1:])
+            hashes = np.fromfile(paths[c], dtype=np.uint64)
+            os.remove(paths[c])
+            sets = stages.ShingleSets(
+                offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version
+            )
+            at[members] = np.arange(len(members))
+            pairs, sims = stages.verify_jaccard(
+                sets, at[candidates[pair_chunk == c]], plan.threshold
+            )
+            found.append(members[pairs] if len(pairs) else pairs.reshape(0, 2))
+            found_sims.append(sims)
+            del sets, hashes
+    pairs, sims = np.concatenate(found), np.concatenate(found_sims)
+    order = np.lexsort((pairs[:, 1], pairs[:, 0]))  # the candidates' order (sorted)
+    return pairs[order], sims[order]
+
+
+def verify_candidates(
+    plan: Plan, ev: Evidence, store: Any, candidates: np.ndarray, drop: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``candidates`` (sorted pairs into ``ev.selected``) whose exact Jaccard reaches the
+    plan's threshold, with it: on the sets held from the sign pass, else on the candidates'
+    sets from a second pass over the store (``ev.sets`` then holds them), verified in chunks
+    spilled to temporary files when they are more than :data:`VERIFY_BUDGET` (``ev.sets``
+    stays None: similarities to the kept document are then the signatures' estimate)."""
+    m = len(ev.selected)
+    chunk = (
+        None if ev.sets is not None else verify_chunks(candidates, m, ev.set_sizes, VERIFY_BUDGET)
+    )
+    if chunk is None:
+        ev.sets = candidate_sets(plan, store, ev.selected, _in_pairs(candidates, m), drop, ev.sets)
+        return stages.verify_jaccard(ev.sets, candidates, plan.threshold)
+    return _verify_in_chunks(plan, store, ev.selected, candidates, drop, chunk)
 
 
 def _in_pairs(pairs: np.ndarray, n: int) -> np.ndarray:
@@ -291,9 +428,9 @@ def _minhash_pairs(
     else:
         candidates = stages.lsh_candidates(sig, bands, rows)
         info["candidates"] = len(candidates)
-        wanted = _in_pairs(candidates, len(sig))
-        ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
-        pairs, sims = stages.verify_jaccard(ev.sets, candidates, threshold)
+        pairs, sims = verify_candidates(plan, ev, store, candidates, drop)
+        if ev.sets is None:  # verified in chunks: the signatures estimate kept similarities
+            return pairs, sims
     ev.signatures = None  # exact Jaccard from here on: free the signatures
     return pairs, sims
 
@@ -308,6 +445,4 @@ def _simhash_pairs(
     info["candidates"] = len(candidates)
     if plan.verify == "estimate":
         return candidates, (1.0 - distance / plan.simhash_bits).astype(np.float32)
-    wanted = _in_pairs(candidates, len(fingerprints))
-    ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
-    return stages.verify_jaccard(ev.sets, candidates, plan.threshold)
+    return verify_candidates(plan, ev, store, candidates, drop)

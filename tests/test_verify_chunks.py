@@ -1,0 +1,104 @@
+"""Exact verification in chunks (near.VERIFY_BUDGET): when the sign pass cannot hold the sets
+and the candidates' sets are more than the budget, the second pass spills them to temporary
+files by chunk of connected components, and each chunk is verified alone. Same pairs, same
+similarities, same rows kept as holding every set; the temporary files are gone afterwards,
+on a failed write too."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import neardup
+from neardup import engine, near, stages
+from neardup.plan import make_plan
+from neardup.stores import MemoryStore
+
+
+def _texts() -> list[str]:
+    return list(neardup.synth.generate(bases=12, singles=40, seed=3).texts)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"method": "minhash", "pairs": "all"},
+        {"method": "simhash"},
+        {"method": "minhash", "strip_boilerplate": 0.3},
+    ],
+)
+@pytest.mark.parametrize("budget", [1, 200, 2000])
+def test_chunked_verification_finds_what_holding_every_set_finds(
+    monkeypatch, tmp_path, options, budget
+):
+    texts = _texts()
+    plan = make_plan(threshold=0.5, k=3, **options)
+    want = engine.run(plan, MemoryStore(texts, batch_size=13))
+    monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
+    monkeypatch.setattr(near, "VERIFY_BUDGET", budget)
+    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    spilled = []
+    real = near._spill
+
+    def counting(out, hashes):
+        spilled.append(out.name)
+        real(out, hashes)
+
+    monkeypatch.setattr(near, "_spill", counting)
+    got = engine.run(plan, MemoryStore(texts, batch_size=13))
+    assert len(set(spilled)) > 1  # several chunks
+    assert got.evidence.sets is None  # never all held at once
+    np.testing.assert_array_equal(got.pairs, want.pairs)
+    np.testing.assert_array_equal(got.similarity, want.similarity)
+    np.testing.assert_array_equal(got.keep, want.keep)
+    assert want.info["candidates"] == got.info["candidates"] > 0
+    assert os.listdir(tmp_path) == []  # the spill directory is removed
+
+
+def test_chunks_are_whole_components_packed_to_the_budget():
+    rng = np.random.default_rng(5)
+    n = 300
+    pairs = np.unique(np.sort(rng.integers(0, n, size=(200, 2)), axis=1), axis=0)
+    pairs = pairs[pairs[:, 0] < pairs[:, 1]]
+    sizes = rng.integers(1, 50, size=n)
+    labels = stages.clusters(pairs, n)
+    in_pairs = np.zeros(n, dtype=bool)
+    in_pairs[pairs.ravel()] = True
+    assert near.verify_chunks(pairs, n, sizes, int(sizes.sum())) is None  # one chunk fits
+    assert near.verify_chunks(pairs, n, None, 1) is None  # sizes unknown
+    for budget in [1, 60, 500]:
+        chunk = near.verify_chunks(pairs, n, sizes, budget)
+        assert chunk is not None
+        assert ((chunk >= 0) == in_pairs).all()
+        assert (chunk[pairs[:, 0]] == chunk[pairs[:, 1]]).all()
+        for label in np.unique(labels[in_pairs]):  # a component lies in one chunk
+            assert len(np.unique(chunk[labels == label])) == 1
+        used = np.unique(chunk[in_pairs])
+        assert used.tolist() == list(range(len(used)))  # numbered without gaps
+        for c in used:  # past the budget only by its last component
+            members = chunk == c
+            biggest = max(sizes[labels == lab].sum() for lab in np.unique(labels[members]))
+            assert sizes[members].sum() < budget + biggest
+
+
+def test_a_failed_spill_write_raises_and_leaves_no_files(monkeypatch, tmp_path):
+    texts = _texts()
+    monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
+    monkeypatch.setattr(near, "VERIFY_BUDGET", 100)
+    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    calls = []
+    real = near._spill
+
+    def failing(out, hashes):
+        calls.append(1)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        real(out, hashes)
+
+    monkeypatch.setattr(near, "_spill", failing)
+    with pytest.raises(OSError, match="No space left"):
+        neardup.find_duplicates(texts, threshold=0.5, k=3, method="minhash")
+    assert len(calls) == 3
+    assert os.listdir(tmp_path) == []
