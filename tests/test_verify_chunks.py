@@ -25,6 +25,7 @@ def _texts() -> list[str]:
     "options",
     [
         {"method": "minhash", "pairs": "all"},
+        {"method": "minhash", "pairs": "spanning"},
         {"method": "simhash"},
         {"method": "minhash", "strip_boilerplate": 0.3},
     ],

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -288,25 +288,17 @@ def _spill(out: BinaryIO, hashes: np.ndarray) -> None:
     out.write(hashes.tobytes())
 
 
-def _verify_in_chunks(
-    plan: Plan,
-    store: Any,
-    selected: np.ndarray,
-    candidates: np.ndarray,
-    drop: np.ndarray,
-    chunk: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`neardup.stages.verify_jaccard` of ``candidates`` in ``chunk`` order (see
-    :data:`VERIFY_BUDGET`): one second pass appends each wanted document's set to its chunk's
-    file in a temporary directory (removed afterwards, on an error too), then each chunk is
-    read back and its pairs (both ends are in one component, so in one chunk) verified."""
+def _spilled_chunks(
+    plan: Plan, store: Any, selected: np.ndarray, chunk: np.ndarray, drop: np.ndarray
+) -> Generator[tuple[np.ndarray, stages.ShingleSets], None, None]:
+    """(members, their sets) of each chunk in turn (see :data:`VERIFY_BUDGET`): one second
+    pass appends each wanted document's set to its chunk's file in a temporary directory
+    (removed afterwards, on an error too), then each chunk is read back alone."""
     chunks = int(chunk.max()) + 1
     want = np.flatnonzero(chunk >= 0)
     ids: list[list[np.ndarray]] = [[] for _ in range(chunks)]
     counts: list[list[np.ndarray]] = [[] for _ in range(chunks)]
     unit: Any = plan.unit
-    found: list[np.ndarray] = [np.zeros((0, 2), dtype=np.int64)]
-    found_sims: list[np.ndarray] = [np.zeros(0, dtype=np.float32)]
     with tempfile.TemporaryDirectory(prefix="neardup-verify-", dir=SPILL_DIR) as tmp:
         paths = [os.path.join(tmp, f"chunk{c}.u64") for c in range(chunks)]
         with contextlib.ExitStack() as opened:  # every file closed before reading back
@@ -315,9 +307,8 @@ def _verify_in_chunks(
                 docs = want[lo:hi]
                 of_doc = chunk[docs].astype(np.uint16 if chunks < 1 << 16 else np.int64)
                 sizes = sets.sizes()[local]
-                hashes = sets.hashes  # only the wanted documents' sets are not empty
-                by_chunk = np.argsort(np.repeat(of_doc, sizes), kind="stable")
-                grouped = hashes[by_chunk]
+                # only the wanted documents' sets are not empty: grouped by chunk, in order
+                grouped = sets.hashes[np.argsort(np.repeat(of_doc, sizes), kind="stable")]
                 per_chunk = np.bincount(of_doc, weights=sizes, minlength=chunks).astype(np.int64)
                 ends = np.cumsum(per_chunk)
                 for c in np.flatnonzero(per_chunk).tolist():
@@ -325,8 +316,6 @@ def _verify_in_chunks(
                     rows = of_doc == c
                     ids[c].append(docs[rows])
                     counts[c].append(sizes[rows])
-        at = np.zeros(len(selected), dtype=np.int64)  # each document's row in its chunk
-        pair_chunk = chunk[candidates[:, 0]]
         for c in range(chunks):
             members = np.concatenate(ids[c]) if ids[c] else np.zeros(0, np.int64)
             sizes = np.concatenate(counts[c]) if counts[c] else np.zeros(0, np.int64)
@@ -334,18 +323,35 @@ def _verify_in_chunks(
             np.cumsum(sizes, out=offsets[1:])
             hashes = np.fromfile(paths[c], dtype=np.uint64)
             os.remove(paths[c])
-            sets = stages.ShingleSets(
-                offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version
+            yield (
+                members,
+                stages.ShingleSets(
+                    offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version
+                ),
             )
-            at[members] = np.arange(len(members))
-            pairs, sims = stages.verify_jaccard(
-                sets, at[candidates[pair_chunk == c]], plan.threshold
-            )
+            del hashes
+
+
+def _in_chunks(
+    plan: Plan,
+    store: Any,
+    selected: np.ndarray,
+    chunk: np.ndarray,
+    drop: np.ndarray,
+    verify: Any,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``verify(members, sets)`` (pairs into ``members``, similarities) of every chunk, as pairs
+    into ``selected`` sorted (the order one call over all the sets gives)."""
+    found: list[np.ndarray] = [np.zeros((0, 2), dtype=np.int64)]
+    found_sims: list[np.ndarray] = [np.zeros(0, dtype=np.float32)]
+    with contextlib.closing(_spilled_chunks(plan, store, selected, chunk, drop)) as parts:
+        for members, sets in parts:
+            pairs, sims = verify(members, sets)
             found.append(members[pairs] if len(pairs) else pairs.reshape(0, 2))
             found_sims.append(sims)
-            del sets, hashes
+            del sets
     pairs, sims = np.concatenate(found), np.concatenate(found_sims)
-    order = np.lexsort((pairs[:, 1], pairs[:, 0]))  # the candidates' order (sorted)
+    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
     return pairs[order], sims[order]
 
 
@@ -364,7 +370,15 @@ def verify_candidates(
     if chunk is None:
         ev.sets = candidate_sets(plan, store, ev.selected, _in_pairs(candidates, m), drop, ev.sets)
         return stages.verify_jaccard(ev.sets, candidates, plan.threshold)
-    return _verify_in_chunks(plan, store, ev.selected, candidates, drop, chunk)
+    at = np.zeros(m, dtype=np.int64)  # each document's row in its chunk
+    of_pair = chunk[candidates[:, 0]]  # both ends are in one component, so in one chunk
+
+    def verify(members: np.ndarray, sets: stages.ShingleSets) -> tuple[np.ndarray, np.ndarray]:
+        at[members] = np.arange(len(members))
+        c = chunk[members[0]]
+        return stages.verify_jaccard(sets, at[candidates[of_pair == c]], plan.threshold)
+
+    return _in_chunks(plan, store, ev.selected, chunk, drop, verify)
 
 
 def _in_pairs(pairs: np.ndarray, n: int) -> np.ndarray:
@@ -421,10 +435,27 @@ def _minhash_pairs(
         info["candidates"] = len(pairs) if mode == "spanning" else None
         return pairs, sims
     if mode == "spanning":  # leaders chosen by exact Jaccard: the sets of bucket members
-        wanted = stages.lsh_candidate_rows(sig, bands, rows)
-        ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
-        pairs, sims = stages.lsh_duplicates(sig, bands, rows, threshold, ev.sets, spanning=True)
+        chunk = None
+        if ev.sets is None:  # components of the bucket graph (any two in a bucket link)
+            links, _ = stages.lsh_duplicates(sig, bands, rows, 1e-9, spanning=True)
+            chunk = verify_chunks(links, len(sig), ev.set_sizes, VERIFY_BUDGET)
+        if chunk is None:
+            wanted = stages.lsh_candidate_rows(sig, bands, rows)
+            ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
+            pairs, sims = stages.lsh_duplicates(sig, bands, rows, threshold, ev.sets, spanning=True)
+        else:  # each chunk's buckets alone: whole components, so the same leaders
+
+            def spanning(
+                members: np.ndarray, sets: stages.ShingleSets
+            ) -> tuple[np.ndarray, np.ndarray]:
+                return stages.lsh_duplicates(
+                    sig[members], bands, rows, threshold, sets, spanning=True
+                )
+
+            pairs, sims = _in_chunks(plan, store, ev.selected, chunk, drop, spanning)
         info["candidates"] = len(pairs)
+        if chunk is not None:
+            return pairs, sims  # the signatures estimate kept similarities
     else:
         candidates = stages.lsh_candidates(sig, bands, rows)
         info["candidates"] = len(candidates)
