@@ -67,10 +67,10 @@ def test_chunks_are_whole_components_packed_to_the_budget():
     labels = stages.clusters(pairs, n)
     in_pairs = np.zeros(n, dtype=bool)
     in_pairs[pairs.ravel()] = True
-    assert near.verify_chunks(pairs, n, sizes, int(sizes.sum())) is None  # one chunk fits
-    assert near.verify_chunks(pairs, n, None, 1) is None  # sizes unknown
+    assert near.verify_chunks(labels, in_pairs, sizes, int(sizes.sum())) is None  # one fits
+    assert near.verify_chunks(labels, in_pairs, None, 1) is None  # sizes unknown
     for budget in [1, 60, 500]:
-        chunk = near.verify_chunks(pairs, n, sizes, budget)
+        chunk = near.verify_chunks(labels, in_pairs, sizes, budget)
         assert chunk is not None
         assert ((chunk >= 0) == in_pairs).all()
         assert (chunk[pairs[:, 0]] == chunk[pairs[:, 1]]).all()
@@ -103,3 +103,14 @@ def test_a_failed_spill_write_raises_and_leaves_no_files(monkeypatch, tmp_path):
         neardup.find_duplicates(texts, threshold=0.5, k=3, method="minhash")
     assert len(calls) == 3
     assert os.listdir(tmp_path) == []
+
+
+def test_bucket_components_are_those_of_the_lsh_candidate_graph():
+    texts = list(neardup.synth.generate(bases=30, singles=60, seed=8).texts)
+    sig = stages.minhash(texts, num_perm=32, k=3)
+    for bands, rows in [(16, 2), (8, 4), (32, 1)]:
+        candidates = stages.lsh_candidates(sig, bands, rows)
+        labels, wanted = near.bucket_components(sig, bands, rows)
+        np.testing.assert_array_equal(labels, stages.clusters(candidates, len(sig)))
+        np.testing.assert_array_equal(wanted, stages.lsh_candidate_rows(sig, bands, rows))
+        assert 0 < wanted.sum() < len(sig)

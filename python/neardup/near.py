@@ -32,12 +32,12 @@ from neardup import _core, stages
 from neardup.boilerplate import remove_shingles
 from neardup.plan import Plan
 
-#: Shingle hashes (8 bytes each, so 256 MB) of the candidates' sets verified at once when the
+#: Shingle hashes (8 bytes each, so 128 MB) of the candidates' sets verified at once when the
 #: sign pass could not hold them (past ``engine.HOLD_SETS_BUDGET``): past it, the second pass
 #: spills the candidates' sets to temporary files, one per chunk of whole connected components
 #: of the candidate graph, and each chunk is read back and verified alone (a chunk is larger
 #: only when one component is).
-VERIFY_BUDGET = 1 << 25
+VERIFY_BUDGET = 1 << 24
 
 #: Where the spill files' temporary directory is made (None: the system's, ``TMPDIR``).
 SPILL_DIR: str | None = None
@@ -256,22 +256,59 @@ def candidate_sets(
     return builder.build(len(selected))
 
 
-def verify_chunks(
-    pairs: np.ndarray, n: int, sizes: np.ndarray | None, budget: int
-) -> np.ndarray | None:
-    """int64[n]: the chunk of each document in ``pairs`` (-1 for the others), whole connected
-    components of the pair graph packed in order, a chunk starting at each multiple of
-    ``budget`` shingles (``sizes``): it holds less than ``budget`` plus its last component.
-    None when they all fit in one (or the sizes are unknown).
+def bucket_components(
+    signatures: np.ndarray, bands: int, rows: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(int64[m] component labels, bool[m] in some bucket of two or more) of the LSH bucket
+    graph (documents sharing a band key are linked), one band at a time: memory for one
+    band's keys, not for every band's (``stages.lsh_duplicates`` holds them all). A band is
+    keyed by :func:`neardup.stages.band_hashes` of its slots alone, so two documents whose
+    band keys collide in 64 bits in one scheme but not the other may be linked differently:
+    a chance of about one in 10^6 at 10^6 documents, and only for pairs of unrelated keys.
 
-    >>> verify_chunks(np.array([[0, 1], [2, 3]]), 5, np.array([4, 4, 4, 4, 9]), 8).tolist()
+    >>> sig = stages.minhash(["a b c d e f", "a b c d e f", "x y z"], num_perm=16, k=2)
+    >>> [x.tolist() for x in bucket_components(sig, 8, 2)]
+    [[0, 0, 2], [True, True, False]]
+    """
+    m = len(signatures)
+    labels = np.arange(m, dtype=np.int64)
+    wanted = np.zeros(m, dtype=bool)
+    links: list[np.ndarray] = []
+    pending = 0
+    for band in range(bands):
+        slots = np.ascontiguousarray(signatures[:, band * rows : (band + 1) * rows])
+        keys = stages.band_hashes(slots, 1, rows)[:, 0]
+        order = np.argsort(keys)
+        same = keys[order[1:]] == keys[order[:-1]]
+        a, b = order[:-1][same], order[1:][same]  # each bucket as a chain
+        wanted[a] = wanted[b] = True
+        links.append(np.stack([a, b], axis=1))
+        pending += len(a)
+        if pending > m or band == bands - 1:  # fold the links into the labels
+            moved = np.flatnonzero(labels != np.arange(m))
+            links.append(np.stack([moved, labels[moved]], axis=1))
+            labels = stages.clusters(np.concatenate(links), m)
+            links, pending = [], 0
+    return labels, wanted
+
+
+def verify_chunks(
+    labels: np.ndarray, wanted: np.ndarray, sizes: np.ndarray | None, budget: int
+) -> np.ndarray | None:
+    """int64[m]: the chunk of each ``wanted`` document (-1 for the others), whole components
+    (``labels``: each one's lowest document) packed in order, a chunk starting at each
+    multiple of ``budget`` shingles (``sizes``): it holds less than ``budget`` plus its last
+    component. None when they all fit in one (or the sizes are unknown).
+
+    >>> labels, wanted = np.array([0, 0, 2, 2, 4]), np.array([True] * 4 + [False])
+    >>> verify_chunks(labels, wanted, np.array([4, 4, 4, 4, 9]), 8).tolist()
     [0, 0, 1, 1, -1]
     """
-    wanted = _in_pairs(pairs, n)
+    n = len(wanted)
     if sizes is None or len(sizes) != n or int(sizes[wanted].sum()) <= budget:
         return None
     docs = np.flatnonzero(wanted)
-    labels = stages.clusters(pairs, n)[docs]  # each component's lowest document
+    labels = labels[docs]
     weight = np.bincount(labels, weights=sizes[docs], minlength=n)
     components = np.unique(labels)
     before = np.cumsum(weight[components]) - weight[components]
@@ -364,9 +401,10 @@ def verify_candidates(
     spilled to temporary files when they are more than :data:`VERIFY_BUDGET` (``ev.sets``
     stays None: similarities to the kept document are then the signatures' estimate)."""
     m = len(ev.selected)
-    chunk = (
-        None if ev.sets is not None else verify_chunks(candidates, m, ev.set_sizes, VERIFY_BUDGET)
-    )
+    chunk = None
+    if ev.sets is None and ev.set_sizes is not None:
+        labels = stages.clusters(candidates, m)
+        chunk = verify_chunks(labels, _in_pairs(candidates, m), ev.set_sizes, VERIFY_BUDGET)
     if chunk is None:
         ev.sets = candidate_sets(plan, store, ev.selected, _in_pairs(candidates, m), drop, ev.sets)
         return stages.verify_jaccard(ev.sets, candidates, plan.threshold)
@@ -436,9 +474,9 @@ def _minhash_pairs(
         return pairs, sims
     if mode == "spanning":  # leaders chosen by exact Jaccard: the sets of bucket members
         chunk = None
-        if ev.sets is None:  # components of the bucket graph (any two in a bucket link)
-            links, _ = stages.lsh_duplicates(sig, bands, rows, 1e-9, spanning=True)
-            chunk = verify_chunks(links, len(sig), ev.set_sizes, VERIFY_BUDGET)
+        if ev.sets is None and ev.set_sizes is not None:
+            labels, wanted = bucket_components(sig, bands, rows)
+            chunk = verify_chunks(labels, wanted, ev.set_sizes, VERIFY_BUDGET)
         if chunk is None:
             wanted = stages.lsh_candidate_rows(sig, bands, rows)
             ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
