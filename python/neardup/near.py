@@ -20,7 +20,9 @@ documents), with their similarity.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+import sys
 import tempfile
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
@@ -41,6 +43,29 @@ VERIFY_BUDGET = 1 << 24
 
 #: Where the spill files' temporary directory is made (None: the system's, ``TMPDIR``).
 SPILL_DIR: str | None = None
+
+
+def trim_heap() -> None:
+    """Hands the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere
+    nothing). Arrays of a few MB (a batch's signatures, sets or band keys) come from the heap,
+    and freeing them in the middle of it keeps their pages resident: at 1,000,000 documents
+    the batches' signatures (450 MB), freed once joined, stayed in the peak RSS.
+
+    >>> trim_heap()
+    """
+    global _MALLOC_TRIM
+    if _MALLOC_TRIM is None:
+        _MALLOC_TRIM = False
+        if sys.platform.startswith("linux"):
+            try:
+                _MALLOC_TRIM = ctypes.CDLL(None).malloc_trim
+            except (OSError, AttributeError):  # not glibc (musl has none)
+                pass
+    if _MALLOC_TRIM:
+        _MALLOC_TRIM(0)
+
+
+_MALLOC_TRIM: Any = None
 
 
 def take_sets(sets: stages.ShingleSets, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -289,6 +314,7 @@ def bucket_components(
             links.append(np.stack([moved, labels[moved]], axis=1))
             labels = stages.clusters(np.concatenate(links), m)
             links, pending = [], 0
+    trim_heap()
     return labels, wanted
 
 
@@ -353,6 +379,8 @@ def _spilled_chunks(
                     rows = of_doc == c
                     ids[c].append(docs[rows])
                     counts[c].append(sizes[rows])
+                del sets, grouped
+                trim_heap()  # this batch's arrays: 0.98 -> 0.82 GB peak at 1,000,000
         for c in range(chunks):
             members = np.concatenate(ids[c]) if ids[c] else np.zeros(0, np.int64)
             sizes = np.concatenate(counts[c]) if counts[c] else np.zeros(0, np.int64)
@@ -387,6 +415,7 @@ def _in_chunks(
             found.append(members[pairs] if len(pairs) else pairs.reshape(0, 2))
             found_sims.append(sims)
             del sets
+            trim_heap()
     pairs, sims = np.concatenate(found), np.concatenate(found_sims)
     order = np.lexsort((pairs[:, 1], pairs[:, 0]))
     return pairs[order], sims[order]
