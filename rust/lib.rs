@@ -28,6 +28,7 @@ pub mod verify;
 pub mod shingle;
 pub mod simhash;
 pub mod tokens;
+pub mod wordhash;
 
 #[cfg(test)]
 mod golden;

@@ -156,6 +156,31 @@ impl Words {
         true
     }
 
+    /// The words of an all-ASCII `source` found into `batch` for [`crate::wordhash`], their
+    /// bytes lowered in [`Words::lowered`]; returns false (with `batch` unusable) when
+    /// `source` is not all ASCII or too long for the batch. The words are those of
+    /// [`Words::fill`].
+    #[cfg(all(target_arch = "x86_64", neardup_avx512))]
+    pub(crate) fn ascii_word_batch(
+        &mut self,
+        source: &str,
+        batch: &mut crate::wordhash::WordBatch,
+    ) -> bool {
+        let bytes = source.as_bytes();
+        // 8 bytes of slack: the batch reads 8 bytes from each word's start.
+        if !self.classify_ascii(bytes, 8) {
+            return false;
+        }
+        let chunks = bytes.len().div_ceil(64);
+        batch.fill(&self.mask[..=chunks], &self.lower)
+    }
+
+    /// The lowered bytes of the last ASCII document classified.
+    #[cfg(all(target_arch = "x86_64", neardup_avx512))]
+    pub(crate) fn lowered(&self) -> &[u8] {
+        &self.lower
+    }
+
     /// Fills the ASCII scratch (`mask`, `lower` with `slack` zero bytes of padding) from
     /// `bytes`; returns whether they are all ASCII.
     ///

@@ -43,6 +43,9 @@ pub struct Shingler {
     char_starts: Vec<usize>,
     token_hashes: Vec<u64>,
     sorter: SetSorter,
+    /// Hash ASCII words and windows eight at a time ([`crate::wordhash`], AVX-512 CPUs).
+    batched: bool,
+    batch: crate::wordhash::WordBatch,
 }
 
 impl Shingler {
@@ -58,26 +61,42 @@ impl Shingler {
             char_starts: Vec::new(),
             token_hashes: Vec::new(),
             sorter: SetSorter::default(),
+            batched: crate::wordhash::available(),
+            batch: Default::default(),
         })
+    }
+
+    /// Turns the batched AVX-512 path ([`crate::wordhash`]) off or back on (when the CPU has
+    /// it): the same bits either way; for A/B timings and the tests.
+    pub fn set_batched(&mut self, on: bool) {
+        self.batched = on && crate::wordhash::available();
     }
 
     /// Appends the hash of every shingle of `text` to `out`, in document order, repeats kept.
     pub fn hashes_into(&mut self, text: &str, out: &mut Vec<u64>) {
         if self.unit == Unit::Word && self.version == HashVersion::V2 {
             self.token_hashes.clear();
+            #[cfg(all(target_arch = "x86_64", neardup_avx512))]
+            if self.batched {
+                if self.words.ascii_word_batch(text, &mut self.batch) {
+                    self.batch
+                        .hash_into(self.words.lowered(), &mut self.token_hashes);
+                } else {
+                    self.normalized_token_hashes(text);
+                }
+                match self.token_hashes.len() {
+                    0 => {}
+                    n if n < self.k => out.push(combine_tokens(&self.token_hashes)),
+                    _ => crate::wordhash::combine_windows(&self.token_hashes, self.k, out),
+                }
+                return;
+            }
             // ASCII text: each word's hash straight from the source, no normalised copy.
             if !self
                 .words
                 .ascii_token_hashes(text, shingle_hash, &mut self.token_hashes)
             {
-                self.words.fill(text);
-                let normalized = self.words.text.as_bytes();
-                self.token_hashes.extend(
-                    self.words
-                        .spans
-                        .iter()
-                        .map(|&(start, end)| shingle_hash(&normalized[start..end])),
-                );
+                self.normalized_token_hashes(text);
             }
             if !self.token_hashes.is_empty() {
                 combine_shingles(&self.token_hashes, self.k, out);
@@ -118,6 +137,18 @@ impl Shingler {
                 }
             }
         }
+    }
+
+    /// Version 2's token hashes of `text` through its normalised words (any text).
+    fn normalized_token_hashes(&mut self, text: &str) {
+        self.words.fill(text);
+        let normalized = self.words.text.as_bytes();
+        self.token_hashes.extend(
+            self.words
+                .spans
+                .iter()
+                .map(|&(start, end)| shingle_hash(&normalized[start..end])),
+        );
     }
 
     /// Appends the sorted, de-duplicated shingle set of `text` to `out`: hashed, sorted and
@@ -457,6 +488,45 @@ mod tests {
                     tokens[..len].windows(k).map(combine_tokens).collect()
                 };
                 assert_eq!(rolled, direct, "k {k} len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_batched_and_the_word_at_a_time_paths_agree() {
+        // Random text of ASCII words of every length (some over 16 bytes), separators and a
+        // few non-ASCII documents; both paths for several k (the batched one runs on AVX-512
+        // CPUs only, else both are the same path).
+        let mut state = 11u64;
+        let mut next = |m: u64| {
+            state = mix64(state);
+            state % m
+        };
+        for doc in 0..400 {
+            let words = next(60) as usize;
+            let mut text = String::new();
+            for _ in 0..words {
+                let len = if next(10) == 0 {
+                    17 + next(30)
+                } else {
+                    1 + next(12)
+                };
+                for _ in 0..len {
+                    text.push(b"abcXYZ019q"[next(10) as usize] as char);
+                }
+                text.push_str([" ", ", ", "\n", "--", "."][next(5) as usize]);
+            }
+            if doc % 50 == 7 {
+                text.push_str(" caf\u{e9} \u{72d0}\u{72f8}");
+            }
+            for k in [1, 2, 5, 9] {
+                let mut fast = Shingler::new(k, Unit::Word, HashVersion::V2).unwrap();
+                let mut slow = fast.clone();
+                slow.set_batched(false);
+                let (mut a, mut b) = (vec![3], vec![3]);
+                fast.hashes_into(&text, &mut a);
+                slow.hashes_into(&text, &mut b);
+                assert_eq!(a, b, "k {k} text {text:?}");
             }
         }
     }

@@ -1,0 +1,350 @@
+//! Hash version 2's ASCII word path in batches, for CPUs with AVX-512 (F, DQ, BW, VL): the
+//! same bits as hashing each word with [`shingle_hash`] and rolling [`combine_tokens`] over
+//! the windows, eight lanes at a time.
+//!
+//! * [`WordBatch`] gathers a document's words as (first 8 bytes, last 8 bytes, length), then
+//!   hashes eight words per step with XXH3-64's short-input formulas (1-3, 4-8 and 9-16
+//!   bytes, seed 0) all computed and the right one selected per lane: no branch on a word's
+//!   length, which the one-word-at-a-time hash mispredicts on prose. Words longer than 16
+//!   bytes (rare) are hashed one by one with [`shingle_hash`] afterwards.
+//! * [`combine_windows`] evaluates each window's polynomial directly (k multiply-adds per
+//!   window, eight windows per step) instead of the rolling update, whose chain of dependent
+//!   multiplies bounds it to one window per five cycles or so.
+//!
+//! Elsewhere (AVX2 only, NEON, scalar) the one-word-at-a-time path of `normalize.rs` and the
+//! rolling window of `shingle.rs` run unchanged. Tests compare both paths on random text.
+
+#[cfg(all(target_arch = "x86_64", neardup_avx512))]
+use crate::hashing::{combine_tokens, shingle_hash, TOKEN_BASE};
+
+/// Whether this CPU runs the batched kernels (checked once per document; the result of
+/// `is_x86_feature_detected!` is cached by the standard library).
+#[inline]
+pub(crate) fn available() -> bool {
+    #[cfg(all(target_arch = "x86_64", neardup_avx512))]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+    }
+    #[cfg(not(all(target_arch = "x86_64", neardup_avx512)))]
+    {
+        false
+    }
+}
+
+/// One document's words, ready to hash eight at a time.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WordBatch {
+    /// Where each word starts and ends (grown only: [`flatten`] writes past the last word).
+    starts: Vec<u32>,
+    ends: Vec<u32>,
+    /// Each word's first 8 bytes (bytes past its end are whatever follows in the buffer).
+    lo: Vec<u64>,
+    /// The 8 bytes ending at the word's end (zeros before the buffer's start).
+    hi: Vec<u64>,
+    len: Vec<u64>,
+    words: usize,
+}
+
+impl WordBatch {
+    /// Finds the words of a classified ASCII document: bit b of `mask[c]` is set on word byte
+    /// 64c + b, the last entry of `mask` is zero, and `lower` holds the bytes with 8 readable
+    /// bytes past every word start. Returns false (nothing done) for a document too long for
+    /// 32-bit offsets.
+    #[cfg(all(target_arch = "x86_64", neardup_avx512))]
+    pub(crate) fn fill(&mut self, mask: &[u64], lower: &[u8]) -> bool {
+        let bytes = mask.len() * 64;
+        if bytes > (u32::MAX / 2) as usize {
+            return false;
+        }
+        // At most one word per two bytes, and `flatten` writes up to 64 entries at a time.
+        let room = bytes / 2 + 65;
+        if self.starts.len() < room {
+            self.starts.resize(room, 0);
+            self.ends.resize(room, 0);
+        }
+        // SAFETY: `available()` (the caller's check) says the CPU has the features.
+        self.words = unsafe { word_bounds(mask, &mut self.starts, &mut self.ends) };
+        let n = self.words;
+        if self.lo.len() < n {
+            self.lo.resize(n, 0);
+            self.hi.resize(n, 0);
+            self.len.resize(n, 0);
+        }
+        let read = |at: usize| u64::from_le_bytes(lower[at..at + 8].try_into().expect("8 bytes"));
+        for i in 0..n {
+            let (start, end) = (self.starts[i] as usize, self.ends[i] as usize);
+            // A word ending before byte 8: the bytes before the buffer count as zeros (only the
+            // word's own bytes of `hi` are used: its last 1..4 bytes for words of 1..8).
+            let from = end.max(8);
+            self.hi[i] = read(from - 8) << (8 * (from - end));
+            self.lo[i] = read(start);
+            self.len[i] = (end - start) as u64;
+        }
+        true
+    }
+
+    /// Appends the [`shingle_hash`] of every word, in order, to `out`; `lower` is the buffer
+    /// given to [`WordBatch::fill`].
+    #[cfg(all(target_arch = "x86_64", neardup_avx512))]
+    pub(crate) fn hash_into(&self, lower: &[u8], out: &mut Vec<u64>) {
+        let n = self.words;
+        let first = out.len();
+        out.resize(first + n, 0);
+        let dst = &mut out[first..];
+        // SAFETY: `available()` (the caller's check) says the CPU has the features.
+        let long = unsafe { xxh3_short_avx512(&self.lo[..n], &self.hi[..n], &self.len[..n], dst) };
+        if long {
+            for (i, slot) in dst.iter_mut().enumerate() {
+                if self.len[i] > 16 {
+                    *slot = shingle_hash(&lower[self.starts[i] as usize..self.ends[i] as usize]);
+                }
+            }
+        }
+    }
+}
+
+/// The start and end offsets of the words (maximal runs of set bits) of `mask`, whose last
+/// entry must be zero, into `starts` and `ends`; returns how many words there are. Each 64-bit
+/// word of the mask gives its start bits (set, previous clear) and end bits (clear, previous
+/// set), written out by [`flatten`]: no branch per word or per byte.
+#[cfg(all(target_arch = "x86_64", neardup_avx512))]
+#[target_feature(enable = "bmi1,bmi2,popcnt")]
+unsafe fn word_bounds(mask: &[u64], starts: &mut [u32], ends: &mut [u32]) -> usize {
+    let (mut s, mut e) = (0, 0);
+    let mut carry = 0u64;
+    for (c, &m) in mask.iter().enumerate() {
+        let before = (m << 1) | carry;
+        carry = m >> 63;
+        let base = (c * 64) as u32;
+        flatten(m & !before, base, starts, &mut s);
+        flatten(!m & before, base, ends, &mut e);
+    }
+    debug_assert_eq!(s, e);
+    s
+}
+
+/// Writes `base` + the index of every set bit of `bits`, ascending, at `out[*n..]`, and
+/// advances `*n` by their number; `out` must have 64 entries from `*n` (up to that many are
+/// written, past the real ones: callers read only the first `*n`).
+#[inline(always)]
+fn flatten(mut bits: u64, base: u32, out: &mut [u32], n: &mut usize) {
+    let count = bits.count_ones() as usize;
+    let dst: &mut [u32; 64] = (&mut out[*n..*n + 64]).try_into().expect("64 entries");
+    // Eight unconditionally (a chunk of prose has about seven words), then more if needed.
+    for slot in dst.iter_mut().take(8) {
+        *slot = base + bits.trailing_zeros();
+        bits &= bits.wrapping_sub(1);
+    }
+    if count > 8 {
+        for slot in dst.iter_mut().take(count).skip(8) {
+            *slot = base + bits.trailing_zeros();
+            bits &= bits.wrapping_sub(1);
+        }
+    }
+    *n += count;
+}
+
+/// XXH3-64's 1-3, 4-8 and 9-16 byte formulas (seed 0: the secret's words folded into these
+/// four constants, checked against the crate by the tests) on eight words per step; returns
+/// whether a word is longer than 16 bytes (its hash is then left for the caller).
+#[cfg(all(target_arch = "x86_64", neardup_avx512))]
+#[allow(clippy::incompatible_msrv)] // compiled only by Rust >= 1.89 (build.rs sets the cfg)
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2")]
+unsafe fn xxh3_short_avx512(lo: &[u64], hi: &[u64], len: &[u64], out: &mut [u64]) -> bool {
+    use std::arch::x86_64::*;
+    const FLIP_1TO3: i64 = 0x8727_5a9b;
+    const FLIP_4TO8: u64 = 0xc73a_b174_c5ec_d5a2;
+    const FLIP_9TO16_LO: u64 = 0x6782_737b_ea42_39b9;
+    const FLIP_9TO16_HI: u64 = 0xaf56_bc3b_0996_523a;
+    const PRIME64_2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+    const PRIME64_3: u64 = 0x1656_67B1_9E37_79F9;
+    const RRMXMX: u64 = 0x9FB2_1C65_1E98_DF25;
+    const AVALANCHE: u64 = 0x1656_6791_9E37_79F9;
+    let n = out.len();
+    assert!(lo.len() == n && hi.len() == n && len.len() == n);
+    let c = |v: u64| _mm512_set1_epi64(v as i64);
+    let byte = c(0xFF);
+    let low32 = c(0xFFFF_FFFF);
+    // Reverses the bytes of each 64-bit lane (XXH3's swap64; vpshufb indexes each 16 bytes).
+    let swap = _mm512_set_epi8(
+        8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1,
+        2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+        13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7,
+    );
+    let mut any_long: __mmask8 = 0;
+    let mut at = 0;
+    while at < n {
+        // A partial last step reads and writes only its lanes.
+        let lanes: __mmask8 = if n - at >= 8 {
+            0xFF
+        } else {
+            (1u8 << (n - at)) - 1
+        };
+        // SAFETY: `lanes` covers only indices below n, inside all four slices.
+        let (l, h, w) = unsafe {
+            (
+                _mm512_maskz_loadu_epi64(lanes, lo.as_ptr().add(at) as *const i64),
+                _mm512_maskz_loadu_epi64(lanes, hi.as_ptr().add(at) as *const i64),
+                _mm512_maskz_loadu_epi64(lanes, len.as_ptr().add(at) as *const i64),
+            )
+        };
+        // 1-3 bytes: bytes 0, len/2 and len-1 with the length, then XXH64's avalanche.
+        let c1 = _mm512_and_si512(l, byte);
+        let two = _mm512_cmpgt_epu64_mask(w, c(1));
+        let c2 = _mm512_mask_blend_epi64(two, c1, _mm512_and_si512(_mm512_srli_epi64(l, 8), byte));
+        let c3 = _mm512_srli_epi64(h, 56);
+        let combo = _mm512_or_si512(
+            _mm512_or_si512(_mm512_slli_epi64(c1, 16), _mm512_slli_epi64(c2, 24)),
+            _mm512_or_si512(c3, _mm512_slli_epi64(w, 8)),
+        );
+        let mut v = _mm512_xor_si512(combo, _mm512_set1_epi64(FLIP_1TO3));
+        v = _mm512_xor_si512(v, _mm512_srli_epi64(v, 33));
+        v = _mm512_mullo_epi64(v, c(PRIME64_2));
+        v = _mm512_xor_si512(v, _mm512_srli_epi64(v, 29));
+        v = _mm512_mullo_epi64(v, c(PRIME64_3));
+        let short = _mm512_xor_si512(v, _mm512_srli_epi64(v, 32));
+        // 4-8 bytes: the first and the last four, then rrmxmx.
+        let input64 = _mm512_or_si512(_mm512_slli_epi64(l, 32), _mm512_srli_epi64(h, 32));
+        let k = _mm512_xor_si512(input64, c(FLIP_4TO8));
+        // k ^ rotl(k, 49) ^ rotl(k, 24)
+        let mut v =
+            _mm512_ternarylogic_epi64(k, _mm512_rol_epi64(k, 49), _mm512_rol_epi64(k, 24), 0x96);
+        v = _mm512_mullo_epi64(v, c(RRMXMX));
+        v = _mm512_xor_si512(v, _mm512_add_epi64(_mm512_srli_epi64(v, 35), w));
+        v = _mm512_mullo_epi64(v, c(RRMXMX));
+        let middle = _mm512_xor_si512(v, _mm512_srli_epi64(v, 28));
+        // 9-16 bytes: the first and the last eight, a folded 128-bit product, XXH3's avalanche.
+        let a = _mm512_xor_si512(l, c(FLIP_9TO16_LO));
+        let b = _mm512_xor_si512(h, c(FLIP_9TO16_HI));
+        let (a1, b1) = (_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32));
+        let p00 = _mm512_mul_epu32(a, b);
+        let p01 = _mm512_mul_epu32(a, b1);
+        let p10 = _mm512_mul_epu32(a1, b);
+        let p11 = _mm512_mul_epu32(a1, b1);
+        let mid = _mm512_add_epi64(
+            _mm512_srli_epi64(p00, 32),
+            _mm512_add_epi64(_mm512_and_si512(p01, low32), _mm512_and_si512(p10, low32)),
+        );
+        let high = _mm512_add_epi64(
+            _mm512_add_epi64(p11, _mm512_srli_epi64(mid, 32)),
+            _mm512_add_epi64(_mm512_srli_epi64(p01, 32), _mm512_srli_epi64(p10, 32)),
+        );
+        let low = _mm512_mullo_epi64(a, b);
+        let fold = _mm512_xor_si512(low, high);
+        let mut v = _mm512_add_epi64(
+            _mm512_add_epi64(w, _mm512_shuffle_epi8(a, swap)),
+            _mm512_add_epi64(b, fold),
+        );
+        v = _mm512_xor_si512(v, _mm512_srli_epi64(v, 37));
+        v = _mm512_mullo_epi64(v, c(AVALANCHE));
+        let long = _mm512_xor_si512(v, _mm512_srli_epi64(v, 32));
+        let four = _mm512_cmpgt_epu64_mask(w, c(3));
+        let nine = _mm512_cmpgt_epu64_mask(w, c(8));
+        any_long |= _mm512_mask_cmpgt_epu64_mask(lanes, w, c(16));
+        let hash =
+            _mm512_mask_blend_epi64(nine, _mm512_mask_blend_epi64(four, short, middle), long);
+        // SAFETY: as for the loads.
+        unsafe { _mm512_mask_storeu_epi64(out.as_mut_ptr().add(at) as *mut i64, lanes, hash) };
+        at += 8;
+    }
+    any_long != 0
+}
+
+/// Appends [`combine_tokens`] of every window of `k` consecutive `tokens` (at least `k` of
+/// them) to `out`: eight windows per step, each evaluated directly by Horner's rule.
+#[cfg(all(target_arch = "x86_64", neardup_avx512))]
+pub(crate) fn combine_windows(tokens: &[u64], k: usize, out: &mut Vec<u64>) {
+    debug_assert!(tokens.len() >= k && k >= 1);
+    let windows = tokens.len() + 1 - k;
+    let first = out.len();
+    out.resize(first + windows, 0);
+    // SAFETY: `available()` (the caller's check) says the CPU has the features.
+    unsafe { combine_windows_avx512(tokens, k, &mut out[first..]) };
+}
+
+#[cfg(all(target_arch = "x86_64", neardup_avx512))]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2")]
+unsafe fn combine_windows_avx512(tokens: &[u64], k: usize, out: &mut [u64]) {
+    const STEP: usize = 8;
+    let full = out.len() / STEP * STEP;
+    for i in (0..full).step_by(STEP) {
+        let mut acc = [0u64; STEP];
+        for j in 0..k {
+            let t: &[u64; STEP] = tokens[i + j..i + j + STEP].try_into().expect("STEP tokens");
+            for l in 0..STEP {
+                acc[l] = acc[l].wrapping_mul(TOKEN_BASE).wrapping_add(t[l]);
+            }
+        }
+        let window: &mut [u64; STEP] = (&mut out[i..i + STEP]).try_into().expect("STEP slots");
+        for l in 0..STEP {
+            window[l] = crate::hashing::mix64(acc[l]);
+        }
+    }
+    for (i, slot) in out.iter_mut().enumerate().skip(full) {
+        *slot = combine_tokens(&tokens[i..i + k]);
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64", neardup_avx512))]
+mod tests {
+    use super::*;
+    use crate::hashing::mix64;
+
+    #[test]
+    fn batched_word_hashes_equal_xxh3_for_every_length() {
+        if !available() {
+            return;
+        }
+        // Words of every length 1..40 at every offset, between random bytes.
+        let mut state = 3u64;
+        let mut next = |m: u64| {
+            state = mix64(state);
+            state % m
+        };
+        for round in 0..300 {
+            let n = next(400) as usize + (round % 3) * 64;
+            let mut bits = vec![0u64; n.div_ceil(64) + 1];
+            let mut words = Vec::new();
+            let mut at = next(3) as usize;
+            while at < n {
+                let most = if next(4) == 0 { 40 } else { 12 };
+                let len = (1 + next(most) as usize).min(n - at);
+                words.push((at, at + len));
+                for b in at..at + len {
+                    bits[b / 64] |= 1 << (b % 64);
+                }
+                at += len + 1 + next(3) as usize;
+            }
+            let lower: Vec<u8> = (0..bits.len() * 64 + 8).map(|_| next(256) as u8).collect();
+            let mut batch = WordBatch::default();
+            assert!(batch.fill(&bits, &lower));
+            let mut got = vec![1, 2];
+            batch.hash_into(&lower, &mut got);
+            let want: Vec<u64> = words
+                .iter()
+                .map(|&(s, e)| shingle_hash(&lower[s..e]))
+                .collect();
+            assert_eq!(got[..2], [1, 2]);
+            assert_eq!(got[2..], want[..], "round {round}");
+        }
+    }
+
+    #[test]
+    fn direct_windows_equal_the_formula() {
+        if !available() {
+            return;
+        }
+        let tokens: Vec<u64> = (0..60).map(|i| mix64(i ^ 0xABC)).collect();
+        for k in 1..9 {
+            for len in k..60 {
+                let mut got = vec![9];
+                combine_windows(&tokens[..len], k, &mut got);
+                let want: Vec<u64> = tokens[..len].windows(k).map(combine_tokens).collect();
+                assert_eq!(got[1..], want[..], "k {k} len {len}");
+            }
+        }
+    }
+}
