@@ -45,6 +45,7 @@ pub struct Shingler {
     sorter: SetSorter,
     /// Hash ASCII words and windows eight at a time ([`crate::wordhash`], AVX-512 CPUs).
     batched: bool,
+    #[cfg_attr(not(all(target_arch = "x86_64", neardup_avx512)), allow(dead_code))]
     batch: crate::wordhash::WordBatch,
 }
 

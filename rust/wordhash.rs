@@ -34,8 +34,9 @@ pub(crate) fn available() -> bool {
     }
 }
 
-/// One document's words, ready to hash eight at a time.
+/// One document's words, ready to hash eight at a time (empty and unused on other CPUs).
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(not(all(target_arch = "x86_64", neardup_avx512)), allow(dead_code))]
 pub(crate) struct WordBatch {
     /// Where each word starts and ends (grown only: [`flatten`] writes past the last word).
     starts: Vec<u32>,
@@ -129,6 +130,7 @@ unsafe fn word_bounds(mask: &[u64], starts: &mut [u32], ends: &mut [u32]) -> usi
 /// Writes `base` + the index of every set bit of `bits`, ascending, at `out[*n..]`, and
 /// advances `*n` by their number; `out` must have 64 entries from `*n` (up to that many are
 /// written, past the real ones: callers read only the first `*n`).
+#[cfg(all(target_arch = "x86_64", neardup_avx512))]
 #[inline(always)]
 fn flatten(mut bits: u64, base: u32, out: &mut [u32], n: &mut usize) {
     let count = bits.count_ones() as usize;
