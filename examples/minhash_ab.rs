@@ -1,8 +1,10 @@
 //! A/B of loop orders of the classic MinHash kernel's AVX-512 build on random shingle hashes
 //! (128 slots, 350 shingles a document), best of 40 interleaved rounds, with the clock measured
 //! by a chain of dependent adds: `cargo run --release --example minhash_ab` (x86_64 with
-//! AVX-512 F, VL, DQ). Every variant is checked bit-identical to the library's kernel. Not a
-//! test; nothing here is used by the library.
+//! AVX-512 F, VL, DQ). Every variant is checked bit-identical to the library's kernel; "lib
+//! avx2" is the library's AVX2 kernel (rust/minhash_avx2.rs) and "lib avx2-generic" the
+//! generic loop compiled for AVX2 that it replaced. Not a test; nothing here is used by the
+//! library.
 
 // Built only by Rust >= 1.89 (build.rs sets the cfg); index loops mirror the lanes.
 #![allow(clippy::incompatible_msrv, clippy::needless_range_loop)]
@@ -192,6 +194,8 @@ mod ab {
             "two pass 64",
             "pairs",
             "ymm",
+            "lib avx2",
+            "lib avx2-generic",
             "mul only",
             "xor+add+min",
         ];
@@ -202,7 +206,9 @@ mod ab {
                 2 => two_pass(d, &pa, &pb, sig),
                 3 => pairs(d, &pa, &pb, sig),
                 4 => ymm(d, &pa, &pb, sig),
-                5 => mul_only(d, &pa, &pb, sig),
+                5 => assert!(lib.signature_kernel("avx2", d, sig)),
+                6 => assert!(lib.signature_kernel("avx2-generic", d, sig)),
+                7 => mul_only(d, &pa, &pb, sig),
                 _ => add_min_only(d, &pa, &pb, sig),
             }
         };
@@ -210,7 +216,7 @@ mod ab {
         let mut got = vec![0u32; 128];
         for d in &docs {
             run(0, d, &mut want);
-            for v in 1..5 {
+            for v in 1..7 {
                 run(v, d, &mut got);
                 assert_eq!(got, want, "{}", names[v]);
             }

@@ -18,6 +18,8 @@ pub mod jsonl;
 pub mod lookup;
 pub mod lsh;
 pub mod minhash;
+#[cfg(target_arch = "x86_64")]
+mod minhash_avx2;
 pub mod normalize;
 pub mod parallel;
 pub mod rows;
