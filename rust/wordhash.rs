@@ -13,6 +13,10 @@
 //!
 //! Elsewhere (AVX2 only, NEON, scalar) the one-word-at-a-time path of `normalize.rs` and the
 //! rolling window of `shingle.rs` run unchanged. Tests compare both paths on random text.
+//! (A scalar twin of these kernels, the three formulas computed and picked with masks and the
+//! windows evaluated directly, was 1.6x slower than that path on an AMD EPYC, 0.50 vs 0.31 s
+//! from text to shingle hashes of the 324 MB benches corpus; with the word-at-a-time XXH3
+//! after the branch-free word bounds (windows still direct), 1.2x slower: not kept.)
 
 #[cfg(all(target_arch = "x86_64", neardup_avx512))]
 use crate::hashing::{combine_tokens, shingle_hash, TOKEN_BASE};
