@@ -172,7 +172,7 @@ impl Words {
             return false;
         }
         let chunks = bytes.len().div_ceil(64);
-        batch.fill(&self.mask[..=chunks], &self.lower)
+        batch.fill(&self.mask[..=chunks])
     }
 
     /// The lowered bytes of the last ASCII document classified.
