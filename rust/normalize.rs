@@ -160,7 +160,7 @@ impl Words {
     /// bytes lowered in [`Words::lowered`]; returns false (with `batch` unusable) when
     /// `source` is not all ASCII or too long for the batch. The words are those of
     /// [`Words::fill`].
-    #[cfg(all(target_arch = "x86_64", neardup_avx512))]
+    #[cfg(target_arch = "x86_64")]
     pub(crate) fn ascii_word_batch(
         &mut self,
         source: &str,
@@ -176,7 +176,7 @@ impl Words {
     }
 
     /// The lowered bytes of the last ASCII document classified.
-    #[cfg(all(target_arch = "x86_64", neardup_avx512))]
+    #[cfg(target_arch = "x86_64")]
     pub(crate) fn lowered(&self) -> &[u8] {
         &self.lower
     }

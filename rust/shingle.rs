@@ -43,9 +43,11 @@ pub struct Shingler {
     char_starts: Vec<usize>,
     token_hashes: Vec<u64>,
     sorter: SetSorter,
-    /// Hash ASCII words and windows eight at a time ([`crate::wordhash`], AVX-512 CPUs).
-    batched: bool,
-    #[cfg_attr(not(all(target_arch = "x86_64", neardup_avx512)), allow(dead_code))]
+    /// Hash version 2's ASCII words and windows in batches ([`crate::wordhash`]) on this
+    /// instruction set (None: one word at a time).
+    #[cfg(target_arch = "x86_64")]
+    batched: Option<crate::wordhash::Isa>,
+    #[cfg(target_arch = "x86_64")]
     batch: crate::wordhash::WordBatch,
 }
 
@@ -62,33 +64,52 @@ impl Shingler {
             char_starts: Vec::new(),
             token_hashes: Vec::new(),
             sorter: SetSorter::default(),
-            batched: crate::wordhash::available(),
+            #[cfg(target_arch = "x86_64")]
+            batched: crate::wordhash::Isa::best(),
+            #[cfg(target_arch = "x86_64")]
             batch: Default::default(),
         })
     }
 
-    /// Turns the batched AVX-512 path ([`crate::wordhash`]) off or back on (when the CPU has
-    /// it): the same bits either way; for A/B timings and the tests.
-    pub fn set_batched(&mut self, on: bool) {
-        self.batched = on && crate::wordhash::available();
+    /// Chooses how version 2 hashes ASCII words: "batch" (the default: [`crate::wordhash`]
+    /// with the best instruction set the CPU has, if any), "batch-avx2" (its AVX2 kernels,
+    /// if the CPU has them) or "word" (one word at a time); returns false (nothing changed)
+    /// when the path cannot run here. The same bits every way; for A/B timings and tests.
+    pub fn set_path(&mut self, path: &str) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::wordhash::Isa;
+            let batched = match path {
+                "batch" => Isa::best(),
+                "batch-avx2" if Isa::best().is_some() => Some(Isa::Avx2),
+                "word" => None,
+                _ => return false,
+            };
+            self.batched = batched;
+            true
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            matches!(path, "batch" | "word")
+        }
     }
 
     /// Appends the hash of every shingle of `text` to `out`, in document order, repeats kept.
     pub fn hashes_into(&mut self, text: &str, out: &mut Vec<u64>) {
         if self.unit == Unit::Word && self.version == HashVersion::V2 {
             self.token_hashes.clear();
-            #[cfg(all(target_arch = "x86_64", neardup_avx512))]
-            if self.batched {
+            #[cfg(target_arch = "x86_64")]
+            if let Some(isa) = self.batched {
                 if self.words.ascii_word_batch(text, &mut self.batch) {
                     self.batch
-                        .hash_into(self.words.lowered(), &mut self.token_hashes);
+                        .hash_into(isa, self.words.lowered(), &mut self.token_hashes);
                 } else {
                     self.normalized_token_hashes(text);
                 }
                 match self.token_hashes.len() {
                     0 => {}
                     n if n < self.k => out.push(combine_tokens(&self.token_hashes)),
-                    _ => crate::wordhash::combine_windows(&self.token_hashes, self.k, out),
+                    _ => crate::wordhash::combine_windows(isa, &self.token_hashes, self.k, out),
                 }
                 return;
             }
@@ -496,8 +517,7 @@ mod tests {
     #[test]
     fn the_batched_and_the_word_at_a_time_paths_agree() {
         // Random text of ASCII words of every length (some over 16 bytes), separators and a
-        // few non-ASCII documents; both paths for several k (the batched one runs on AVX-512
-        // CPUs only, else both are the same path).
+        // few non-ASCII documents; every path this CPU runs, for several k.
         let mut state = 11u64;
         let mut next = |m: u64| {
             state = mix64(state);
@@ -521,13 +541,17 @@ mod tests {
                 text.push_str(" caf\u{e9} \u{72d0}\u{72f8}");
             }
             for k in [1, 2, 5, 9] {
-                let mut fast = Shingler::new(k, Unit::Word, HashVersion::V2).unwrap();
-                let mut slow = fast.clone();
-                slow.set_batched(false);
-                let (mut a, mut b) = (vec![3], vec![3]);
-                fast.hashes_into(&text, &mut a);
-                slow.hashes_into(&text, &mut b);
-                assert_eq!(a, b, "k {k} text {text:?}");
+                let mut want = vec![3];
+                let mut shingler = Shingler::new(k, Unit::Word, HashVersion::V2).unwrap();
+                assert!(shingler.set_path("word"));
+                shingler.hashes_into(&text, &mut want);
+                for path in ["batch", "batch-avx2"] {
+                    if shingler.set_path(path) {
+                        let mut got = vec![3];
+                        shingler.hashes_into(&text, &mut got);
+                        assert_eq!(got, want, "{path} k {k} text {text:?}");
+                    }
+                }
             }
         }
     }

@@ -1,6 +1,7 @@
-//! Hash version 2's ASCII word path in batches, for CPUs with AVX-512 (F, DQ, BW, VL): the
-//! same bits as hashing each word with [`shingle_hash`] and rolling [`combine_tokens`] over
-//! the windows, eight lanes at a time.
+//! Hash version 2's ASCII word path in batches, for x86_64 CPUs with AVX-512 (F, DQ, BW, VL)
+//! or AVX2 (`rust/wordhash_avx2.rs`): the same bits as hashing each word with
+//! [`shingle_hash`] and rolling [`combine_tokens`] over the windows, eight (four) lanes at a
+//! time.
 //!
 //! * [`WordBatch`] finds a document's words (start and end offsets, from the classifier's bit
 //!   mask with no branch per word), then hashes eight words per step: their first and last 8
@@ -13,36 +14,55 @@
 //!   window, eight windows per step) instead of the rolling update, whose chain of dependent
 //!   multiplies bounds it to one window per five cycles or so.
 //!
-//! Elsewhere (AVX2 only, NEON, scalar) the one-word-at-a-time path of `normalize.rs` and the
-//! rolling window of `shingle.rs` run unchanged. Tests compare both paths on random text.
+//! Elsewhere (NEON, scalar) the one-word-at-a-time path of `normalize.rs` and the rolling
+//! window of `shingle.rs` run unchanged. Tests compare every path on random text.
 //! (A scalar twin of these kernels, the three formulas computed and picked with masks and the
 //! windows evaluated directly, was 1.6x slower than that path on an AMD EPYC, 0.50 vs 0.31 s
 //! from text to shingle hashes of the 324 MB benches corpus; with the word-at-a-time XXH3
 //! after the branch-free word bounds (windows still direct), 1.2x slower: not kept.)
 
-#[cfg(all(target_arch = "x86_64", neardup_avx512))]
-use crate::hashing::{combine_tokens, shingle_hash, TOKEN_BASE};
+#![cfg(target_arch = "x86_64")]
 
-/// Whether this CPU runs the batched kernels (checked once per document; the result of
-/// `is_x86_feature_detected!` is cached by the standard library).
-#[inline]
-pub(crate) fn available() -> bool {
-    #[cfg(all(target_arch = "x86_64", neardup_avx512))]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512dq")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-    }
-    #[cfg(not(all(target_arch = "x86_64", neardup_avx512)))]
-    {
-        false
+use crate::hashing::shingle_hash;
+#[cfg(neardup_avx512)]
+use crate::hashing::{combine_tokens, TOKEN_BASE};
+
+// XXH3-64's constants for inputs of 1-16 bytes with seed 0: the secret's words folded into
+// the four flips (checked against the crate by the tests), then the mixers' multipliers.
+pub(crate) const FLIP_1TO3: u64 = 0x8727_5a9b;
+pub(crate) const FLIP_4TO8: u64 = 0xc73a_b174_c5ec_d5a2;
+pub(crate) const FLIP_9TO16_LO: u64 = 0x6782_737b_ea42_39b9;
+pub(crate) const FLIP_9TO16_HI: u64 = 0xaf56_bc3b_0996_523a;
+pub(crate) const PRIME64_2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+pub(crate) const PRIME64_3: u64 = 0x1656_67B1_9E37_79F9;
+pub(crate) const RRMXMX: u64 = 0x9FB2_1C65_1E98_DF25;
+pub(crate) const AVALANCHE: u64 = 0x1656_6791_9E37_79F9;
+
+/// The instruction set a batch runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Isa {
+    #[cfg(neardup_avx512)]
+    Avx512,
+    Avx2,
+}
+
+impl Isa {
+    /// The best this CPU has, if any (the feature checks are cached by the standard library).
+    pub(crate) fn best() -> Option<Isa> {
+        use std::arch::is_x86_feature_detected as has;
+        if !(has!("bmi1") && has!("popcnt")) {
+            return None;
+        }
+        #[cfg(neardup_avx512)]
+        if has!("avx512f") && has!("avx512dq") && has!("avx512bw") && has!("avx512vl") {
+            return Some(Isa::Avx512);
+        }
+        has!("avx2").then_some(Isa::Avx2)
     }
 }
 
-/// One document's words, ready to hash eight at a time (empty and unused on other CPUs).
+/// One document's words, ready to hash in batches.
 #[derive(Debug, Clone, Default)]
-#[cfg_attr(not(all(target_arch = "x86_64", neardup_avx512)), allow(dead_code))]
 pub(crate) struct WordBatch {
     /// Where each word starts and ends (grown only: [`flatten`] writes past the last word).
     starts: Vec<u32>,
@@ -55,8 +75,7 @@ pub(crate) struct WordBatch {
 impl WordBatch {
     /// Finds the words of a classified ASCII document: bit b of `mask[c]` is set on word byte
     /// 64c + b, and the last entry of `mask` is zero. Returns false (nothing done) for a
-    /// document too long for 32-bit offsets.
-    #[cfg(all(target_arch = "x86_64", neardup_avx512))]
+    /// document too long for 32-bit offsets. Only on a CPU [`Isa::best`] names.
     pub(crate) fn fill(&mut self, mask: &[u64]) -> bool {
         let bytes = mask.len() * 64;
         if bytes > (u32::MAX / 2) as usize {
@@ -68,35 +87,56 @@ impl WordBatch {
             self.starts.resize(room, 0);
             self.ends.resize(room, 0);
         }
-        // SAFETY: `available()` (the caller's check) says the CPU has the features.
+        // SAFETY: the CPU has BMI1 and POPCNT (`Isa::best`, the caller's check).
         self.words = unsafe { word_bounds(mask, &mut self.starts, &mut self.ends) };
         self.span = (mask.len() - 1) * 64;
         true
     }
 
     /// Appends the [`shingle_hash`] of every word, in order, to `out`; `lower` holds the
-    /// document's bytes (lowered) and 8 more past the mask given to [`WordBatch::fill`].
-    #[cfg(all(target_arch = "x86_64", neardup_avx512))]
-    pub(crate) fn hash_into(&self, lower: &[u8], out: &mut Vec<u64>) {
+    /// document's bytes (lowered) and 8 more past the mask given to [`WordBatch::fill`];
+    /// `isa` is what [`Isa::best`] gave (or AVX2 on a CPU with AVX-512).
+    pub(crate) fn hash_into(&self, isa: Isa, lower: &[u8], out: &mut Vec<u64>) {
         let n = self.words;
         let first = out.len();
         out.resize(first + n, 0);
         let dst = &mut out[first..];
         let (starts, ends) = (&self.starts[..n], &self.ends[..n]);
         // Every word start and end is at most `span` (word_bounds of a mask of span / 64 + 1
-        // words, the last zero), so the kernel's 8-byte reads from a start, and up to an end,
+        // words, the last zero), so the kernels' 8-byte reads from a start, and up to an end,
         // are inside `lower`.
         assert!(lower.len() >= self.span + 8);
-        // SAFETY: `available()` (the caller's check) says the CPU has the features, and the
-        // reads are inside `lower` (just above).
-        let long = unsafe { xxh3_short_avx512(starts, ends, lower, dst) };
-        if long {
-            for (i, slot) in dst.iter_mut().enumerate() {
-                if self.ends[i] - self.starts[i] > 16 {
-                    *slot = shingle_hash(&lower[self.starts[i] as usize..self.ends[i] as usize]);
-                }
+        let (hashed, long) = match isa {
+            #[cfg(neardup_avx512)]
+            // SAFETY: the CPU has the features (`Isa::best`), and the reads are inside `lower`
+            // (just above).
+            Isa::Avx512 => (n, unsafe { xxh3_short_avx512(starts, ends, lower, dst) }),
+            // SAFETY: as above, for AVX2.
+            _ => unsafe { crate::wordhash_avx2::xxh3_short(starts, ends, lower, dst) },
+        };
+        for (i, slot) in dst.iter_mut().enumerate() {
+            if i >= hashed || (long && self.ends[i] - self.starts[i] > 16) {
+                *slot = shingle_hash(&lower[self.starts[i] as usize..self.ends[i] as usize]);
             }
         }
+    }
+}
+
+/// Appends [`combine_tokens`] of every window of `k` consecutive `tokens` (at least `k` of
+/// them) to `out`: eight (AVX2: four) windows per step, each evaluated directly by Horner's
+/// rule.
+pub(crate) fn combine_windows(isa: Isa, tokens: &[u64], k: usize, out: &mut Vec<u64>) {
+    debug_assert!(tokens.len() >= k && k >= 1);
+    let windows = tokens.len() + 1 - k;
+    let first = out.len();
+    out.resize(first + windows, 0);
+    let dst = &mut out[first..];
+    match isa {
+        #[cfg(neardup_avx512)]
+        // SAFETY: the CPU has the features (`Isa::best`).
+        Isa::Avx512 => unsafe { combine_windows_avx512(tokens, k, dst) },
+        // SAFETY: as above, for AVX2.
+        _ => unsafe { crate::wordhash_avx2::combine_windows(tokens, k, dst) },
     }
 }
 
@@ -104,8 +144,7 @@ impl WordBatch {
 /// entry must be zero, into `starts` and `ends`; returns how many words there are. Each 64-bit
 /// word of the mask gives its start bits (set, previous clear) and end bits (clear, previous
 /// set), written out by [`flatten`]: no branch per word or per byte.
-#[cfg(all(target_arch = "x86_64", neardup_avx512))]
-#[target_feature(enable = "bmi1,bmi2,popcnt")]
+#[target_feature(enable = "bmi1,popcnt")]
 unsafe fn word_bounds(mask: &[u64], starts: &mut [u32], ends: &mut [u32]) -> usize {
     let (mut s, mut e) = (0, 0);
     let mut carry = 0u64;
@@ -123,7 +162,6 @@ unsafe fn word_bounds(mask: &[u64], starts: &mut [u32], ends: &mut [u32]) -> usi
 /// Writes `base` + the index of every set bit of `bits`, ascending, at `out[*n..]`, and
 /// advances `*n` by their number; `out` must have 64 entries from `*n` (up to that many are
 /// written, past the real ones: callers read only the first `*n`).
-#[cfg(all(target_arch = "x86_64", neardup_avx512))]
 #[inline(always)]
 fn flatten(mut bits: u64, base: u32, out: &mut [u32], n: &mut usize) {
     let count = bits.count_ones() as usize;
@@ -142,22 +180,13 @@ fn flatten(mut bits: u64, base: u32, out: &mut [u32], n: &mut usize) {
     *n += count;
 }
 
-/// XXH3-64's 1-3, 4-8 and 9-16 byte formulas (seed 0: the secret's words folded into these
-/// four constants, checked against the crate by the tests) on eight words per step; returns
+/// XXH3-64's 1-3, 4-8 and 9-16 byte formulas (seed 0) on eight words per step; returns
 /// whether a word is longer than 16 bytes (its hash is then left for the caller).
-#[cfg(all(target_arch = "x86_64", neardup_avx512))]
+#[cfg(neardup_avx512)]
 #[allow(clippy::incompatible_msrv)] // compiled only by Rust >= 1.89 (build.rs sets the cfg)
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2")]
 unsafe fn xxh3_short_avx512(starts: &[u32], ends: &[u32], lower: &[u8], out: &mut [u64]) -> bool {
     use std::arch::x86_64::*;
-    const FLIP_1TO3: i64 = 0x8727_5a9b;
-    const FLIP_4TO8: u64 = 0xc73a_b174_c5ec_d5a2;
-    const FLIP_9TO16_LO: u64 = 0x6782_737b_ea42_39b9;
-    const FLIP_9TO16_HI: u64 = 0xaf56_bc3b_0996_523a;
-    const PRIME64_2: u64 = 0xC2B2_AE3D_27D4_EB4F;
-    const PRIME64_3: u64 = 0x1656_67B1_9E37_79F9;
-    const RRMXMX: u64 = 0x9FB2_1C65_1E98_DF25;
-    const AVALANCHE: u64 = 0x1656_6791_9E37_79F9;
     let n = out.len();
     assert!(starts.len() == n && ends.len() == n);
     let c = |v: u64| _mm512_set1_epi64(v as i64);
@@ -204,7 +233,7 @@ unsafe fn xxh3_short_avx512(starts: &[u32], ends: &[u32], lower: &[u8], out: &mu
             _mm512_or_si512(_mm512_slli_epi64(c1, 16), _mm512_slli_epi64(c2, 24)),
             _mm512_or_si512(c3, _mm512_slli_epi64(w, 8)),
         );
-        let mut v = _mm512_xor_si512(combo, _mm512_set1_epi64(FLIP_1TO3));
+        let mut v = _mm512_xor_si512(combo, c(FLIP_1TO3));
         v = _mm512_xor_si512(v, _mm512_srli_epi64(v, 33));
         v = _mm512_mullo_epi64(v, c(PRIME64_2));
         v = _mm512_xor_si512(v, _mm512_srli_epi64(v, 29));
@@ -257,19 +286,7 @@ unsafe fn xxh3_short_avx512(starts: &[u32], ends: &[u32], lower: &[u8], out: &mu
     any_long != 0
 }
 
-/// Appends [`combine_tokens`] of every window of `k` consecutive `tokens` (at least `k` of
-/// them) to `out`: eight windows per step, each evaluated directly by Horner's rule.
-#[cfg(all(target_arch = "x86_64", neardup_avx512))]
-pub(crate) fn combine_windows(tokens: &[u64], k: usize, out: &mut Vec<u64>) {
-    debug_assert!(tokens.len() >= k && k >= 1);
-    let windows = tokens.len() + 1 - k;
-    let first = out.len();
-    out.resize(first + windows, 0);
-    // SAFETY: `available()` (the caller's check) says the CPU has the features.
-    unsafe { combine_windows_avx512(tokens, k, &mut out[first..]) };
-}
-
-#[cfg(all(target_arch = "x86_64", neardup_avx512))]
+#[cfg(neardup_avx512)]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2")]
 unsafe fn combine_windows_avx512(tokens: &[u64], k: usize, out: &mut [u64]) {
     const STEP: usize = 8;
@@ -292,16 +309,23 @@ unsafe fn combine_windows_avx512(tokens: &[u64], k: usize, out: &mut [u64]) {
     }
 }
 
-#[cfg(all(test, target_arch = "x86_64", neardup_avx512))]
+#[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hashing::mix64;
+    use crate::hashing::{combine_tokens, mix64};
+
+    /// Every instruction set of the batches this CPU runs.
+    fn isas() -> Vec<Isa> {
+        match Isa::best() {
+            #[cfg(neardup_avx512)]
+            Some(Isa::Avx512) => vec![Isa::Avx512, Isa::Avx2],
+            Some(Isa::Avx2) => vec![Isa::Avx2],
+            None => vec![],
+        }
+    }
 
     #[test]
     fn batched_word_hashes_equal_xxh3_for_every_length() {
-        if !available() {
-            return;
-        }
         // Words of every length 1..40 at every offset, between random bytes.
         let mut state = 3u64;
         let mut next = |m: u64| {
@@ -323,31 +347,32 @@ mod tests {
                 at += len + 1 + next(3) as usize;
             }
             let lower: Vec<u8> = (0..bits.len() * 64 + 8).map(|_| next(256) as u8).collect();
-            let mut batch = WordBatch::default();
-            assert!(batch.fill(&bits));
-            let mut got = vec![1, 2];
-            batch.hash_into(&lower, &mut got);
             let want: Vec<u64> = words
                 .iter()
                 .map(|&(s, e)| shingle_hash(&lower[s..e]))
                 .collect();
-            assert_eq!(got[..2], [1, 2]);
-            assert_eq!(got[2..], want[..], "round {round}");
+            for isa in isas() {
+                let mut batch = WordBatch::default();
+                assert!(batch.fill(&bits));
+                let mut got = vec![1, 2];
+                batch.hash_into(isa, &lower, &mut got);
+                assert_eq!(got[..2], [1, 2]);
+                assert_eq!(got[2..], want[..], "round {round} {isa:?}");
+            }
         }
     }
 
     #[test]
     fn direct_windows_equal_the_formula() {
-        if !available() {
-            return;
-        }
         let tokens: Vec<u64> = (0..60).map(|i| mix64(i ^ 0xABC)).collect();
-        for k in 1..9 {
-            for len in k..60 {
-                let mut got = vec![9];
-                combine_windows(&tokens[..len], k, &mut got);
-                let want: Vec<u64> = tokens[..len].windows(k).map(combine_tokens).collect();
-                assert_eq!(got[1..], want[..], "k {k} len {len}");
+        for isa in isas() {
+            for k in 1..9 {
+                for len in k..60 {
+                    let mut got = vec![9];
+                    combine_windows(isa, &tokens[..len], k, &mut got);
+                    let want: Vec<u64> = tokens[..len].windows(k).map(combine_tokens).collect();
+                    assert_eq!(got[1..], want[..], "k {k} len {len} {isa:?}");
+                }
             }
         }
     }
