@@ -515,48 +515,6 @@ mod tests {
     }
 
     #[test]
-    fn the_batched_and_the_word_at_a_time_paths_agree() {
-        // Random text of ASCII words of every length (some over 16 bytes), separators and a
-        // few non-ASCII documents; every path this CPU runs, for several k.
-        let mut state = 11u64;
-        let mut next = |m: u64| {
-            state = mix64(state);
-            state % m
-        };
-        for doc in 0..400 {
-            let words = next(60) as usize;
-            let mut text = String::new();
-            for _ in 0..words {
-                let len = if next(10) == 0 {
-                    17 + next(30)
-                } else {
-                    1 + next(12)
-                };
-                for _ in 0..len {
-                    text.push(b"abcXYZ019q"[next(10) as usize] as char);
-                }
-                text.push_str([" ", ", ", "\n", "--", "."][next(5) as usize]);
-            }
-            if doc % 50 == 7 {
-                text.push_str(" caf\u{e9} \u{72d0}\u{72f8}");
-            }
-            for k in [1, 2, 5, 9] {
-                let mut want = vec![3];
-                let mut shingler = Shingler::new(k, Unit::Word, HashVersion::V2).unwrap();
-                assert!(shingler.set_path("word"));
-                shingler.hashes_into(&text, &mut want);
-                for path in ["batch", "batch-avx2"] {
-                    if shingler.set_path(path) {
-                        let mut got = vec![3];
-                        shingler.hashes_into(&text, &mut got);
-                        assert_eq!(got, want, "{path} k {k} text {text:?}");
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
     fn the_bucket_sort_equals_sort_then_dedup() {
         let mut sorter = SetSorter::default();
         let mut state = 7u64;
