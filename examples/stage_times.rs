@@ -1,7 +1,9 @@
 //! Times the text stages on a corpus file (documents separated by NUL bytes), one thread, for
 //! both hash versions interleaved in every round (compare versions within one run only):
 //! `ROUNDS=7 cargo run --release --example stage_times -- texts.bin` prints the best of the
-//! rounds per stage. `VERSION=1|2` times one version and `STAGE=normalize|hashes|sets|minhash|
+//! rounds per stage (version 2 by each path of `Shingler::set_path`: "v2" the default, the
+//! batches of rust/wordhash.rs with the best the CPU has; "v2 batch-avx2" their AVX2 kernels;
+//! "v2 word" one word at a time, as on aarch64). `VERSION=1|2` times one version and `STAGE=normalize|hashes|sets|minhash|
 //! simhash` one stage (for per-stage instruction counts under callgrind). A profiling aid, not
 //! a test.
 use _core::hashing::HashVersion;
@@ -31,12 +33,24 @@ fn main() {
     let stage = std::env::var("STAGE").ok();
     let wanted = |name: &str| stage.as_deref().map_or(true, |s| s == name);
     for _ in 0..rounds {
-        for (name, version) in [("v1", HashVersion::V1), ("v2", HashVersion::V2)] {
-            // VERSION=1 or 2 times one version only (for instruction counts under callgrind).
-            if std::env::var("VERSION").is_ok_and(|v| v != name[1..]) {
+        for (name, version, path) in [
+            ("v1", HashVersion::V1, "batch"),
+            ("v2", HashVersion::V2, "batch"),
+            ("v2 batch-avx2", HashVersion::V2, "batch-avx2"),
+            ("v2 word", HashVersion::V2, "word"),
+        ] {
+            // VERSION=1 or 2 times one version only (for instruction counts under callgrind);
+            // V2_PATH=batch|batch-avx2|word one path of version 2 (Shingler::set_path).
+            if std::env::var("VERSION").is_ok_and(|v| v != name[1..2]) {
+                continue;
+            }
+            if std::env::var("V2_PATH").is_ok_and(|p| p != path) {
                 continue;
             }
             let mut shingler = Shingler::new(5, Unit::Word, version).unwrap();
+            if !shingler.set_path(path) {
+                continue;
+            }
             let mut hashes = Vec::new();
             if wanted("normalize") {
                 let t = Instant::now();

@@ -19,6 +19,8 @@ pub mod jsonl;
 pub mod lookup;
 pub mod lsh;
 pub mod minhash;
+#[cfg(target_arch = "x86_64")]
+mod minhash_avx2;
 pub mod normalize;
 pub mod parallel;
 pub mod rows;
@@ -29,6 +31,9 @@ pub mod verify;
 pub mod shingle;
 pub mod simhash;
 pub mod tokens;
+pub mod wordhash;
+#[cfg(target_arch = "x86_64")]
+mod wordhash_avx2;
 
 #[cfg(test)]
 mod golden;

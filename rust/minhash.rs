@@ -26,6 +26,9 @@ pub struct MinHasher {
     a_hi: Vec<u32>,
     b_lo: Vec<u32>,
     b_hi: Vec<u32>,
+    /// The parameters in the AVX2 kernel's layout.
+    #[cfg(target_arch = "x86_64")]
+    avx2: crate::minhash_avx2::Params,
 }
 
 /// Slots per register block of the kernel: 32 u32 lanes = 2 AVX-512 / 4 AVX2 / 8 NEON or SSE2
@@ -53,6 +56,8 @@ impl MinHasher {
             a_hi: hi(&a),
             b_lo: lo(&b),
             b_hi: hi(&b),
+            #[cfg(target_arch = "x86_64")]
+            avx2: crate::minhash_avx2::Params::new(&a, &b),
             a,
             b,
         })
@@ -142,9 +147,57 @@ impl MinHasher {
         }
     }
 
+    /// The AVX2 kernel of `rust/minhash_avx2.rs` on the slots in whole groups of eight, the
+    /// formula on the others. 1.25x faster than the generic loop compiled for AVX2 (14.5 vs
+    /// 11.6 ns a shingle at 128 slots on an AMD EPYC,
+    /// `cargo run --release --example minhash_ab`, which times both on one CPU).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn signature_avx2(&self, shingles: &[u64], out: &mut [u32]) {
+        let grouped = self.avx2.slots();
+        // SAFETY: the CPU supports AVX2 (this function's own requirement).
+        unsafe { crate::minhash_avx2::signature(&self.avx2, shingles, out) };
+        for (p, slot) in out.iter_mut().enumerate().skip(grouped) {
+            *slot = shingles
+                .iter()
+                .map(|&s| self.slot_hash(p, s))
+                .min()
+                .unwrap_or(EMPTY_SLOT);
+        }
+    }
+
+    /// Runs one named kernel ("avx512", "avx2", "avx2-generic": the generic loop compiled for
+    /// AVX2, "generic") when this CPU and build have it; returns whether it ran. For A/B timings
+    /// and tests: every kernel gives the same bits, and [`MinHasher::signature_into`] picks one.
+    #[doc(hidden)]
+    pub fn signature_kernel(&self, kernel: &str, shingles: &[u64], out: &mut [u32]) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        match kernel {
+            #[cfg(all(target_arch = "x86_64", neardup_avx512))]
+            "avx512"
+                if std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("avx512dq") =>
+            {
+                // SAFETY: the CPU has the features (the guard).
+                unsafe { self.signature_avx512(shingles, out) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the CPU has AVX2 (the guard).
+            "avx2" if avx2 => unsafe { self.signature_avx2(shingles, out) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the CPU has AVX2 (the guard).
+            "avx2-generic" if avx2 => unsafe { self.signature_avx2_generic(shingles, out) },
+            "generic" => self.signature_generic(shingles, out),
+            _ => return false,
+        }
+        true
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn signature_avx2_generic(&self, shingles: &[u64], out: &mut [u32]) {
         self.signature_generic(shingles, out);
     }
 
@@ -432,18 +485,18 @@ mod tests {
         let shingles: Vec<u64> = (0..200u64)
             .map(|i| crate::hashing::mix64(i ^ 0x99))
             .collect();
-        for num_perm in [1, 31, 32, 33, 128] {
+        for num_perm in [1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 71, 128, 200] {
             let m = MinHasher::new(num_perm, 5).unwrap();
             let (mut narrow, mut wide) = (vec![0; num_perm], vec![0; num_perm]);
             for len in [0, 1, 200] {
                 m.signature_generic(&shingles[..len], &mut narrow);
                 m.signature_wide(&shingles[..len], &mut wide);
                 assert_eq!(narrow, wide, "num_perm {num_perm} len {len}");
-                #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    // SAFETY: AVX2 is present (checked just above).
-                    unsafe { m.signature_avx2(&shingles[..len], &mut wide) };
-                    assert_eq!(narrow, wide, "AVX2, num_perm {num_perm} len {len}");
+                for kernel in ["avx512", "avx2", "avx2-generic", "generic"] {
+                    wide.fill(7);
+                    if m.signature_kernel(kernel, &shingles[..len], &mut wide) {
+                        assert_eq!(narrow, wide, "{kernel}, num_perm {num_perm} len {len}");
+                    }
                 }
             }
         }

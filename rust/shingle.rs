@@ -43,6 +43,12 @@ pub struct Shingler {
     char_starts: Vec<usize>,
     token_hashes: Vec<u64>,
     sorter: SetSorter,
+    /// Hash version 2's ASCII words and windows in batches ([`crate::wordhash`]) on this
+    /// instruction set (None: one word at a time).
+    #[cfg(target_arch = "x86_64")]
+    batched: Option<crate::wordhash::Isa>,
+    #[cfg(target_arch = "x86_64")]
+    batch: crate::wordhash::WordBatch,
 }
 
 impl Shingler {
@@ -58,26 +64,61 @@ impl Shingler {
             char_starts: Vec::new(),
             token_hashes: Vec::new(),
             sorter: SetSorter::default(),
+            #[cfg(target_arch = "x86_64")]
+            batched: crate::wordhash::Isa::best(),
+            #[cfg(target_arch = "x86_64")]
+            batch: Default::default(),
         })
+    }
+
+    /// Chooses how version 2 hashes ASCII words: "batch" (the default: [`crate::wordhash`]
+    /// with the best instruction set the CPU has, if any), "batch-avx2" (its AVX2 kernels,
+    /// if the CPU has them) or "word" (one word at a time); returns false (nothing changed)
+    /// when the path cannot run here. The same bits every way; for A/B timings and tests.
+    pub fn set_path(&mut self, path: &str) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::wordhash::Isa;
+            let batched = match path {
+                "batch" => Isa::best(),
+                "batch-avx2" if Isa::best().is_some() => Some(Isa::Avx2),
+                "word" => None,
+                _ => return false,
+            };
+            self.batched = batched;
+            true
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            matches!(path, "batch" | "word")
+        }
     }
 
     /// Appends the hash of every shingle of `text` to `out`, in document order, repeats kept.
     pub fn hashes_into(&mut self, text: &str, out: &mut Vec<u64>) {
         if self.unit == Unit::Word && self.version == HashVersion::V2 {
             self.token_hashes.clear();
+            #[cfg(target_arch = "x86_64")]
+            if let Some(isa) = self.batched {
+                if self.words.ascii_word_batch(text, &mut self.batch) {
+                    self.batch
+                        .hash_into(isa, self.words.lowered(), &mut self.token_hashes);
+                } else {
+                    self.normalized_token_hashes(text);
+                }
+                match self.token_hashes.len() {
+                    0 => {}
+                    n if n < self.k => out.push(combine_tokens(&self.token_hashes)),
+                    _ => crate::wordhash::combine_windows(isa, &self.token_hashes, self.k, out),
+                }
+                return;
+            }
             // ASCII text: each word's hash straight from the source, no normalised copy.
             if !self
                 .words
                 .ascii_token_hashes(text, shingle_hash, &mut self.token_hashes)
             {
-                self.words.fill(text);
-                let normalized = self.words.text.as_bytes();
-                self.token_hashes.extend(
-                    self.words
-                        .spans
-                        .iter()
-                        .map(|&(start, end)| shingle_hash(&normalized[start..end])),
-                );
+                self.normalized_token_hashes(text);
             }
             if !self.token_hashes.is_empty() {
                 combine_shingles(&self.token_hashes, self.k, out);
@@ -118,6 +159,18 @@ impl Shingler {
                 }
             }
         }
+    }
+
+    /// Version 2's token hashes of `text` through its normalised words (any text).
+    fn normalized_token_hashes(&mut self, text: &str) {
+        self.words.fill(text);
+        let normalized = self.words.text.as_bytes();
+        self.token_hashes.extend(
+            self.words
+                .spans
+                .iter()
+                .map(|&(start, end)| shingle_hash(&normalized[start..end])),
+        );
     }
 
     /// Appends the sorted, de-duplicated shingle set of `text` to `out`: hashed, sorted and
