@@ -32,7 +32,52 @@ where
     }))
 }
 
-fn check_threads(threads: usize) -> Result<()> {
+/// `work(task)` for every task of `0..tasks` on `threads` threads (1 = in order, on the caller's
+/// thread), the results in task order: for passes split into a few coarse tasks (bands, waves,
+/// ranges of pairs) rather than blocks of rows.
+pub fn map_tasks<R, F>(tasks: usize, threads: usize, work: F) -> Result<Vec<R>>
+where
+    R: Send,
+    F: Fn(usize) -> R + Sync + Send,
+{
+    check_threads(threads)?;
+    if threads == 1 || tasks < 2 {
+        return Ok((0..tasks).map(work).collect());
+    }
+    let pool = pool(threads.min(tasks))?;
+    Ok(pool.install(|| {
+        (0..tasks)
+            .into_par_iter()
+            .with_max_len(1)
+            .map(work)
+            .collect()
+    }))
+}
+
+/// Sorts `values` on `threads` threads (1 = `sort_unstable` on the caller's thread). The
+/// result is the same sorted slice whatever the thread count when no two values are equal,
+/// or when equal values are indistinguishable.
+pub fn sort_unstable<T: Ord + Send>(values: &mut [T], threads: usize) -> Result<()> {
+    check_threads(threads)?;
+    if threads == 1 || values.len() < 1 << 14 {
+        values.sort_unstable();
+        return Ok(());
+    }
+    pool(threads)?.install(|| values.par_sort_unstable());
+    Ok(())
+}
+
+/// `0..len` cut into at most `parts` consecutive ranges of nearly equal length (none empty
+/// unless `len` is 0, then one empty range).
+pub fn split(len: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
+    let parts = parts.clamp(1, len.max(1));
+    (0..parts)
+        .map(|p| len * p / parts..len * (p + 1) / parts)
+        .collect()
+}
+
+/// Checks a thread count: 1 to [`MAX_THREADS`].
+pub fn check_threads(threads: usize) -> Result<()> {
     if threads == 0 {
         return Err(Error::new("threads must be at least 1"));
     }

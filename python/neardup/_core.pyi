@@ -110,14 +110,16 @@ def lsh_probability(
     similarity: npt.NDArray[np.float64], bands: int, rows: int
 ) -> npt.NDArray[np.float64]: ...
 def band_hashes(
-    signatures: npt.NDArray[np.uint32], bands: int, rows: int
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
 ) -> npt.NDArray[np.uint64]: ...
 def lsh_bucket_pairs_bound(
-    signatures: npt.NDArray[np.uint32], bands: int, rows: int, limit: int
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int, limit: int, threads: int = 1
 ) -> int: ...
-def lsh_candidates(signatures: npt.NDArray[np.uint32], bands: int, rows: int) -> _Pairs: ...
+def lsh_candidates(
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
+) -> _Pairs: ...
 def lsh_rows_in_candidates(
-    signatures: npt.NDArray[np.uint32], bands: int, rows: int
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
 ) -> npt.NDArray[np.bool_]: ...
 def lsh_duplicates(
     signatures: npt.NDArray[np.uint32],
@@ -127,6 +129,7 @@ def lsh_duplicates(
     offsets: npt.NDArray[np.int64] | None = None,
     hashes: npt.NDArray[np.uint64] | None = None,
     spanning: bool = False,
+    threads: int = 1,
 ) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
 def estimate_jaccard(
     signatures: npt.NDArray[np.uint32], pairs: _Pairs

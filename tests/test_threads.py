@@ -1,0 +1,95 @@
+"""Every stage that takes ``threads`` gives the same result for 1, 2 and 3 threads, on sizes
+that are no multiple of any block (odd counts, copies, empty documents, large buckets)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import neardup
+from neardup import _core, stages
+from neardup.errors import InvalidArgumentError
+from neardup.near import candidate_bound
+
+THREADS = (1, 2, 3)
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    texts = list(neardup.synth.generate(bases=230, singles=917, seed=3).texts)
+    texts += [texts[5]] * 7 + ["", "   "] + ["the same few words again"] * 40
+    return texts
+
+
+@pytest.fixture(scope="module")
+def signatures(texts: list[str]) -> np.ndarray:
+    return stages.minhash(texts, num_perm=64, k=3)
+
+
+def _same(results: list) -> None:
+    first = results[0]
+    for other in results[1:]:
+        if isinstance(first, tuple):
+            assert len(other) == len(first)
+            for a, b in zip(first, other, strict=True):
+                np.testing.assert_array_equal(a, b)
+        else:
+            np.testing.assert_array_equal(first, other)
+
+
+@pytest.mark.parametrize(("bands", "rows"), [(32, 2), (21, 3), (5, 1), (1, 64)])
+def test_lsh_stages_do_not_depend_on_threads(signatures, texts, bands, rows):
+    pairs = [stages.lsh_candidates(signatures, bands, rows, threads=t) for t in THREADS]
+    _same(pairs)
+    assert len(pairs[0]) > 40 * 39 // 2  # the copies' clique at least
+    _same([stages.lsh_candidate_rows(signatures, bands, rows, threads=t) for t in THREADS])
+    _same([stages.band_hashes(signatures, bands, rows, threads=t) for t in THREADS])
+    sets = stages.shingles(texts, k=3)
+    for spanning in (False, True):
+        for shinglesets in (None, sets):
+            _same(
+                [
+                    stages.lsh_duplicates(
+                        signatures, bands, rows, 0.5, shinglesets, spanning=spanning, threads=t
+                    )
+                    for t in THREADS
+                ]
+            )
+    for limit in (0, 1000, len(pairs[0]), 2**62):
+        bounds = {t: candidate_bound(signatures, bands, rows, limit, threads=t) for t in THREADS}
+        assert len(set(bounds.values())) == 1, bounds
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"verify": "exact"},
+        {"verify": "estimate"},
+        {"verify": "exact", "pairs": "spanning"},
+        {"verify": "estimate", "pairs": "spanning"},
+        {"method": "sha256"},
+        {"method": "sha256-normalized"},
+    ],
+)
+def test_find_duplicates_does_not_depend_on_threads(texts, options):
+    results = [neardup.find_duplicates(texts, threshold=0.5, threads=t, **options) for t in THREADS]
+    for r in results[1:]:
+        np.testing.assert_array_equal(r.pairs, results[0].pairs)
+        np.testing.assert_array_equal(r.similarity, results[0].similarity)
+        np.testing.assert_array_equal(r.keep, results[0].keep)
+    assert results[0].num_removed > 0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: stages.lsh_candidates(s, 4, 2, threads=0),
+        lambda s: stages.lsh_candidate_rows(s, 4, 2, threads=0),
+        lambda s: stages.lsh_duplicates(s, 4, 2, 0.5, threads=0),
+        lambda s: _core.lsh_bucket_pairs_bound(s, 4, 2, 10, 0),
+        lambda s: _core.lsh_candidates(s, 4, 2, 2000),
+    ],
+)
+def test_thread_counts_out_of_range_are_errors(signatures, call):
+    with pytest.raises(InvalidArgumentError, match="threads"):
+        call(signatures)
