@@ -93,3 +93,72 @@ def test_find_duplicates_does_not_depend_on_threads(texts, options):
 def test_thread_counts_out_of_range_are_errors(signatures, call):
     with pytest.raises(InvalidArgumentError, match="threads"):
         call(signatures)
+
+
+def test_sha256_digests_are_sha256_for_every_thread_count(texts):
+    import hashlib
+
+    from neardup.sign import sha256_digests
+
+    sample = [*texts[:1500], "Café ＡＢＣ", "日本語のテキスト", ""]
+    want = np.array(
+        [np.frombuffer(hashlib.sha256(t.encode()).digest()[:16], np.uint64) for t in sample]
+    )
+    normalized = np.array(
+        [
+            np.frombuffer(hashlib.sha256(stages.normalize(t).encode()).digest()[:16], np.uint64)
+            for t in sample
+        ]
+    )
+    for t in THREADS:
+        np.testing.assert_array_equal(sha256_digests(sample, False, threads=t), want)
+        np.testing.assert_array_equal(sha256_digests(sample, True, threads=t), normalized)
+    labels = [stages.exact_duplicates(texts, normalized=True)]
+    labels += [_core.exact_duplicates(texts, True, stages.HASH_VERSION, t) for t in (2, 3)]
+    _same(labels)
+
+
+def _write_jsonl(path, texts: list[str]) -> None:
+    import json
+
+    with open(path, "w", encoding="utf-8") as f:
+        for i, text in enumerate(texts):
+            if i % 11 == 0:
+                f.write("\n")  # blank lines are skipped
+            if i % 13 == 0:  # a NaN field: read by the Python reader, not the fast path
+                f.write(json.dumps({"id": f"r{i}", "text": text, "v": float("nan")}) + "\n")
+            elif i % 17 == 0:  # no id: the position
+                f.write(json.dumps({"text": text}, ensure_ascii=i % 2 == 0) + "\n")
+            else:
+                f.write(json.dumps({"id": i, "text": text}, ensure_ascii=i % 2 == 0) + "\n")
+
+
+def test_jsonl_reader_does_not_depend_on_threads(tmp_path, texts):
+    from neardup.io import open_source
+
+    path = tmp_path / "in.jsonl"
+    _write_jsonl(path, texts)
+    read = []
+    for t in THREADS:
+        with open_source(path, threads=t) as source:
+            batches = list(source.batches(batch_size=4099))
+        rows = [(list(b.ids), b.texts.to_pylist()) for b in batches]
+        read.append(rows)
+    assert read[1] == read[0] and read[2] == read[0]
+    assert [text for _, ts in read[0] for text in ts] == texts
+
+
+@pytest.mark.parametrize("method", ["minhash", "sha256"])
+def test_cli_threads_give_the_same_output(tmp_path, texts, method):
+    from neardup.cli import main
+
+    path = tmp_path / "in.jsonl"
+    _write_jsonl(path, texts)
+    outputs = []
+    for t in THREADS:
+        out = tmp_path / f"out{t}.jsonl"
+        args = ["dedup", str(path), "-o", str(out), "--method", method, "--threads", str(t)]
+        assert main([*args, "-q"]) == 0
+        outputs.append(out.read_bytes())
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
+    assert 0 < outputs[0].count(b"\n") < len(texts)

@@ -39,6 +39,7 @@ __all__ = [
     "minhash_sets",
     "minhash_texts",
     "normalize",
+    "sha256_digests",
     "shingle_sets",
     "sign_texts",
     "simhash_sets",
@@ -151,8 +152,11 @@ def hamming_within(
     fingerprints: npt.NDArray[np.uint64], max_distance: int, active: npt.NDArray[np.bool_]
 ) -> tuple[_Pairs, npt.NDArray[np.int32]]: ...
 def exact_duplicates(
-    texts: _Texts, normalized: bool, hash_version: int
+    texts: _Texts, normalized: bool, hash_version: int, threads: int = 1
 ) -> npt.NDArray[np.int64]: ...
+def sha256_digests(
+    texts: _Texts, normalized: bool, hash_version: int, threads: int = 1
+) -> npt.NDArray[np.uint64]: ...
 def clusters(pairs: _Pairs, n: int) -> npt.NDArray[np.int64]: ...
 def index_band_keys(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int
@@ -165,6 +169,7 @@ def jsonl_scan(
     id_field: str | None,
     id_required: bool,
     max_rows: int,
+    threads: int = 1,
 ) -> tuple[
     npt.NDArray[np.uint8],
     npt.NDArray[np.int64],

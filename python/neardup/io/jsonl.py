@@ -316,7 +316,7 @@ class _Part:
     ) -> None:
         field, id_field = src.text_field, src.id_field
         data, offsets, raw_ids, id_offsets, fallback, self.end, self.lines = _core.jsonl_scan(
-            view, at, last, field, id_field, src.id_required, most
+            view, at, last, field, id_field, src.id_required, most, src.threads
         )
         self.rows = len(offsets) - 1
         self.ids = _RawIds(raw_ids, id_offsets, pos, src)
