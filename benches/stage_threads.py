@@ -4,9 +4,14 @@ interleaved (1, 2, 1, 2, ...) so the ratios are fair on a busy machine.
     python benches/stage_threads.py --docs 100000 --repeat 5
 
 Per stage: the median wall seconds at 1 and 2 threads and their ratio (the speed-up), the
-median CPU seconds at each (CPU at 2 / wall at 2 near 2 means both threads were busy; CPU at
-2 above CPU at 1 is the cost of splitting the work). ``--only NAME`` runs the stages whose
-name contains NAME.
+median CPU seconds of the stage's threads at each (CPU at 2 above CPU at 1 is the cost of
+splitting the work), and
+the work split at 2 threads, from each thread's CPU time (``/proc/self/task/*/schedstat``,
+sampled every millisecond by a watcher thread): ``main`` is the calling thread (Python glue
+and the serial parts of the stage), ``w-max``/``w-min`` the busiest and idlest other thread,
+and ``span`` = CPU at 1 / (main + w-max): the speed-up the split allows on two idle cores,
+which a machine shared with other jobs does not show in wall time. ``--only NAME`` runs the
+stages whose name contains NAME.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import json
 import os
 import statistics
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -64,6 +70,56 @@ def _stages(texts: list[str], path: str) -> dict[str, Callable[[int], Any]]:
     }
 
 
+class ThreadClock:
+    """CPU nanoseconds of each thread of this process during a ``with`` block (threads that
+    end inside it counted up to their last sample, at most a millisecond short)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, tuple[int, int]] = {}  # tid -> (first, last) CPU ns
+        self._stop = threading.Event()
+        self.watcher = 0
+
+    @staticmethod
+    def _cpu(tid: int) -> int | None:
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                return int(f.read().split()[0])
+        except OSError:
+            return None
+
+    def _sample(self) -> None:
+        for name in os.listdir("/proc/self/task"):
+            tid = int(name)
+            if tid == self.watcher:
+                continue
+            ns = self._cpu(tid)
+            if ns is not None:
+                first = self.seen.get(tid, (ns, ns))[0]
+                self.seen[tid] = (first, ns)
+
+    def _watch(self) -> None:
+        self.watcher = threading.get_native_id()
+        while not self._stop.wait(0.001):
+            self._sample()
+
+    def __enter__(self) -> ThreadClock:
+        self._sample()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+    def split(self, main: int) -> tuple[float, list[float]]:
+        """(CPU seconds of thread ``main``, of every other thread busiest first)."""
+        used = {tid: (last - first) / 1e9 for tid, (first, last) in self.seen.items()}
+        own = used.pop(main, 0.0)
+        return own, sorted((v for v in used.values() if v > 1e-4), reverse=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--docs", type=int, default=100_000)
@@ -75,21 +131,36 @@ def main() -> None:
         path = os.path.join(tmp, "corpus.jsonl")
         with open(path, "w", encoding="utf-8") as f:
             f.writelines(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts))
-        print(f"{'stage':34} {'wall 1':>7} {'wall 2':>7} {'ratio':>6} {'cpu 1':>7} {'cpu 2':>7}")
+        print(
+            f"{'stage':34} {'wall 1':>7} {'wall 2':>7} {'ratio':>6} {'cpu 1':>7} {'cpu 2':>7}"
+            f" {'main':>6} {'w-max':>6} {'w-min':>6} {'span':>6}"
+        )
+        me = threading.get_native_id()
         for name, stage in _stages(texts, path).items():
             if args.only not in name:
                 continue
             times: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+            splits: list[tuple[float, float, float]] = []
             stage(1)  # warm up
             for _ in range(args.repeat):
                 for threads in (1, 2):
-                    wall, cpu = time.perf_counter(), time.process_time()
-                    stage(threads)
-                    times[threads].append((time.perf_counter() - wall, time.process_time() - cpu))
+                    with ThreadClock() as clock:
+                        wall = time.perf_counter()
+                        stage(threads)
+                        wall = time.perf_counter() - wall
+                    own, others = clock.split(me)
+                    # CPU of the stage's threads: the process's less the watcher's own
+                    times[threads].append((wall, own + sum(others)))
+                    if threads == 2:
+                        splits.append((own, *[*others, 0.0, 0.0][:2]))
             (w1, c1), (w2, c2) = (
                 [statistics.median(x[i] for x in times[t]) for i in (0, 1)] for t in (1, 2)
             )
-            print(f"{name:34} {w1:7.3f} {w2:7.3f} {w1 / w2:5.2f}x {c1:7.3f} {c2:7.3f}")
+            own, busiest, idlest = (statistics.median(x[i] for x in splits) for i in range(3))
+            print(
+                f"{name:34} {w1:7.3f} {w2:7.3f} {w1 / w2:5.2f}x {c1:7.3f} {c2:7.3f}"
+                f" {own:6.3f} {busiest:6.3f} {idlest:6.3f} {c1 / (own + busiest):5.2f}x"
+            )
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;
+use std::sync::{Arc, Mutex};
 
 /// Documents per task when running on several threads: large enough to amortise scheduling,
 /// small enough to balance uneven document lengths.
@@ -89,11 +90,34 @@ pub fn check_threads(threads: usize) -> Result<()> {
     Ok(())
 }
 
-fn pool(threads: usize) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
+/// The pool of the thread count last asked for, with the process that started it: kept
+/// (its threads sleep between calls) so that a stage called per batch, or a pass of short
+/// parallel steps, does not start threads every time. Another count replaces it.
+static POOL: Mutex<Option<(usize, u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+
+/// A pool of `threads` threads, named `neardup-<i>` (benches/stage_threads.py reads their CPU
+/// time by name).
+fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
+    let mut slot = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let pid = std::process::id();
+    match slot.take() {
+        Some((count, owner, pool)) if count == threads && owner == pid => {
+            *slot = Some((count, owner, Arc::clone(&pool)));
+            return Ok(pool);
+        }
+        // A forked child holds the parent's pool without its threads: forget it (dropping
+        // would signal threads that do not exist here) and start its own.
+        Some((_, owner, pool)) if owner != pid => std::mem::forget(pool),
+        _ => {}
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
+        .thread_name(|i| format!("neardup-{i}"))
         .build()
-        .map_err(|e| Error::new(format!("could not start {threads} threads: {e}")))
+        .map_err(|e| Error::new(format!("could not start {threads} threads: {e}")))?;
+    let pool = Arc::new(pool);
+    *slot = Some((threads, pid, Arc::clone(&pool)));
+    Ok(pool)
 }
 
 /// Calls `work(first_row, rows)` over consecutive blocks of `row_len`-wide rows of `out`,
