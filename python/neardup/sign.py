@@ -73,7 +73,9 @@ def sha256_digests(
     >>> bool((d[0] == d[1]).all())
     True
     """
-    return _core.sha256_digests(as_core_texts(texts), bool(normalized), hash_version, threads)
+    # A list goes to the core as is (it checks every item), as in sign_batch.
+    core = texts if isinstance(texts, list) else as_core_texts(texts)
+    return _core.sha256_digests(core, bool(normalized), hash_version, threads)
 
 
 @dataclass
