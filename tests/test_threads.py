@@ -88,6 +88,8 @@ def test_find_duplicates_does_not_depend_on_threads(texts, options):
         lambda s: stages.lsh_duplicates(s, 4, 2, 0.5, threads=0),
         lambda s: _core.lsh_bucket_pairs_bound(s, 4, 2, 10, 0),
         lambda s: _core.lsh_candidates(s, 4, 2, 2000),
+        lambda s: stages.exact_duplicates(["a"], threads=0),
+        lambda s: _core.sha256_digests(["a"], False, 2, 0),
     ],
 )
 def test_thread_counts_out_of_range_are_errors(signatures, call):
@@ -113,9 +115,10 @@ def test_sha256_digests_are_sha256_for_every_thread_count(texts):
     for t in THREADS:
         np.testing.assert_array_equal(sha256_digests(sample, False, threads=t), want)
         np.testing.assert_array_equal(sha256_digests(sample, True, threads=t), normalized)
-    labels = [stages.exact_duplicates(texts, normalized=True)]
-    labels += [_core.exact_duplicates(texts, True, stages.HASH_VERSION, t) for t in (2, 3)]
-    _same(labels)
+    for normalized in (False, True):
+        labels = [stages.exact_duplicates(texts, normalized, threads=t) for t in THREADS]
+        _same(labels)
+        assert (labels[0] != np.arange(len(texts))).sum() >= 46  # the copies appended
 
 
 def _write_jsonl(path, texts: list[str]) -> None:

@@ -510,10 +510,11 @@ def hamming_within(
 
 
 def exact_duplicates(
-    texts: Any, normalized: bool = False, hash_version: int = HASH_VERSION
+    texts: Any, normalized: bool = False, hash_version: int = HASH_VERSION, threads: int = 1
 ) -> np.ndarray:
     """Exact-duplicate groups, int64[n]: each document's label is the lowest index whose SHA-256
-    matches (of the raw UTF-8 bytes, or with ``normalized=True`` of the normalised text).
+    matches (of the raw UTF-8 bytes, or with ``normalized=True`` of the normalised text). The
+    digests are computed on ``threads`` threads (the same labels for every count).
 
     >>> exact_duplicates(["Hi there", "hi THERE!", "Hi there"]).tolist()
     [0, 1, 0]
@@ -521,7 +522,10 @@ def exact_duplicates(
     [0, 0, 0]
     """
     return _core.exact_duplicates(
-        as_core_texts(texts), bool(normalized), check_hash_version(hash_version)
+        as_core_texts(texts),
+        bool(normalized),
+        check_hash_version(hash_version),
+        _check_positive("threads", threads),
     )
 
 
