@@ -55,6 +55,23 @@ where
     }))
 }
 
+/// `(a(), b())`, side by side on `threads` threads (1 = `a` then `b` on the caller's thread):
+/// for a serial step that can overlap the parallel preparation of the next.
+pub fn join<RA, RB, A, B>(threads: usize, a: A, b: B) -> Result<(RA, RB)>
+where
+    RA: Send,
+    RB: Send,
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+{
+    check_threads(threads)?;
+    if threads == 1 {
+        let first = a();
+        return Ok((first, b()));
+    }
+    Ok(pool(threads)?.install(|| rayon::join(a, b)))
+}
+
 /// Sorts `values` on `threads` threads (1 = `sort_unstable` on the caller's thread). The
 /// result is the same sorted slice whatever the thread count when no two values are equal,
 /// or when equal values are indistinguishable.

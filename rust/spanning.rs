@@ -19,8 +19,9 @@ use crate::rows::{Rows, ScoredPairs};
 /// than the components of the all-pairs graph, never coarser.
 ///
 /// On `threads` threads the band keys are computed, and the bands bucketed (sorted) `threads`
-/// at a time, in parallel; the buckets are then visited in band order on one thread, as on
-/// one thread (the leaders depend on the clusters so far), so the edges are the same.
+/// at a time, in parallel, the next bands while the buckets of the last are visited; the
+/// buckets are visited in band order on one thread, as on one thread (the leaders depend on
+/// the clusters so far), so the edges are the same.
 pub fn lsh_cluster_edges(
     signatures: &[u32],
     num_perm: usize,
@@ -39,47 +40,77 @@ pub fn lsh_cluster_edges(
         Verify::Estimate => minhash::estimate(row(i), row(j)) as f64,
         Verify::Exact(sets) => jaccard_u64(sets.get(i as usize), sets.get(j as usize)),
     };
-    let mut sets = crate::cluster::UnionFind::new(n)?;
-    let mut edges: Vec<(u32, u32, f32)> = Vec::new();
-    let mut leaders: Vec<u32> = Vec::new();
-    let mut buckets: Vec<Vec<(u64, u32)>> = Vec::new();
-    for band in 0..bands {
-        let wave = band % threads;
-        if wave == 0 {
-            let width = threads.min(bands - band);
-            buckets = parallel::map_tasks(width, threads, |k| {
-                let mut bucket = Vec::with_capacity(n);
-                lsh::sorted_band(&keys, bands, band + k, &active, &mut bucket);
-                bucket
-            })?;
-        }
-        for run in buckets[wave].chunk_by(|a, b| a.0 == b.0) {
+    // The buckets of bands first.. (at most `threads` of them), sorted in parallel.
+    let wave = |first: usize| {
+        let width = threads.min(bands.saturating_sub(first));
+        parallel::map_tasks(width, threads, |k| {
+            let mut bucket = Vec::with_capacity(n);
+            lsh::sorted_band(&keys, bands, first + k, &active, &mut bucket);
+            bucket
+        })
+    };
+    let mut forest = Forest {
+        sets: crate::cluster::UnionFind::new(n)?,
+        edges: Vec::new(),
+        leaders: Vec::new(),
+    };
+    let mut buckets = wave(0)?;
+    let mut first = 0;
+    while !buckets.is_empty() {
+        first += buckets.len();
+        let visit = || {
+            for bucket in &buckets {
+                forest.visit(bucket, &similarity, threshold);
+            }
+        };
+        let ((), next) = parallel::join(threads, visit, || wave(first))?;
+        buckets = next?;
+    }
+    let mut edges = forest.edges;
+    edges.sort_unstable_by_key(|&(i, j, _)| (i, j));
+    Ok(edges.into_iter().map(|(i, j, s)| ((i, j), s)).unzip())
+}
+
+/// The clusters so far, the edges that joined them, and a bucket's leaders (scratch).
+struct Forest {
+    sets: crate::cluster::UnionFind,
+    edges: Vec<(u32, u32, f32)>,
+    leaders: Vec<u32>,
+}
+
+impl Forest {
+    /// Visits the buckets of one band, sorted by key: each member against the leaders.
+    fn visit(
+        &mut self,
+        bucket: &[(u64, u32)],
+        similarity: &impl Fn(u32, u32) -> f64,
+        threshold: f64,
+    ) {
+        for run in bucket.chunk_by(|a, b| a.0 == b.0) {
             if run.len() < 2 {
                 continue;
             }
-            leaders.clear();
+            self.leaders.clear();
             for &(_, x) in run {
                 let mut joined = false;
-                for &leader in &leaders {
-                    if sets.find(leader) == sets.find(x) {
+                for &leader in &self.leaders {
+                    if self.sets.find(leader) == self.sets.find(x) {
                         joined = true;
                         continue;
                     }
                     let s = similarity(leader, x);
                     if s >= threshold {
-                        sets.union(leader, x);
-                        edges.push((leader.min(x), leader.max(x), s as f32));
+                        self.sets.union(leader, x);
+                        self.edges.push((leader.min(x), leader.max(x), s as f32));
                         joined = true;
                     }
                 }
                 if !joined {
-                    leaders.push(x);
+                    self.leaders.push(x);
                 }
             }
         }
     }
-    edges.sort_unstable_by_key(|&(i, j, _)| (i, j));
-    Ok(edges.into_iter().map(|(i, j, s)| ((i, j), s)).unzip())
 }
 
 #[cfg(test)]
