@@ -7,6 +7,8 @@ use crate::hashing::hash_with_seed;
 use crate::minhash::is_empty_signature;
 use crate::parallel::{check_threads, for_row_blocks, map_tasks};
 use crate::rows::Rows;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// The key of band `band` of one signature; `bytes` is scratch of `rows * 4` bytes.
 #[inline(always)]
@@ -58,9 +60,10 @@ pub fn band_keys_on(
 /// once per bucket), counted band by band and stopped as soon as it passes `limit`. Each
 /// band's keys are sorted by a bucket pass on their top bits (they are uniform hashes).
 ///
-/// On `threads` threads the bands are counted `threads` at a time, one per thread, and the
-/// counts added in band order: the total, and the band it stops after, are the same whatever
-/// the thread count (at most `threads - 1` bands past the stop are counted for nothing).
+/// On `threads` threads each takes every `threads`-th band, with its own buffers; a thread
+/// stops once the bands counted so far from band 0 on, without a gap, pass `limit`, and the
+/// total is added in band order up to the band where it passes: the same total whatever the
+/// thread count (at most a band per thread past the stop is counted for nothing).
 pub fn bucket_pairs_bound(
     signatures: &[u32],
     num_perm: usize,
@@ -72,39 +75,55 @@ pub fn bucket_pairs_bound(
     check_banding(bands, rows, num_perm)?;
     check_threads(threads)?;
     let signatures = Rows::new(signatures, num_perm);
-    let count_band = |band: usize| {
-        let mut keys = Vec::with_capacity(signatures.len());
-        let mut bytes = vec![0u8; rows * 4];
-        keys.extend(
-            signatures
-                .iter()
-                .map(|signature| band_key(signature, band, rows, &mut bytes)),
-        );
-        crate::shingle::SetSorter::default().sort(&mut keys);
-        let mut pairs = 0u64;
-        let mut run = 0u64;
-        for (i, &key) in keys.iter().enumerate() {
-            // `run` counts the earlier equal keys: each pairs with this one.
-            run = if i > 0 && keys[i - 1] == key {
-                run + 1
-            } else {
-                0
-            };
-            pairs += run;
-        }
-        pairs
-    };
-    let mut total = 0u64;
-    for wave in (0..bands).step_by(threads) {
-        let width = threads.min(bands - wave);
-        for pairs in map_tasks(width, threads, |k| count_band(wave + k))? {
-            total += pairs;
+    // counts[band] once counted; `passed` once a gapless prefix of bands passes the limit.
+    let counts = Mutex::new(vec![None; bands]);
+    let passed = AtomicBool::new(false);
+    let in_order = |counts: &[Option<u64>]| {
+        let mut total = 0u64;
+        for count in counts.iter().map_while(|c| *c) {
+            total = total.saturating_add(count);
             if total > limit {
-                return Ok(total);
+                return (total, true);
             }
         }
-    }
-    Ok(total)
+        (total, false)
+    };
+    let groups = threads.min(bands);
+    map_tasks(groups, threads, |group| {
+        let mut keys = Vec::with_capacity(signatures.len());
+        let mut bytes = vec![0u8; rows * 4];
+        let mut sorter = crate::shingle::SetSorter::default();
+        for band in (group..bands).step_by(groups) {
+            if passed.load(Ordering::Relaxed) {
+                break;
+            }
+            keys.clear();
+            keys.extend(
+                signatures
+                    .iter()
+                    .map(|signature| band_key(signature, band, rows, &mut bytes)),
+            );
+            sorter.sort(&mut keys);
+            let mut pairs = 0u64;
+            let mut run = 0u64;
+            for (i, &key) in keys.iter().enumerate() {
+                // `run` counts the earlier equal keys: each pairs with this one.
+                run = if i > 0 && keys[i - 1] == key {
+                    run + 1
+                } else {
+                    0
+                };
+                pairs += run;
+            }
+            let mut counts = counts.lock().unwrap_or_else(|p| p.into_inner());
+            counts[band] = Some(pairs);
+            if in_order(&counts).1 {
+                passed.store(true, Ordering::Relaxed);
+            }
+        }
+    })?;
+    let counts = counts.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok(in_order(&counts).0)
 }
 
 /// Fills `bucket` with (key of `band`, document) for every active document, sorted: equal keys
