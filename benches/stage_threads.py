@@ -12,7 +12,11 @@ and the serial parts of the stage), ``w-max``/``w-min`` the busiest and idlest o
 and ``span`` = CPU at 1 / (main + w-max): the speed-up the split allows on two idle cores,
 which a machine shared with other jobs does not show in wall time; ``best`` the same from the
 least CPU at 1 thread and the shortest main + w-max at 2 (the runs least disturbed by other
-jobs). ``--only NAME`` runs the stages whose name contains NAME.
+jobs); ``even`` = CPU at 1 / (main + the rest of CPU at 2 halved): the speed-up when the
+parallel work is shared evenly. Stages that share tasks out as threads come free (the LSH
+bands) give the idle thread's tasks to the other when the machine holds a thread up, so their
+w-max can exceed half the work in a busy run while the wall time gains: ``even`` is their
+figure. ``--only NAME`` runs the stages whose name contains NAME.
 """
 
 from __future__ import annotations
@@ -134,7 +138,7 @@ def main() -> None:
             f.writelines(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts))
         print(
             f"{'stage':34} {'wall 1':>7} {'wall 2':>7} {'ratio':>6} {'cpu 1':>7} {'cpu 2':>7}"
-            f" {'main':>6} {'w-max':>6} {'w-min':>6} {'span':>6} {'best':>6}"
+            f" {'main':>6} {'w-max':>6} {'w-min':>6} {'span':>6} {'best':>6} {'even':>6}"
         )
         me = threading.get_native_id()
         for name, stage in _stages(texts, path).items():
@@ -159,10 +163,11 @@ def main() -> None:
             )
             own, busiest, idlest = (statistics.median(x[i] for x in splits) for i in range(3))
             best = min(x[1] for x in times[1]) / min(x[0] + x[1] for x in splits)
+            even = c1 / (own + (c2 - own) / 2)
             print(
                 f"{name:34} {w1:7.3f} {w2:7.3f} {w1 / w2:5.2f}x {c1:7.3f} {c2:7.3f}"
                 f" {own:6.3f} {busiest:6.3f} {idlest:6.3f} {c1 / (own + busiest):5.2f}x"
-                f" {best:5.2f}x"
+                f" {best:5.2f}x {even:5.2f}x"
             )
 
 

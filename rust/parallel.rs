@@ -55,6 +55,40 @@ where
     }))
 }
 
+/// Tasks `0..tasks` taken in increasing order, each by the first of `workers` free, on
+/// `threads` threads (1 = all in order by one worker on the caller's thread): every worker
+/// builds its state with `init`, does `work(&mut state, task)` for each task it takes, and
+/// gives `finish(state)`. Which worker did a task depends on timing, so the caller must
+/// combine the results in a way that does not (a union, a sum): a slow thread, or one that
+/// other jobs on the machine hold up, takes fewer tasks instead of holding up the rest.
+pub fn share_tasks<S, R, I, W, F>(
+    tasks: usize,
+    threads: usize,
+    init: I,
+    work: W,
+    finish: F,
+) -> Result<Vec<R>>
+where
+    R: Send,
+    I: Fn() -> S + Sync + Send,
+    W: Fn(&mut S, usize) + Sync + Send,
+    F: Fn(S) -> R + Sync + Send,
+{
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = threads.min(tasks).max(1);
+    map_tasks(workers, threads, |_| {
+        let mut state = init();
+        loop {
+            let task = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if task >= tasks {
+                break;
+            }
+            work(&mut state, task);
+        }
+        finish(state)
+    })
+}
+
 /// `(a(), b())`, side by side on `threads` threads (1 = `a` then `b` on the caller's thread):
 /// for a serial step that can overlap the parallel preparation of the next.
 pub fn join<RA, RB, A, B>(threads: usize, a: A, b: B) -> Result<(RA, RB)>

@@ -5,7 +5,7 @@ use super::copies::IdenticalRows;
 use super::keys::{band_key, non_empty_rows};
 use super::pair_buffer::{PairBuffer, FLUSH_PAIRS};
 use crate::error::{reserve, Result};
-use crate::parallel::{check_threads, map_tasks};
+use crate::parallel::{check_threads, map_tasks, share_tasks};
 use crate::rows::Rows;
 
 /// Every candidate pair i < j of the active rows, once, sorted by (i, j), on `threads` threads
@@ -21,9 +21,9 @@ use crate::rows::Rows;
 /// bands costs one 8-byte entry per collision and no look-up in any other band, memory stays
 /// within a small multiple of the result, and the caller verifies each pair once.
 ///
-/// On several threads each thread takes every `threads`-th band into a sorted set of its own,
-/// and the sets are merged (in parallel, by ranges of codes): the union of sorted, distinct
-/// sets does not depend on how the bands were dealt out. A pair colliding in bands of several
+/// On several threads each thread takes the next band not yet taken into a sorted set of its
+/// own, and the sets are merged (in parallel, by ranges of codes): the union of sorted,
+/// distinct sets does not depend on which thread took which band. A pair colliding in bands of several
 /// threads is held once per thread until the merge.
 pub fn candidate_pairs(
     signatures: &[u32],
@@ -46,14 +46,13 @@ pub fn candidate_pairs(
     let ids = &copies.representatives;
     // A pair is coded i·2^id_bits + j: 2·id_bits significant bits, the fewest radix passes.
     let id_bits = (usize::BITS - active.len().leading_zeros()) as usize;
-    let groups = threads.min(bands);
-    let found = map_tasks(groups, threads, |group| {
-        let mut bander = Bander::new(Rows::new(signatures, num_perm), rows, ids, id_bits);
-        for band in (group..bands).step_by(groups) {
-            bander.band(band);
-        }
-        bander.pending.finish()
-    })?;
+    let found = share_tasks(
+        bands,
+        threads,
+        || Bander::new(Rows::new(signatures, num_perm), rows, ids, id_bits),
+        |bander, band| bander.band(band),
+        |bander| bander.pending.finish(),
+    )?;
     let pairs = merge_distinct(found.into_iter().collect::<Result<_>>()?, threads)?;
     let low = (1u64 << id_bits) - 1;
     let decode = |c: u64| ((c >> id_bits) as u32, (c & low) as u32);
@@ -299,8 +298,8 @@ const NONE: u32 = u32::MAX;
 
 /// Which rows share a bucket with another active row in some band: the rows that appear in
 /// some candidate pair, found without listing the pairs (a bucket of m rows costs m, not
-/// m(m - 1)/2). On `threads` threads each takes every `threads`-th band; the rows found are
-/// the union, the same whatever the thread count.
+/// m(m - 1)/2). On `threads` threads each takes the next band not yet taken; the rows found
+/// are the union, the same whatever the thread count.
 pub fn rows_in_candidates(
     signatures: &[u32],
     num_perm: usize,
@@ -315,15 +314,17 @@ pub fn rows_in_candidates(
         .filter(|&i| active[i as usize])
         .collect();
     let signature_rows = Rows::new(signatures, num_perm);
-    let groups = threads.min(bands);
-    let found = map_tasks(groups, threads, |group| {
-        let mut found = vec![false; active.len()];
-        let mut bucket = Vec::with_capacity(ids.len());
-        let mut bytes = vec![0u8; rows * 4];
-        for band in (group..bands).step_by(groups) {
+    let found = share_tasks(
+        bands,
+        threads,
+        || {
+            let found = vec![false; active.len()];
+            (found, Vec::with_capacity(ids.len()), vec![0u8; rows * 4])
+        },
+        |(found, bucket, bytes), band| {
             bucket.clear();
             bucket.extend(ids.iter().map(|&i| {
-                let key = band_key(signature_rows.row(i as usize), band, rows, &mut bytes);
+                let key = band_key(signature_rows.row(i as usize), band, rows, bytes);
                 (key, i)
             }));
             bucket.sort_unstable();
@@ -335,9 +336,9 @@ pub fn rows_in_candidates(
                     found[row as usize] = true;
                 }
             }
-        }
-        found
-    })?;
+        },
+        |(found, _, _)| found,
+    )?;
     let mut found = found.into_iter();
     let mut all = found.next().unwrap_or_else(|| vec![false; active.len()]);
     for more in found {

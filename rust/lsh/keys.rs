@@ -5,7 +5,7 @@ use super::banding::check_banding;
 use crate::error::{reserve, Result};
 use crate::hashing::hash_with_seed;
 use crate::minhash::is_empty_signature;
-use crate::parallel::{check_threads, for_row_blocks, map_tasks};
+use crate::parallel::{check_threads, for_row_blocks, share_tasks};
 use crate::rows::Rows;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -60,10 +60,10 @@ pub fn band_keys_on(
 /// once per bucket), counted band by band and stopped as soon as it passes `limit`. Each
 /// band's keys are sorted by a bucket pass on their top bits (they are uniform hashes).
 ///
-/// On `threads` threads each takes every `threads`-th band, with its own buffers; a thread
-/// stops once the bands counted so far from band 0 on, without a gap, pass `limit`, and the
-/// total is added in band order up to the band where it passes: the same total whatever the
-/// thread count (at most a band per thread past the stop is counted for nothing).
+/// On `threads` threads each takes the next band not yet taken, with its own buffers; the
+/// threads stop once the bands counted so far from band 0 on, without a gap, pass `limit`,
+/// and the total is added in band order up to the band where it passes: the same total
+/// whatever the thread count (at most a band per thread past the stop is counted for nothing).
 pub fn bucket_pairs_bound(
     signatures: &[u32],
     num_perm: usize,
@@ -88,22 +88,28 @@ pub fn bucket_pairs_bound(
         }
         (total, false)
     };
-    let groups = threads.min(bands);
-    map_tasks(groups, threads, |group| {
-        let mut keys = Vec::with_capacity(signatures.len());
-        let mut bytes = vec![0u8; rows * 4];
-        let mut sorter = crate::shingle::SetSorter::default();
-        for band in (group..bands).step_by(groups) {
+    share_tasks(
+        bands,
+        threads,
+        || {
+            let keys = Vec::with_capacity(signatures.len());
+            (
+                keys,
+                vec![0u8; rows * 4],
+                crate::shingle::SetSorter::default(),
+            )
+        },
+        |(keys, bytes, sorter), band| {
             if passed.load(Ordering::Relaxed) {
-                break;
+                return;
             }
             keys.clear();
             keys.extend(
                 signatures
                     .iter()
-                    .map(|signature| band_key(signature, band, rows, &mut bytes)),
+                    .map(|signature| band_key(signature, band, rows, bytes)),
             );
-            sorter.sort(&mut keys);
+            sorter.sort(keys);
             let mut pairs = 0u64;
             let mut run = 0u64;
             for (i, &key) in keys.iter().enumerate() {
@@ -120,8 +126,9 @@ pub fn bucket_pairs_bound(
             if in_order(&counts).1 {
                 passed.store(true, Ordering::Relaxed);
             }
-        }
-    })?;
+        },
+        |_| (),
+    )?;
     let counts = counts.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(in_order(&counts).0)
 }
