@@ -136,9 +136,13 @@ def _write_jsonl(path, texts: list[str]) -> None:
                 f.write(json.dumps({"id": i, "text": text}, ensure_ascii=i % 2 == 0) + "\n")
 
 
-def test_jsonl_reader_does_not_depend_on_threads(tmp_path, texts):
-    from neardup.io import open_source
+@pytest.mark.parametrize("small", [False, True])
+def test_jsonl_reader_does_not_depend_on_threads(tmp_path, texts, monkeypatch, small):
+    from neardup.io import jsonl, open_source
 
+    if small:  # many buffer fills, each read in several slices, the last ones short
+        monkeypatch.setattr(jsonl, "BLOCK", 1 << 16)
+        monkeypatch.setattr(jsonl, "READ_SLICE", 1 << 12)
     path = tmp_path / "in.jsonl"
     _write_jsonl(path, texts)
     read = []
