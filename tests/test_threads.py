@@ -169,3 +169,28 @@ def test_cli_threads_give_the_same_output(tmp_path, texts, method):
         outputs.append(out.read_bytes())
     assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
     assert 0 < outputs[0].count(b"\n") < len(texts)
+
+
+@pytest.mark.parametrize("pairs", ["all", "spanning"])
+def test_chunked_verification_does_not_depend_on_threads(monkeypatch, tmp_path, texts, pairs):
+    from neardup import engine, near
+    from neardup.plan import make_plan
+    from neardup.stores import MemoryStore
+
+    monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
+    monkeypatch.setattr(near, "VERIFY_BUDGET", 5000)
+    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+
+    def plan(threads: int):
+        return make_plan(method="minhash", threshold=0.5, k=3, pairs=pairs, threads=threads)
+
+    spills = []
+    real = near._spill
+    monkeypatch.setattr(near, "_spill", lambda out, hashes: (spills.append(1), real(out, hashes)))
+    runs = [engine.run(plan(threads=t), MemoryStore(texts, batch_size=101)) for t in THREADS]
+    for r in runs[1:]:
+        np.testing.assert_array_equal(r.pairs, runs[0].pairs)
+        np.testing.assert_array_equal(r.similarity, runs[0].similarity)
+        np.testing.assert_array_equal(r.keep, runs[0].keep)
+    assert len(runs[0].pairs) > 0
+    assert len(spills) >= 2 * len(THREADS)  # verified in chunks on every thread count
