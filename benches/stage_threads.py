@@ -53,6 +53,12 @@ def _stages(texts: list[str], path: str) -> dict[str, Callable[[int], Any]]:
         with open_source(path, threads=threads) as source:
             return sum(len(batch) for batch in source.batches())
 
+    def cli(threads: int) -> int:
+        from neardup.cli import main
+
+        out = os.path.join(os.path.dirname(path), "kept.jsonl")
+        return main(["dedup", path, "-o", out, "--threads", str(threads), "-q"])
+
     return {
         "lsh_candidates (exact banding)": lambda t: stages.lsh_candidates(sig, *exact, threads=t),
         "candidate_bound": lambda t: candidate_bound(sig, *estimate, 2**62, threads=t),
@@ -72,6 +78,7 @@ def _stages(texts: list[str], path: str) -> dict[str, Callable[[int], Any]]:
         "find_duplicates sha256": lambda t: neardup.find_duplicates(
             texts, method="sha256", threads=t
         ),
+        "neardup dedup (CLI, JSONL)": cli,
     }
 
 
