@@ -26,7 +26,7 @@ fn main() {
         _core::hashing::HashVersion::V2,
     )
     .unwrap();
-    let candidates = _core::lsh::candidates(&signatures, 128, 42, 3).unwrap();
+    let candidates = _core::lsh::candidates(&signatures, 128, 42, 3, 1).unwrap();
     let rounds: usize = std::env::var("ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())

@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::lsh;
 use crate::minhash;
+use crate::parallel;
 use crate::rows::{Rows, ScoredPairs};
 use crate::shingle::SetsView;
 use crate::verify::exact_pairs_at_least;
@@ -37,7 +38,9 @@ pub(crate) fn check_verification(
 }
 
 /// LSH candidates verified against `threshold`: the pairs i < j (sorted) that reach it and their
-/// similarity. Documents whose signature is the empty set's take no part.
+/// similarity. Documents whose signature is the empty set's take no part. The candidates, and
+/// their estimates, are found on `threads` threads (the same pairs whatever their number);
+/// exact verification is [`exact_pairs_at_least`]'s.
 pub fn lsh_duplicates(
     signatures: &[u32],
     num_perm: usize,
@@ -45,22 +48,29 @@ pub fn lsh_duplicates(
     rows: usize,
     threshold: f64,
     verify: Verify<'_>,
+    threads: usize,
 ) -> Result<ScoredPairs> {
     lsh::check_banding(bands, rows, num_perm)?;
     check_verification(signatures, num_perm, threshold, verify)?;
     let active = lsh::non_empty_rows(signatures, num_perm);
-    let candidates = lsh::candidate_pairs(signatures, num_perm, bands, rows, &active)?;
+    let candidates = lsh::candidate_pairs(signatures, num_perm, bands, rows, &active, threads)?;
     let signature_rows = Rows::new(signatures, num_perm);
     let row = |i: u32| signature_rows.row(i as usize);
     // Candidates are sorted by (i, j), so the output is too.
     match verify {
         // Both rows are active (not the empty set's signature), where `minhash::estimate` is
-        // the share of equal slots.
-        Verify::Estimate => Ok(candidates
-            .into_iter()
-            .map(|(i, j)| ((i, j), minhash::equal_share(row(i), row(j))))
-            .filter(|&(_, similarity)| similarity as f64 >= threshold)
-            .unzip()),
+        // the share of equal slots. Consecutive ranges of candidates, kept in order.
+        Verify::Estimate => {
+            let ranges = parallel::split(candidates.len(), threads * 4);
+            let parts = parallel::map_tasks(ranges.len(), threads, |part| {
+                candidates[ranges[part].clone()]
+                    .iter()
+                    .map(|&(i, j)| ((i, j), minhash::equal_share(row(i), row(j))))
+                    .filter(|&(_, similarity)| similarity as f64 >= threshold)
+                    .collect::<Vec<_>>()
+            })?;
+            Ok(parts.into_iter().flatten().unzip())
+        }
         Verify::Exact(sets) => exact_pairs_at_least(sets, &candidates, threshold),
     }
 }
@@ -86,13 +96,13 @@ mod tests {
             ShingleSets::build(&texts, 2, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         let sigs = minhash_sets(view, 64, 0, 1, Algorithm::Classic).unwrap();
-        let (pairs, sims) = lsh_duplicates(&sigs, 64, 32, 2, 0.5, Verify::Exact(view)).unwrap();
+        let (pairs, sims) = lsh_duplicates(&sigs, 64, 32, 2, 0.5, Verify::Exact(view), 1).unwrap();
         assert_eq!(pairs, vec![(0, 1)]);
         assert_eq!(sims, vec![4.0 / 6.0]);
     }
 
     #[test]
     fn signatures_without_columns_are_an_error() {
-        assert!(lsh_duplicates(&[], 0, 1, 1, 0.5, Verify::Estimate).is_err());
+        assert!(lsh_duplicates(&[], 0, 1, 1, 0.5, Verify::Estimate, 1).is_err());
     }
 }

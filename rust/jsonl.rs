@@ -12,6 +12,7 @@
 //!
 //! Blank lines (only ASCII whitespace, as `bytes.isspace`) are skipped; lines end at `\n`.
 
+use crate::parallel::{self, check_threads};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -66,6 +67,10 @@ fn line_end(block: &[u8], pos: usize, last: bool) -> Option<usize> {
 /// input, so a final line without `\n` counts; otherwise that partial line is left unconsumed.
 /// `id_field` None: no ids are taken; `id_required`: a row without one goes to the fallback
 /// (where Python names it).
+///
+/// The lines are found first (one `memchr` pass), then parsed on `threads` threads, each a run
+/// of consecutive rows into a scan of its own, and the runs joined in order: the same scan
+/// whatever the thread count.
 pub fn scan(
     block: &[u8],
     last: bool,
@@ -73,40 +78,99 @@ pub fn scan(
     id_field: Option<&str>,
     id_required: bool,
     max_rows: usize,
-) -> Scan {
-    let mut out = Scan {
-        text_offsets: vec![0],
-        id_offsets: vec![0],
-        ..Scan::default()
-    };
+    threads: usize,
+) -> crate::error::Result<Scan> {
+    check_threads(threads)?;
+    // (start, end, line number) of every non-blank line to read.
+    let mut rows: Vec<(usize, usize, usize)> = Vec::new();
     let mut pos = 0;
-    while out.rows() < max_rows {
+    let mut lines = 0;
+    while rows.len() < max_rows {
         let Some(end) = line_end(block, pos, last) else {
             break;
         };
-        let line = &block[pos..end];
-        out.lines += 1;
-        if !is_blank(line) {
-            let row = out.rows() as i64;
-            match read_line(line, text_field, id_field) {
-                Some((text, id)) if id.is_some() || !id_required => {
+        lines += 1;
+        if !is_blank(&block[pos..end]) {
+            rows.push((pos, end, lines - 1));
+        }
+        pos = end;
+    }
+    let fields = Fields {
+        text: text_field,
+        id: id_field,
+        id_required,
+    };
+    // Runs of about 2,000 rows: a few per thread, each worth a thread's start.
+    let runs = parallel::split(rows.len(), (rows.len() / 2048).clamp(1, threads * 4));
+    let mut parts = parallel::map_tasks(runs.len(), threads, |run| {
+        fields.scan_rows(block, &rows[runs[run].clone()], runs[run].start)
+    })?
+    .into_iter();
+    let mut out = parts
+        .next()
+        .unwrap_or_else(|| fields.scan_rows(block, &[], 0));
+    for part in parts {
+        out.append(part);
+    }
+    out.consumed = pos;
+    out.lines = lines;
+    Ok(out)
+}
+
+/// The fields a scan reads.
+struct Fields<'a> {
+    text: &'a str,
+    id: Option<&'a str>,
+    id_required: bool,
+}
+
+impl Fields<'_> {
+    /// The scan of some rows of `block`, given as (start, end, line number); `first` is the
+    /// row number of the first (for the fallback list).
+    fn scan_rows(&self, block: &[u8], rows: &[(usize, usize, usize)], first: usize) -> Scan {
+        let mut out = Scan {
+            text_offsets: Vec::with_capacity(rows.len() + 1),
+            id_offsets: Vec::with_capacity(rows.len() + 1),
+            ..Scan::default()
+        };
+        out.text_offsets.push(0);
+        out.id_offsets.push(0);
+        for (k, &(pos, end, line_number)) in rows.iter().enumerate() {
+            let line = &block[pos..end];
+            match read_line(line, self.text, self.id) {
+                Some((text, id)) if id.is_some() || !self.id_required => {
                     out.text.extend_from_slice(text.as_bytes());
                     if let Some((a, b)) = id {
                         out.ids.extend_from_slice(&line[a..b]);
                         out.ids.push(b',');
                     }
                 }
-                _ => out
-                    .fallback
-                    .extend([row, pos as i64, end as i64, out.lines as i64 - 1]),
+                _ => out.fallback.extend([
+                    (first + k) as i64,
+                    pos as i64,
+                    end as i64,
+                    line_number as i64,
+                ]),
             }
             out.text_offsets.push(out.text.len() as i64);
             out.id_offsets.push(out.ids.len() as i64);
         }
-        pos = end;
+        out
     }
-    out.consumed = pos;
-    out
+}
+
+impl Scan {
+    /// Appends the scan of the rows that follow this one's.
+    fn append(&mut self, next: Scan) {
+        let (text, ids) = (self.text.len() as i64, self.ids.len() as i64);
+        self.text.extend_from_slice(&next.text);
+        self.ids.extend_from_slice(&next.ids);
+        self.text_offsets
+            .extend(next.text_offsets[1..].iter().map(|&o| o + text));
+        self.id_offsets
+            .extend(next.id_offsets[1..].iter().map(|&o| o + ids));
+        self.fallback.extend_from_slice(&next.fallback);
+    }
 }
 
 /// What [`kept_lines`] copied.
@@ -360,7 +424,7 @@ mod tests {
     #[test]
     fn scans_lines_rows_and_partial_tail() {
         let block = b"{\"text\": \"a\", \"id\": 1}\n \r\n{\"text\": 3}\n{\"text\": \"b\"}\n{\"te";
-        let s = scan(block, false, "text", Some("id"), false, 100);
+        let s = scan(block, false, "text", Some("id"), false, 100, 1).unwrap();
         assert_eq!(s.rows(), 3);
         assert_eq!(s.lines, 4);
         assert_eq!(s.fallback, vec![1, 26, 38, 2]);
@@ -369,12 +433,46 @@ mod tests {
         assert_eq!(s.ids, b"1,");
         assert_eq!(s.id_offsets, vec![0, 2, 2, 2]);
         assert_eq!(&block[s.consumed..], b"{\"te");
-        let tail = scan(b"{\"text\": \"z\"}", true, "text", None, false, 100);
+        let tail = scan(b"{\"text\": \"z\"}", true, "text", None, false, 100, 2).unwrap();
         assert_eq!((tail.rows(), tail.text.as_slice()), (1, b"z".as_slice()));
-        let capped = scan(block, false, "text", Some("id"), false, 1);
+        let capped = scan(block, false, "text", Some("id"), false, 1, 1).unwrap();
         assert_eq!((capped.rows(), capped.consumed, capped.lines), (1, 23, 1));
-        let required = scan(block, false, "text", Some("id"), true, 100);
+        let required = scan(block, false, "text", Some("id"), true, 100, 1).unwrap();
         assert_eq!(required.fallback, vec![1, 26, 38, 2, 2, 38, 52, 3]);
+    }
+
+    #[test]
+    fn scans_the_same_on_every_thread_count() {
+        // 9,001 rows (several runs per thread) with blank lines, fallbacks, ids and escapes.
+        let mut block = Vec::new();
+        for i in 0..9001 {
+            let line = match i % 7 {
+                0 => format!("{{\"id\": {i}, \"text\": \"doc {i} caf\\u00e9\"}}\n"),
+                1 => "  \n".to_string(),
+                2 => format!("{{\"text\": {i}}}\n"),
+                3 => format!("{{\"text\": \"only text {i}\"}}\n"),
+                _ => format!("{{\"text\": \"row {i}\", \"id\": \"r{i}\", \"x\": [1]}}\n"),
+            };
+            block.extend_from_slice(line.as_bytes());
+        }
+        block.extend_from_slice(b"{\"text\": \"partial");
+        for (last, max_rows, id_required) in [(false, usize::MAX, false), (true, 5000, true)] {
+            let one = scan(&block, last, "text", Some("id"), id_required, max_rows, 1).unwrap();
+            assert!(one.rows() > 4000 && !one.fallback.is_empty());
+            for threads in [2, 3] {
+                let many = scan(
+                    &block,
+                    last,
+                    "text",
+                    Some("id"),
+                    id_required,
+                    max_rows,
+                    threads,
+                );
+                assert_eq!(many.unwrap(), one, "threads={threads}");
+            }
+        }
+        assert!(scan(&block, true, "text", None, false, 10, 0).is_err());
     }
 
     #[test]

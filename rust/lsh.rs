@@ -23,5 +23,5 @@ pub use banding::{
     params, s_star,
 };
 pub use candidates::{candidate_pairs, candidates, rows_in_candidates};
-pub use keys::{band_keys, bucket_pairs_bound, non_empty_rows, sorted_band};
+pub use keys::{band_keys, band_keys_on, bucket_pairs_bound, non_empty_rows, sorted_band};
 pub use radix::radix_sort;

@@ -2,6 +2,7 @@
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;
+use std::sync::{Arc, Mutex};
 
 /// Documents per task when running on several threads: large enough to amortise scheduling,
 /// small enough to balance uneven document lengths.
@@ -32,7 +33,103 @@ where
     }))
 }
 
-fn check_threads(threads: usize) -> Result<()> {
+/// `work(task)` for every task of `0..tasks` on `threads` threads (1 = in order, on the caller's
+/// thread), the results in task order: for passes split into a few coarse tasks (bands, waves,
+/// ranges of pairs) rather than blocks of rows.
+pub fn map_tasks<R, F>(tasks: usize, threads: usize, work: F) -> Result<Vec<R>>
+where
+    R: Send,
+    F: Fn(usize) -> R + Sync + Send,
+{
+    check_threads(threads)?;
+    if threads == 1 || tasks < 2 {
+        return Ok((0..tasks).map(work).collect());
+    }
+    let pool = pool(threads.min(tasks))?;
+    Ok(pool.install(|| {
+        (0..tasks)
+            .into_par_iter()
+            .with_max_len(1)
+            .map(work)
+            .collect()
+    }))
+}
+
+/// Tasks `0..tasks` taken in increasing order, each by the first of `workers` free, on
+/// `threads` threads (1 = all in order by one worker on the caller's thread): every worker
+/// builds its state with `init`, does `work(&mut state, task)` for each task it takes, and
+/// gives `finish(state)`. Which worker did a task depends on timing, so the caller must
+/// combine the results in a way that does not (a union, a sum): a slow thread, or one that
+/// other jobs on the machine hold up, takes fewer tasks instead of holding up the rest.
+pub fn share_tasks<S, R, I, W, F>(
+    tasks: usize,
+    threads: usize,
+    init: I,
+    work: W,
+    finish: F,
+) -> Result<Vec<R>>
+where
+    R: Send,
+    I: Fn() -> S + Sync + Send,
+    W: Fn(&mut S, usize) + Sync + Send,
+    F: Fn(S) -> R + Sync + Send,
+{
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = threads.min(tasks).max(1);
+    map_tasks(workers, threads, |_| {
+        let mut state = init();
+        loop {
+            let task = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if task >= tasks {
+                break;
+            }
+            work(&mut state, task);
+        }
+        finish(state)
+    })
+}
+
+/// `(a(), b())`, side by side on `threads` threads (1 = `a` then `b` on the caller's thread):
+/// for a serial step that can overlap the parallel preparation of the next.
+pub fn join<RA, RB, A, B>(threads: usize, a: A, b: B) -> Result<(RA, RB)>
+where
+    RA: Send,
+    RB: Send,
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+{
+    check_threads(threads)?;
+    if threads == 1 {
+        let first = a();
+        return Ok((first, b()));
+    }
+    Ok(pool(threads)?.install(|| rayon::join(a, b)))
+}
+
+/// Sorts `values` on `threads` threads (1 = `sort_unstable` on the caller's thread). The
+/// result is the same sorted slice whatever the thread count when no two values are equal,
+/// or when equal values are indistinguishable.
+pub fn sort_unstable<T: Ord + Send>(values: &mut [T], threads: usize) -> Result<()> {
+    check_threads(threads)?;
+    if threads == 1 || values.len() < 1 << 14 {
+        values.sort_unstable();
+        return Ok(());
+    }
+    pool(threads)?.install(|| values.par_sort_unstable());
+    Ok(())
+}
+
+/// `0..len` cut into at most `parts` consecutive ranges of nearly equal length (none empty
+/// unless `len` is 0, then one empty range).
+pub fn split(len: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
+    let parts = parts.clamp(1, len.max(1));
+    (0..parts)
+        .map(|p| len * p / parts..len * (p + 1) / parts)
+        .collect()
+}
+
+/// Checks a thread count: 1 to [`MAX_THREADS`].
+pub fn check_threads(threads: usize) -> Result<()> {
     if threads == 0 {
         return Err(Error::new("threads must be at least 1"));
     }
@@ -44,11 +141,34 @@ fn check_threads(threads: usize) -> Result<()> {
     Ok(())
 }
 
-fn pool(threads: usize) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
+/// The pool of the thread count last asked for, with the process that started it: kept
+/// (its threads sleep between calls) so that a stage called per batch, or a pass of short
+/// parallel steps, does not start threads every time. Another count replaces it.
+static POOL: Mutex<Option<(usize, u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+
+/// A pool of `threads` threads, named `neardup-<i>` (benches/stage_threads.py reads their CPU
+/// time by name).
+fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
+    let mut slot = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let pid = std::process::id();
+    match slot.take() {
+        Some((count, owner, pool)) if count == threads && owner == pid => {
+            *slot = Some((count, owner, Arc::clone(&pool)));
+            return Ok(pool);
+        }
+        // A forked child holds the parent's pool without its threads: forget it (dropping
+        // would signal threads that do not exist here) and start its own.
+        Some((_, owner, pool)) if owner != pid => std::mem::forget(pool),
+        _ => {}
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
+        .thread_name(|i| format!("neardup-{i}"))
         .build()
-        .map_err(|e| Error::new(format!("could not start {threads} threads: {e}")))
+        .map_err(|e| Error::new(format!("could not start {threads} threads: {e}")))?;
+    let pool = Arc::new(pool);
+    *slot = Some((threads, pid, Arc::clone(&pool)));
+    Ok(pool)
 }
 
 /// Calls `work(first_row, rows)` over consecutive blocks of `row_len`-wide rows of `out`,

@@ -6,6 +6,7 @@ use crate::error::Result;
 use crate::jaccard::jaccard_u64;
 use crate::lsh;
 use crate::minhash;
+use crate::parallel;
 use crate::rows::{Rows, ScoredPairs};
 
 /// Clusters of LSH candidates that reach `threshold`, without visiting every pair of a large
@@ -16,6 +17,11 @@ use crate::rows::{Rows, ScoredPairs};
 /// a bucket of m identical documents costs m - 1 verifications instead of m(m - 1)/2. A document
 /// similar only to a non-leader of every bucket it shares may stay apart: clusters can be finer
 /// than the components of the all-pairs graph, never coarser.
+///
+/// On `threads` threads the band keys are computed, and the bands bucketed (sorted) `threads`
+/// at a time, in parallel, the next bands while the buckets of the last are visited; the
+/// buckets are visited in band order on one thread, as on one thread (the leaders depend on
+/// the clusters so far), so the edges are the same.
 pub fn lsh_cluster_edges(
     signatures: &[u32],
     num_perm: usize,
@@ -23,9 +29,10 @@ pub fn lsh_cluster_edges(
     rows: usize,
     threshold: f64,
     verify: Verify<'_>,
+    threads: usize,
 ) -> Result<ScoredPairs> {
     let n = check_verification(signatures, num_perm, threshold, verify)?;
-    let keys = lsh::band_keys(signatures, num_perm, bands, rows)?;
+    let keys = lsh::band_keys_on(signatures, num_perm, bands, rows, threads)?;
     let active = lsh::non_empty_rows(signatures, num_perm);
     let signature_rows = Rows::new(signatures, num_perm);
     let row = |i: u32| signature_rows.row(i as usize);
@@ -33,39 +40,77 @@ pub fn lsh_cluster_edges(
         Verify::Estimate => minhash::estimate(row(i), row(j)) as f64,
         Verify::Exact(sets) => jaccard_u64(sets.get(i as usize), sets.get(j as usize)),
     };
-    let mut sets = crate::cluster::UnionFind::new(n)?;
-    let mut edges: Vec<(u32, u32, f32)> = Vec::new();
-    let mut bucket: Vec<(u64, u32)> = Vec::with_capacity(n);
-    let mut leaders: Vec<u32> = Vec::new();
-    for band in 0..bands {
-        lsh::sorted_band(&keys, bands, band, &active, &mut bucket);
+    // The buckets of bands first.. (at most `threads` of them), sorted in parallel.
+    let wave = |first: usize| {
+        let width = threads.min(bands.saturating_sub(first));
+        parallel::map_tasks(width, threads, |k| {
+            let mut bucket = Vec::with_capacity(n);
+            lsh::sorted_band(&keys, bands, first + k, &active, &mut bucket);
+            bucket
+        })
+    };
+    let mut forest = Forest {
+        sets: crate::cluster::UnionFind::new(n)?,
+        edges: Vec::new(),
+        leaders: Vec::new(),
+    };
+    let mut buckets = wave(0)?;
+    let mut first = 0;
+    while !buckets.is_empty() {
+        first += buckets.len();
+        let visit = || {
+            for bucket in &buckets {
+                forest.visit(bucket, &similarity, threshold);
+            }
+        };
+        let ((), next) = parallel::join(threads, visit, || wave(first))?;
+        buckets = next?;
+    }
+    let mut edges = forest.edges;
+    edges.sort_unstable_by_key(|&(i, j, _)| (i, j));
+    Ok(edges.into_iter().map(|(i, j, s)| ((i, j), s)).unzip())
+}
+
+/// The clusters so far, the edges that joined them, and a bucket's leaders (scratch).
+struct Forest {
+    sets: crate::cluster::UnionFind,
+    edges: Vec<(u32, u32, f32)>,
+    leaders: Vec<u32>,
+}
+
+impl Forest {
+    /// Visits the buckets of one band, sorted by key: each member against the leaders.
+    fn visit(
+        &mut self,
+        bucket: &[(u64, u32)],
+        similarity: &impl Fn(u32, u32) -> f64,
+        threshold: f64,
+    ) {
         for run in bucket.chunk_by(|a, b| a.0 == b.0) {
             if run.len() < 2 {
                 continue;
             }
-            leaders.clear();
+            self.leaders.clear();
             for &(_, x) in run {
                 let mut joined = false;
-                for &leader in &leaders {
-                    if sets.find(leader) == sets.find(x) {
+                for &leader in &self.leaders {
+                    if self.sets.find(leader) == self.sets.find(x) {
                         joined = true;
                         continue;
                     }
                     let s = similarity(leader, x);
                     if s >= threshold {
-                        sets.union(leader, x);
-                        edges.push((leader.min(x), leader.max(x), s as f32));
+                        self.sets.union(leader, x);
+                        self.edges.push((leader.min(x), leader.max(x), s as f32));
                         joined = true;
                     }
                 }
                 if !joined {
-                    leaders.push(x);
+                    self.leaders.push(x);
                 }
             }
         }
     }
-    edges.sort_unstable_by_key(|&(i, j, _)| (i, j));
-    Ok(edges.into_iter().map(|(i, j, s)| ((i, j), s)).unzip())
 }
 
 #[cfg(test)]
@@ -85,7 +130,12 @@ mod tests {
             ShingleSets::build(&texts, 3, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         let sigs = minhash_sets(view, 16, 0, 1, Algorithm::Classic).unwrap();
-        let (edges, sims) = lsh_cluster_edges(&sigs, 16, 4, 4, 0.5, Verify::Exact(view)).unwrap();
+        let (edges, sims) =
+            lsh_cluster_edges(&sigs, 16, 4, 4, 0.5, Verify::Exact(view), 1).unwrap();
+        for threads in [2, 3] {
+            let again = lsh_cluster_edges(&sigs, 16, 4, 4, 0.5, Verify::Exact(view), threads);
+            assert_eq!(again.unwrap(), (edges.clone(), sims.clone()));
+        }
         // One edge per joined document: a spanning tree of the 2,000 copies, nothing more.
         assert_eq!(edges.len(), 1999);
         assert!(sims.iter().all(|&s| s == 1.0));

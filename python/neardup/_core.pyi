@@ -39,6 +39,7 @@ __all__ = [
     "minhash_sets",
     "minhash_texts",
     "normalize",
+    "sha256_digests",
     "shingle_sets",
     "sign_texts",
     "simhash_sets",
@@ -110,14 +111,16 @@ def lsh_probability(
     similarity: npt.NDArray[np.float64], bands: int, rows: int
 ) -> npt.NDArray[np.float64]: ...
 def band_hashes(
-    signatures: npt.NDArray[np.uint32], bands: int, rows: int
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
 ) -> npt.NDArray[np.uint64]: ...
 def lsh_bucket_pairs_bound(
-    signatures: npt.NDArray[np.uint32], bands: int, rows: int, limit: int
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int, limit: int, threads: int = 1
 ) -> int: ...
-def lsh_candidates(signatures: npt.NDArray[np.uint32], bands: int, rows: int) -> _Pairs: ...
+def lsh_candidates(
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
+) -> _Pairs: ...
 def lsh_rows_in_candidates(
-    signatures: npt.NDArray[np.uint32], bands: int, rows: int
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
 ) -> npt.NDArray[np.bool_]: ...
 def lsh_duplicates(
     signatures: npt.NDArray[np.uint32],
@@ -127,6 +130,7 @@ def lsh_duplicates(
     offsets: npt.NDArray[np.int64] | None = None,
     hashes: npt.NDArray[np.uint64] | None = None,
     spanning: bool = False,
+    threads: int = 1,
 ) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
 def estimate_jaccard(
     signatures: npt.NDArray[np.uint32], pairs: _Pairs
@@ -148,8 +152,11 @@ def hamming_within(
     fingerprints: npt.NDArray[np.uint64], max_distance: int, active: npt.NDArray[np.bool_]
 ) -> tuple[_Pairs, npt.NDArray[np.int32]]: ...
 def exact_duplicates(
-    texts: _Texts, normalized: bool, hash_version: int
+    texts: _Texts, normalized: bool, hash_version: int, threads: int = 1
 ) -> npt.NDArray[np.int64]: ...
+def sha256_digests(
+    texts: _Texts, normalized: bool, hash_version: int, threads: int = 1
+) -> npt.NDArray[np.uint64]: ...
 def clusters(pairs: _Pairs, n: int) -> npt.NDArray[np.int64]: ...
 def index_band_keys(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int
@@ -162,6 +169,7 @@ def jsonl_scan(
     id_field: str | None,
     id_required: bool,
     max_rows: int,
+    threads: int = 1,
 ) -> tuple[
     npt.NDArray[np.uint8],
     npt.NDArray[np.int64],

@@ -239,7 +239,7 @@ def dedup_files(
             f"got keep={plan.keep!r}, priority field {priority_field!r}"
         )
     check_outputs(list(inputs), [output, clusters, report, annotate])
-    sources = ndio.open_sources(inputs, text_field, id_field, id_required)
+    sources = ndio.open_sources(inputs, text_field, id_field, id_required, plan.threads)
     try:
         if output is not None:
             ndio.check_output(output, sources)  # a format it cannot hold: refused before work

@@ -226,14 +226,19 @@ class Evidence:
         return out
 
 
-def candidate_bound(signatures: np.ndarray, bands: int, rows: int, limit: int) -> int:
-    """An upper bound on LSH candidate pairs, counted band by band (stops past ``limit``).
+def candidate_bound(
+    signatures: np.ndarray, bands: int, rows: int, limit: int, threads: int = 1
+) -> int:
+    """An upper bound on LSH candidate pairs, counted band by band (stops past ``limit``),
+    ``threads`` bands at a time (the same bound for every thread count).
 
     >>> sig = stages.minhash(["a b c"] * 4, num_perm=8, k=1)
     >>> candidate_bound(sig, 4, 2, 100)
     24
     """
-    return _core.lsh_bucket_pairs_bound(np.ascontiguousarray(signatures), bands, rows, limit)
+    return _core.lsh_bucket_pairs_bound(
+        np.ascontiguousarray(signatures), bands, rows, limit, threads
+    )
 
 
 def _wanted_sets(
@@ -487,17 +492,17 @@ def _minhash_pairs(
 ) -> tuple[np.ndarray, np.ndarray]:
     sig = ev.signatures
     assert sig is not None and plan.bands is not None and plan.rows is not None
-    bands, rows, threshold = plan.bands, plan.rows, plan.threshold
+    bands, rows, threshold, threads = plan.bands, plan.rows, plan.threshold, plan.threads
     mode = plan.pairs
     if mode == "auto":
-        bound = candidate_bound(sig, bands, rows, plan.spanning_limit)
+        bound = candidate_bound(sig, bands, rows, plan.spanning_limit, threads)
         mode = "spanning" if bound > plan.spanning_limit else "all"
         if mode == "spanning":
             info["pairs_reason"] = f"LSH buckets hold more than {plan.spanning_limit:,} pairs"
     info["pairs_used"] = mode
     if plan.verify == "estimate":
         pairs, sims = stages.lsh_duplicates(
-            sig, bands, rows, threshold, spanning=mode == "spanning"
+            sig, bands, rows, threshold, spanning=mode == "spanning", threads=threads
         )
         info["candidates"] = len(pairs) if mode == "spanning" else None
         return pairs, sims
@@ -507,16 +512,18 @@ def _minhash_pairs(
             labels, wanted = bucket_components(sig, bands, rows)
             chunk = verify_chunks(labels, wanted, ev.set_sizes, VERIFY_BUDGET)
         if chunk is None:
-            wanted = stages.lsh_candidate_rows(sig, bands, rows)
+            wanted = stages.lsh_candidate_rows(sig, bands, rows, threads)
             ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
-            pairs, sims = stages.lsh_duplicates(sig, bands, rows, threshold, ev.sets, spanning=True)
+            pairs, sims = stages.lsh_duplicates(
+                sig, bands, rows, threshold, ev.sets, spanning=True, threads=threads
+            )
         else:  # each chunk's buckets alone: whole components, so the same leaders
 
             def spanning(
                 members: np.ndarray, sets: stages.ShingleSets
             ) -> tuple[np.ndarray, np.ndarray]:
                 return stages.lsh_duplicates(
-                    sig[members], bands, rows, threshold, sets, spanning=True
+                    sig[members], bands, rows, threshold, sets, spanning=True, threads=threads
                 )
 
             pairs, sims = _in_chunks(plan, store, ev.selected, chunk, drop, spanning)
@@ -524,7 +531,7 @@ def _minhash_pairs(
         if chunk is not None:
             return pairs, sims  # the signatures estimate kept similarities
     else:
-        candidates = stages.lsh_candidates(sig, bands, rows)
+        candidates = stages.lsh_candidates(sig, bands, rows, threads)
         info["candidates"] = len(candidates)
         pairs, sims = verify_candidates(plan, ev, store, candidates, drop)
         if ev.sets is None:  # verified in chunks: the signatures estimate kept similarities

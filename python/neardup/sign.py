@@ -11,8 +11,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +19,6 @@ import numpy as np
 from neardup import _core, stages
 from neardup._texts import as_core_texts
 from neardup.boilerplate import remove_shingles
-from neardup.errors import InputError
 from neardup.plan import Plan
 from neardup.stores import char_lengths
 
@@ -67,33 +64,18 @@ def set_digests(sets: stages.ShingleSets) -> np.ndarray:
 
 
 def sha256_digests(
-    texts: Any, normalized: bool, hash_version: int = _core.HASH_VERSION
+    texts: Any, normalized: bool, hash_version: int = _core.HASH_VERSION, threads: int = 1
 ) -> np.ndarray:
     """The first 128 bits of each document's SHA-256 (raw UTF-8, or the text normalised by
-    ``hash_version``), uint64[n, 2].
+    ``hash_version``), uint64[n, 2], computed on ``threads`` threads (the same digests).
 
     >>> d = sha256_digests(["Hi there", "hi THERE!"], normalized=True)
     >>> bool((d[0] == d[1]).all())
     True
     """
-    core = as_core_texts(texts)
-    if isinstance(core, tuple):
-        data, offsets = core
-        bounds = itertools.pairwise(offsets.tolist())
-        docs = [data[a:b].tobytes().decode("utf-8") for a, b in bounds]
-    else:
-        docs = core
-    out = np.zeros((len(docs), 2), dtype=np.uint64)
-    raw = out.view(np.uint8).reshape(len(docs), 16)
-    for i, doc in enumerate(docs):
-        try:
-            text = _core.normalize(doc, hash_version) if normalized else doc
-            raw[i] = np.frombuffer(hashlib.sha256(text.encode("utf-8")).digest()[:16], np.uint8)
-        except UnicodeEncodeError:
-            raise InputError(
-                f"texts[{i}] is not valid Unicode (it holds a lone surrogate)"
-            ) from None
-    return out
+    # A list goes to the core as is (it checks every item), as in sign_batch.
+    core = texts if isinstance(texts, list) else as_core_texts(texts)
+    return _core.sha256_digests(core, bool(normalized), hash_version, threads)
 
 
 @dataclass
@@ -139,7 +121,8 @@ def sign_batch(
     """
     lengths = char_lengths(texts) if plan.keep == "longest" else None
     if not plan.uses_shingles:
-        digests = sha256_digests(texts, plan.method == "sha256-normalized", plan.hash_version)
+        normalized = plan.method == "sha256-normalized"
+        digests = sha256_digests(texts, normalized, plan.hash_version, plan.threads)
         n = len(digests)
         every = np.ones(n, dtype=bool)
         zeros = np.zeros(n, dtype=np.int64)

@@ -330,7 +330,7 @@ def _banding(signatures: np.ndarray, bands: int, rows: int) -> tuple[int, int]:
     return bands, rows
 
 
-def band_hashes(signatures: Any, bands: int, rows: int) -> np.ndarray:
+def band_hashes(signatures: Any, bands: int, rows: int, threads: int = 1) -> np.ndarray:
     """One 64-bit key per band, uint64[n, bands]: XXH3-64 of the band's r slots, seed = band.
 
     Documents sharing a key in some band are LSH candidates. The keys are the shared currency of
@@ -340,23 +340,26 @@ def band_hashes(signatures: Any, bands: int, rows: int) -> np.ndarray:
     (1, 4)
     """
     sig = _signatures(signatures)
-    return _core.band_hashes(sig, *_banding(sig, bands, rows))
+    return _core.band_hashes(sig, *_banding(sig, bands, rows), _check_positive("threads", threads))
 
 
-def lsh_candidates(signatures: Any, bands: int, rows: int) -> np.ndarray:
+def lsh_candidates(signatures: Any, bands: int, rows: int, threads: int = 1) -> np.ndarray:
     """Candidate pairs int64[m, 2] (i < j, sorted, unique): documents sharing a band key.
 
-    Empty documents (signature all 0xFFFFFFFF) are never candidates.
+    Empty documents (signature all 0xFFFFFFFF) are never candidates. ``threads`` splits the
+    bands between threads; the pairs are the same for every thread count.
 
     >>> sig = minhash(["a b c d e f", "a b c d e f", "x y z"], num_perm=16, k=2)
     >>> lsh_candidates(sig, bands=8, rows=2).tolist()
     [[0, 1]]
     """
     sig = _signatures(signatures)
-    return _core.lsh_candidates(sig, *_banding(sig, bands, rows))
+    return _core.lsh_candidates(
+        sig, *_banding(sig, bands, rows), _check_positive("threads", threads)
+    )
 
 
-def lsh_candidate_rows(signatures: Any, bands: int, rows: int) -> np.ndarray:
+def lsh_candidate_rows(signatures: Any, bands: int, rows: int, threads: int = 1) -> np.ndarray:
     """bool[n]: the documents that appear in some LSH candidate pair (:func:`lsh_candidates`).
 
     Found bucket by bucket without listing pairs, so a bucket of m documents costs m, not
@@ -367,7 +370,9 @@ def lsh_candidate_rows(signatures: Any, bands: int, rows: int) -> np.ndarray:
     [True, True, False]
     """
     sig = _signatures(signatures)
-    return _core.lsh_rows_in_candidates(sig, *_banding(sig, bands, rows))
+    return _core.lsh_rows_in_candidates(
+        sig, *_banding(sig, bands, rows), _check_positive("threads", threads)
+    )
 
 
 def lsh_duplicates(
@@ -377,6 +382,7 @@ def lsh_duplicates(
     threshold: float,
     shinglesets: ShingleSets | None = None,
     spanning: bool = False,
+    threads: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """LSH candidates verified in one pass: (int64[m, 2] pairs i < j, float32[m] similarity).
 
@@ -384,7 +390,8 @@ def lsh_duplicates(
     estimate reaches ``threshold``; no list of all candidates is built. With ``spanning=True``
     only the pairs that joined two clusters are returned, and a bucket's members are compared
     with its leaders only, so m identical documents cost m - 1 comparisons (clusters can come
-    out finer than the components of all pairs, never coarser).
+    out finer than the components of all pairs, never coarser). ``threads``: the candidates
+    (and estimates) are found on that many threads, with the same result for every count.
 
     >>> sig = minhash(["a b c d e f", "a b c d e f", "x y z"], num_perm=16, k=2)
     >>> pairs, sim = lsh_duplicates(sig, 8, 2, threshold=0.9)
@@ -394,8 +401,11 @@ def lsh_duplicates(
     sig = _signatures(signatures)
     bands, rows = _banding(sig, bands, rows)
     threshold = check_threshold(threshold)
+    threads = _check_positive("threads", threads)
     if shinglesets is None:
-        return _core.lsh_duplicates(sig, bands, rows, threshold, None, None, bool(spanning))
+        return _core.lsh_duplicates(
+            sig, bands, rows, threshold, None, None, bool(spanning), threads
+        )
     if not isinstance(shinglesets, ShingleSets):
         raise ArgumentTypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
     if len(shinglesets) != len(sig):
@@ -403,7 +413,14 @@ def lsh_duplicates(
             f"shinglesets hold {len(shinglesets)} documents but signatures {len(sig)}"
         )
     return _core.lsh_duplicates(
-        sig, bands, rows, threshold, shinglesets.offsets, shinglesets.hashes, bool(spanning)
+        sig,
+        bands,
+        rows,
+        threshold,
+        shinglesets.offsets,
+        shinglesets.hashes,
+        bool(spanning),
+        threads,
     )
 
 
@@ -493,10 +510,11 @@ def hamming_within(
 
 
 def exact_duplicates(
-    texts: Any, normalized: bool = False, hash_version: int = HASH_VERSION
+    texts: Any, normalized: bool = False, hash_version: int = HASH_VERSION, threads: int = 1
 ) -> np.ndarray:
     """Exact-duplicate groups, int64[n]: each document's label is the lowest index whose SHA-256
-    matches (of the raw UTF-8 bytes, or with ``normalized=True`` of the normalised text).
+    matches (of the raw UTF-8 bytes, or with ``normalized=True`` of the normalised text). The
+    digests are computed on ``threads`` threads (the same labels for every count).
 
     >>> exact_duplicates(["Hi there", "hi THERE!", "Hi there"]).tolist()
     [0, 1, 0]
@@ -504,7 +522,10 @@ def exact_duplicates(
     [0, 0, 0]
     """
     return _core.exact_duplicates(
-        as_core_texts(texts), bool(normalized), check_hash_version(hash_version)
+        as_core_texts(texts),
+        bool(normalized),
+        check_hash_version(hash_version),
+        _check_positive("threads", threads),
     )
 
 

@@ -42,7 +42,7 @@ fn rest<'a>(block: &'a PyReadonlyArray1<'_, u8>, start: usize) -> PyResult<&'a [
 }
 
 #[pyfunction]
-#[pyo3(signature = (block, start, last, text_field, id_field, id_required, max_rows))]
+#[pyo3(signature = (block, start, last, text_field, id_field, id_required, max_rows, threads=1))]
 #[allow(clippy::too_many_arguments)]
 fn jsonl_scan<'py>(
     py: Python<'py>,
@@ -53,17 +53,19 @@ fn jsonl_scan<'py>(
     id_field: Option<&str>,
     id_required: bool,
     max_rows: usize,
+    threads: usize,
 ) -> PyResult<ScanOut<'py>> {
     let bytes = rest(&block, start)?;
     let mut s = run(py, || {
-        Ok(jsonl::scan(
+        jsonl::scan(
             bytes,
             last,
             text_field,
             id_field,
             id_required,
             max_rows,
-        ))
+            threads,
+        )
     })?;
     for f in s.fallback.chunks_exact_mut(4) {
         f[1] += start as i64;

@@ -54,59 +54,71 @@ fn lsh_probability<'py>(
 }
 
 #[pyfunction]
+#[pyo3(signature = (signatures, bands, rows, threads=1))]
 fn band_hashes<'py>(
     py: Python<'py>,
     signatures: PyReadonlyArray2<'py, u32>,
     bands: usize,
     rows: usize,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyArray2<u64>>> {
     let (num_perm, slots) = signature_rows(&signatures)?;
-    let keys = run(py, || crate::lsh::band_keys(slots, num_perm, bands, rows))?;
+    let keys = run(py, || {
+        crate::lsh::band_keys_on(slots, num_perm, bands, rows, threads)
+    })?;
     matrix(py, keys, bands)
 }
 
 #[pyfunction]
+#[pyo3(signature = (signatures, bands, rows, limit, threads=1))]
 fn lsh_bucket_pairs_bound(
     py: Python<'_>,
     signatures: PyReadonlyArray2<'_, u32>,
     bands: usize,
     rows: usize,
     limit: u64,
+    threads: usize,
 ) -> PyResult<u64> {
     let (num_perm, slots) = signature_rows(&signatures)?;
     run(py, || {
-        crate::lsh::bucket_pairs_bound(slots, num_perm, bands, rows, limit)
+        crate::lsh::bucket_pairs_bound(slots, num_perm, bands, rows, limit, threads)
     })
 }
 
 #[pyfunction]
+#[pyo3(signature = (signatures, bands, rows, threads=1))]
 fn lsh_candidates<'py>(
     py: Python<'py>,
     signatures: PyReadonlyArray2<'py, u32>,
     bands: usize,
     rows: usize,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let (num_perm, slots) = signature_rows(&signatures)?;
-    let pairs = run(py, || crate::lsh::candidates(slots, num_perm, bands, rows))?;
+    let pairs = run(py, || {
+        crate::lsh::candidates(slots, num_perm, bands, rows, threads)
+    })?;
     pair_matrix(py, pairs)
 }
 
 #[pyfunction]
+#[pyo3(signature = (signatures, bands, rows, threads=1))]
 fn lsh_rows_in_candidates<'py>(
     py: Python<'py>,
     signatures: PyReadonlyArray2<'py, u32>,
     bands: usize,
     rows: usize,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
     let (num_perm, slots) = signature_rows(&signatures)?;
     Ok(run(py, || {
-        crate::lsh::rows_in_candidates(slots, num_perm, bands, rows)
+        crate::lsh::rows_in_candidates(slots, num_perm, bands, rows, threads)
     })?
     .into_pyarray(py))
 }
 
 #[pyfunction]
-#[pyo3(signature = (signatures, bands, rows, threshold, offsets=None, hashes=None, spanning=false))]
+#[pyo3(signature = (signatures, bands, rows, threshold, offsets=None, hashes=None, spanning=false, threads=1))]
 #[allow(clippy::too_many_arguments)] // the Python signature
 fn lsh_duplicates<'py>(
     py: Python<'py>,
@@ -117,6 +129,7 @@ fn lsh_duplicates<'py>(
     offsets: Option<PyReadonlyArray1<'py, i64>>,
     hashes: Option<PyReadonlyArray1<'py, u64>>,
     spanning: bool,
+    threads: usize,
 ) -> PairsAnd<'py, f32> {
     let (num_perm, slots) = signature_rows(&signatures)?;
     let verify = match (&offsets, &hashes) {
@@ -126,9 +139,9 @@ fn lsh_duplicates<'py>(
     };
     let (pairs, similarity) = run(py, || {
         if spanning {
-            spanning::lsh_cluster_edges(slots, num_perm, bands, rows, threshold, verify)
+            spanning::lsh_cluster_edges(slots, num_perm, bands, rows, threshold, verify, threads)
         } else {
-            duplicates::lsh_duplicates(slots, num_perm, bands, rows, threshold, verify)
+            duplicates::lsh_duplicates(slots, num_perm, bands, rows, threshold, verify, threads)
         }
     })?;
     Ok((pair_matrix(py, pairs)?, similarity.into_pyarray(py)))

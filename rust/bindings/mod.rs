@@ -476,19 +476,40 @@ fn hamming_within<'py>(
 }
 
 #[pyfunction]
+#[pyo3(signature = (texts, normalized, hash_version, threads=1))]
 fn exact_duplicates<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
     normalized: bool,
     hash_version: u32,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let version = HashVersion::new(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
     Ok(run(py, || {
-        Ok(exact::exact_duplicates(&strs, normalized, version))
+        exact::exact_duplicates(&strs, normalized, version, threads)
     })?
     .into_pyarray(py))
+}
+
+/// The first 128 bits of each text's SHA-256, uint64[n, 2] (the SHA-256 methods' key).
+#[pyfunction]
+#[pyo3(signature = (texts, normalized, hash_version, threads=1))]
+fn sha256_digests<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    normalized: bool,
+    hash_version: u32,
+    threads: usize,
+) -> PyResult<Bound<'py, PyArray2<u64>>> {
+    let version = HashVersion::new(hash_version)?;
+    let holder = Texts::borrow(texts)?;
+    let strs = holder.strs()?;
+    let digests = run(py, || {
+        exact::sha256_digests(&strs, normalized, version, threads)
+    })?;
+    matrix(py, digests, 2)
 }
 
 #[pyfunction]
@@ -521,6 +542,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hamming, m)?)?;
     m.add_function(wrap_pyfunction!(hamming_within, m)?)?;
     m.add_function(wrap_pyfunction!(exact_duplicates, m)?)?;
+    m.add_function(wrap_pyfunction!(sha256_digests, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     collapse::register(m)?;
     index::register(m)?;

@@ -2,12 +2,14 @@
 
 use super::banding::check_banding;
 use super::copies::IdenticalRows;
-use super::keys::{band_key, band_keys, non_empty_rows, sorted_band};
+use super::keys::{band_key, non_empty_rows};
 use super::pair_buffer::{PairBuffer, FLUSH_PAIRS};
 use crate::error::{reserve, Result};
+use crate::parallel::{check_threads, map_tasks, share_tasks};
 use crate::rows::Rows;
 
-/// Every candidate pair i < j of the active rows, once, sorted by (i, j).
+/// Every candidate pair i < j of the active rows, once, sorted by (i, j), on `threads` threads
+/// (the same pairs whatever their number).
 ///
 /// Band by band: the band keys of the active documents are computed in one sequential pass,
 /// partitioned by their top bits (one counting-sort pass, so every partition is a few hundred
@@ -18,14 +20,21 @@ use crate::rows::Rows;
 /// radix-sorted, de-duplicated and merged into the sorted result: a pair that collides in many
 /// bands costs one 8-byte entry per collision and no look-up in any other band, memory stays
 /// within a small multiple of the result, and the caller verifies each pair once.
+///
+/// On several threads each thread takes the next band not yet taken into a sorted set of its
+/// own, and the sets are merged (in parallel, by ranges of codes): the union of sorted,
+/// distinct sets does not depend on which thread took which band. A pair colliding in bands of several
+/// threads is held once per thread until the merge.
 pub fn candidate_pairs(
     signatures: &[u32],
     num_perm: usize,
     bands: usize,
     rows: usize,
     active: &[bool],
+    threads: usize,
 ) -> Result<Vec<(u32, u32)>> {
     check_banding(bands, rows, num_perm)?;
+    check_threads(threads)?;
     let all: Vec<u32> = (0..active.len())
         .filter(|&i| active[i])
         .map(|i| i as u32)
@@ -33,102 +42,20 @@ pub fn candidate_pairs(
     // Documents with identical signatures share every band: only the first of each such group
     // goes through banding, and its pairs are expanded to the group's at the end, so a group of
     // m copies costs O(m) before the output instead of one bucket of m in every band.
-    let copies = IdenticalRows::find(signatures, num_perm, &all);
-    let ids = copies.representatives;
-    let signature_rows = Rows::new(signatures, num_perm);
-    let m = ids.len();
-    // About 256 documents per partition.
-    let part_bits = (usize::BITS - (m / 256).leading_zeros()).min(16);
-    let parts = 1usize << part_bits;
-    let mut keys = vec![0u64; m];
-    let mut parted: Vec<(u64, u32)> = vec![(0, 0); m];
-    let mut starts = vec![0usize; parts + 1];
-    let mut next = vec![NONE; m];
-    let mut table: Vec<Slot> = Vec::new();
-    let mut generation = 0u32;
-    let mut bytes = vec![0u8; rows * 4];
+    let copies = IdenticalRows::find(signatures, num_perm, &all, threads)?;
+    let ids = &copies.representatives;
     // A pair is coded i·2^id_bits + j: 2·id_bits significant bits, the fewest radix passes.
     let id_bits = (usize::BITS - active.len().leading_zeros()) as usize;
-    let mut pending = PairBuffer::new(2 * id_bits, (m * 4).min(FLUSH_PAIRS));
-    let part_of = |key: u64| {
-        if part_bits == 0 {
-            0
-        } else {
-            (key >> (64 - part_bits)) as usize
-        }
-    };
-    for band in 0..bands {
-        for (key, &i) in keys.iter_mut().zip(&ids) {
-            *key = band_key(signature_rows.row(i as usize), band, rows, &mut bytes);
-        }
-        starts.fill(0);
-        for &key in &keys {
-            starts[part_of(key) + 1] += 1;
-        }
-        for p in 0..parts {
-            starts[p + 1] += starts[p];
-        }
-        let mut fill = starts.clone();
-        for (pos, &key) in keys.iter().enumerate() {
-            let p = part_of(key);
-            parted[fill[p]] = (key, pos as u32);
-            fill[p] += 1;
-        }
-        for p in 0..parts {
-            let part = &parted[starts[p]..starts[p + 1]];
-            if part.len() < 2 {
-                continue;
-            }
-            let capacity = (2 * part.len()).next_power_of_two();
-            if table.len() < capacity {
-                table.resize(
-                    capacity,
-                    Slot {
-                        key: 0,
-                        head: NONE,
-                        generation: 0,
-                    },
-                );
-            }
-            generation = generation.wrapping_add(1);
-            if generation == 0 {
-                table.iter_mut().for_each(|slot| slot.generation = 0);
-                generation = 1;
-            }
-            let mask = capacity - 1;
-            for &(key, pos) in part {
-                // The band key is an XXH3 output: its low bits are uniform.
-                let mut s = (key as usize) & mask;
-                loop {
-                    let slot = &mut table[s];
-                    if slot.generation != generation {
-                        *slot = Slot {
-                            key,
-                            head: pos,
-                            generation,
-                        };
-                        next[pos as usize] = NONE;
-                        break;
-                    }
-                    if slot.key == key {
-                        let i = ids[pos as usize] as u64;
-                        let mut member = slot.head;
-                        while member != NONE {
-                            pending.push(((ids[member as usize] as u64) << id_bits) | i);
-                            member = next[member as usize];
-                        }
-                        next[pos as usize] = slot.head;
-                        slot.head = pos;
-                        break;
-                    }
-                    s = (s + 1) & mask;
-                }
-            }
-        }
-    }
+    let found = share_tasks(
+        bands,
+        threads,
+        || Bander::new(Rows::new(signatures, num_perm), rows, ids, id_bits),
+        |bander, band| bander.band(band),
+        |bander| bander.pending.finish(),
+    )?;
+    let pairs = merge_distinct(found.into_iter().collect::<Result<_>>()?, threads)?;
     let low = (1u64 << id_bits) - 1;
     let decode = |c: u64| ((c >> id_bits) as u32, (c & low) as u32);
-    let pairs = pending.finish()?;
     if copies.members.is_empty() {
         return decoded(pairs, decode);
     }
@@ -167,6 +94,191 @@ pub fn candidate_pairs(
     decoded(expanded.finish()?, decode)
 }
 
+/// The bucketing of one thread's bands: its scratch state and the pairs it found.
+struct Bander<'a> {
+    signatures: Rows<'a, u32>,
+    rows: usize,
+    ids: &'a [u32],
+    id_bits: usize,
+    part_bits: u32,
+    keys: Vec<u64>,
+    parted: Vec<(u64, u32)>,
+    starts: Vec<usize>,
+    next: Vec<u32>,
+    table: Vec<Slot>,
+    generation: u32,
+    bytes: Vec<u8>,
+    pending: PairBuffer,
+}
+
+impl<'a> Bander<'a> {
+    fn new(signatures: Rows<'a, u32>, rows: usize, ids: &'a [u32], id_bits: usize) -> Self {
+        let m = ids.len();
+        // About 256 documents per partition.
+        let part_bits = (usize::BITS - (m / 256).leading_zeros()).min(16);
+        Bander {
+            signatures,
+            rows,
+            ids,
+            id_bits,
+            part_bits,
+            keys: vec![0u64; m],
+            parted: vec![(0, 0); m],
+            starts: vec![0usize; (1 << part_bits) + 1],
+            next: vec![NONE; m],
+            table: Vec::new(),
+            generation: 0,
+            bytes: vec![0u8; rows * 4],
+            pending: PairBuffer::new(2 * id_bits, (m * 4).min(FLUSH_PAIRS)),
+        }
+    }
+
+    fn part_of(&self, key: u64) -> usize {
+        if self.part_bits == 0 {
+            0
+        } else {
+            (key >> (64 - self.part_bits)) as usize
+        }
+    }
+
+    /// Buckets band `band` and pushes the pairs of every bucket.
+    fn band(&mut self, band: usize) {
+        let parts = 1usize << self.part_bits;
+        for (key, &i) in self.keys.iter_mut().zip(self.ids) {
+            *key = band_key(
+                self.signatures.row(i as usize),
+                band,
+                self.rows,
+                &mut self.bytes,
+            );
+        }
+        self.starts.fill(0);
+        for k in 0..self.keys.len() {
+            let p = self.part_of(self.keys[k]);
+            self.starts[p + 1] += 1;
+        }
+        for p in 0..parts {
+            self.starts[p + 1] += self.starts[p];
+        }
+        let mut fill = self.starts.clone();
+        for pos in 0..self.keys.len() {
+            let key = self.keys[pos];
+            let p = self.part_of(key);
+            self.parted[fill[p]] = (key, pos as u32);
+            fill[p] += 1;
+        }
+        for p in 0..parts {
+            let (lo, hi) = (self.starts[p], self.starts[p + 1]);
+            if hi - lo >= 2 {
+                self.bucket(lo..hi);
+            }
+        }
+    }
+
+    /// Buckets one partition of the band (`parted[range]`) in the open-addressing table.
+    fn bucket(&mut self, range: std::ops::Range<usize>) {
+        let capacity = (2 * range.len()).next_power_of_two();
+        if self.table.len() < capacity {
+            self.table.resize(
+                capacity,
+                Slot {
+                    key: 0,
+                    head: NONE,
+                    generation: 0,
+                },
+            );
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.table.iter_mut().for_each(|slot| slot.generation = 0);
+            self.generation = 1;
+        }
+        let generation = self.generation;
+        let mask = capacity - 1;
+        let (ids, id_bits) = (self.ids, self.id_bits);
+        for &(key, pos) in &self.parted[range] {
+            // The band key is an XXH3 output: its low bits are uniform.
+            let mut s = (key as usize) & mask;
+            loop {
+                let slot = &mut self.table[s];
+                if slot.generation != generation {
+                    *slot = Slot {
+                        key,
+                        head: pos,
+                        generation,
+                    };
+                    self.next[pos as usize] = NONE;
+                    break;
+                }
+                if slot.key == key {
+                    let i = ids[pos as usize] as u64;
+                    let mut member = slot.head;
+                    while member != NONE {
+                        self.pending
+                            .push(((ids[member as usize] as u64) << id_bits) | i);
+                        member = self.next[member as usize];
+                    }
+                    self.next[pos as usize] = slot.head;
+                    slot.head = pos;
+                    break;
+                }
+                s = (s + 1) & mask;
+            }
+        }
+    }
+}
+
+/// The union of sorted, distinct code lists, sorted and distinct: merged range by range of
+/// codes on `threads` threads (the ranges are cut at codes of the longest list, so the result
+/// is the same whatever the thread count).
+fn merge_distinct(mut lists: Vec<Vec<u64>>, threads: usize) -> Result<Vec<u64>> {
+    lists.retain(|list| !list.is_empty());
+    if lists.len() <= 1 {
+        return Ok(lists.pop().unwrap_or_default());
+    }
+    let longest = lists
+        .iter()
+        .max_by_key(|list| list.len())
+        .map_or(&[][..], |l| l);
+    let parts = (threads * 4).min(longest.len());
+    // The codes below cuts[p] go to ranges before p.
+    let cuts: Vec<u64> = (1..parts)
+        .map(|p| longest[longest.len() * p / parts])
+        .collect();
+    let bounds: Vec<Vec<usize>> = lists
+        .iter()
+        .map(|list| {
+            let mut at = vec![0];
+            at.extend(cuts.iter().map(|&cut| list.partition_point(|&c| c < cut)));
+            at.push(list.len());
+            at
+        })
+        .collect();
+    let merged = map_tasks(parts, threads, |p| {
+        let size = bounds.iter().map(|b| b[p + 1] - b[p]).sum();
+        let mut part = Vec::new();
+        reserve(&mut part, size, "the candidate pairs")?;
+        for (list, b) in lists.iter().zip(&bounds) {
+            part.extend_from_slice(&list[b[p]..b[p + 1]]);
+        }
+        // Sorted runs, one per list: the stable sort merges them.
+        part.sort();
+        part.dedup();
+        Ok(part)
+    })?;
+    drop(lists);
+    let mut out = Vec::new();
+    let mut total = 0;
+    for part in &merged {
+        total += part.as_ref().map_or(0, |p: &Vec<u64>| p.len());
+    }
+    reserve(&mut out, total, "the candidate pairs")?;
+    for part in merged {
+        out.extend_from_slice(&part?);
+    }
+    Ok(out)
+}
+
 /// The pairs of `codes`, decoded, in a vector allocated fallibly.
 fn decoded(codes: Vec<u64>, decode: impl Fn(u64) -> (u32, u32)) -> Result<Vec<(u32, u32)>> {
     let mut pairs = Vec::new();
@@ -186,46 +298,72 @@ const NONE: u32 = u32::MAX;
 
 /// Which rows share a bucket with another active row in some band: the rows that appear in
 /// some candidate pair, found without listing the pairs (a bucket of m rows costs m, not
-/// m(m - 1)/2).
+/// m(m - 1)/2). On `threads` threads each takes the next band not yet taken; the rows found
+/// are the union, the same whatever the thread count.
 pub fn rows_in_candidates(
     signatures: &[u32],
     num_perm: usize,
     bands: usize,
     rows: usize,
+    threads: usize,
 ) -> Result<Vec<bool>> {
-    let keys = band_keys(signatures, num_perm, bands, rows)?;
+    check_banding(bands, rows, num_perm)?;
+    check_threads(threads)?;
     let active = non_empty_rows(signatures, num_perm);
-    let mut found = vec![false; active.len()];
-    let mut bucket = Vec::with_capacity(active.len());
-    for band in 0..bands {
-        sorted_band(&keys, bands, band, &active, &mut bucket);
-        for run in bucket
-            .chunk_by(|a, b| a.0 == b.0)
-            .filter(|run| run.len() > 1)
-        {
-            for &(_, row) in run {
-                found[row as usize] = true;
+    let ids: Vec<u32> = (0..active.len() as u32)
+        .filter(|&i| active[i as usize])
+        .collect();
+    let signature_rows = Rows::new(signatures, num_perm);
+    let found = share_tasks(
+        bands,
+        threads,
+        || {
+            let found = vec![false; active.len()];
+            (found, Vec::with_capacity(ids.len()), vec![0u8; rows * 4])
+        },
+        |(found, bucket, bytes), band| {
+            bucket.clear();
+            bucket.extend(ids.iter().map(|&i| {
+                let key = band_key(signature_rows.row(i as usize), band, rows, bytes);
+                (key, i)
+            }));
+            bucket.sort_unstable();
+            for run in bucket
+                .chunk_by(|a, b| a.0 == b.0)
+                .filter(|run| run.len() > 1)
+            {
+                for &(_, row) in run {
+                    found[row as usize] = true;
+                }
             }
-        }
+        },
+        |(found, _, _)| found,
+    )?;
+    let mut found = found.into_iter();
+    let mut all = found.next().unwrap_or_else(|| vec![false; active.len()]);
+    for more in found {
+        all.iter_mut().zip(more).for_each(|(a, b)| *a |= b);
     }
-    Ok(found)
+    Ok(all)
 }
 
-/// All candidate pairs (i < j), sorted.
+/// All candidate pairs (i < j), sorted, found on `threads` threads.
 pub fn candidates(
     signatures: &[u32],
     num_perm: usize,
     bands: usize,
     rows: usize,
+    threads: usize,
 ) -> Result<Vec<(u32, u32)>> {
     check_banding(bands, rows, num_perm)?;
     let active = non_empty_rows(signatures, num_perm);
-    candidate_pairs(signatures, num_perm, bands, rows, &active)
+    candidate_pairs(signatures, num_perm, bands, rows, &active, threads)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lsh::keys::{band_keys, sorted_band};
 
     /// The plain reference `candidates` is checked against: calls `visit(i, j)` once for every candidate pair i < j, in the first band where the pair
     /// collides (later collisions of the same pair are skipped by comparing earlier band keys, so no
@@ -281,7 +419,7 @@ mod tests {
             u32::MAX,
             u32::MAX,
         ];
-        assert_eq!(candidates(&sigs, 4, 2, 2).unwrap(), vec![(0, 2)]);
+        assert_eq!(candidates(&sigs, 4, 2, 2, 1).unwrap(), vec![(0, 2)]);
     }
 
     /// `candidates` (bucketed, collapsed, radix-sorted) equals the plain band-by-band visit, and
@@ -302,16 +440,18 @@ mod tests {
                 in_pairs[i as usize] = true;
                 in_pairs[j as usize] = true;
             }
-            assert_eq!(
-                candidates(sigs, num_perm, bands, rows).unwrap(),
-                want,
-                "b={bands} r={rows}"
-            );
-            assert_eq!(
-                rows_in_candidates(sigs, num_perm, bands, rows).unwrap(),
-                in_pairs,
-                "b={bands} r={rows}"
-            );
+            for threads in [1, 2, 3] {
+                assert_eq!(
+                    candidates(sigs, num_perm, bands, rows, threads).unwrap(),
+                    want,
+                    "b={bands} r={rows} threads={threads}"
+                );
+                assert_eq!(
+                    rows_in_candidates(sigs, num_perm, bands, rows, threads).unwrap(),
+                    in_pairs,
+                    "b={bands} r={rows} threads={threads}"
+                );
+            }
         }
     }
 
@@ -328,6 +468,21 @@ mod tests {
     }
 
     #[test]
+    fn every_thread_count_flushes_to_the_same_pairs() {
+        // 1,501 documents, no two with the same signature, half of them in one bucket of band
+        // 0 and of band 1: about 280,000 pairs per band, more than one flush per thread, most
+        // pairs found again by another thread's band.
+        let (n, num_perm) = (1501, 4);
+        let mut sigs = Vec::with_capacity(n * num_perm);
+        for i in 0..n as u64 {
+            sigs.push((crate::hashing::mix64(i) % 2) as u32);
+            sigs.push((crate::hashing::mix64(i + 7) % 2) as u32);
+            sigs.extend([i as u32, (i as u32) ^ 0x5555]);
+        }
+        assert_candidates_match_reference(&sigs, num_perm, &[(4, 1), (2, 2)]);
+    }
+
+    #[test]
     fn giant_buckets_flush_and_merge() {
         // 1,500 identical documents and 500 distinct ones: C(1500, 2) = 1,124,250 pairs per band,
         // more than one buffer; the second band repeats them all.
@@ -337,7 +492,8 @@ mod tests {
             sigs[i * num_perm] = i as u32;
             sigs[i * num_perm + 1] = i as u32;
         }
-        let pairs = candidates(&sigs, num_perm, 2, 1).unwrap();
+        let pairs = candidates(&sigs, num_perm, 2, 1, 1).unwrap();
+        assert_eq!(candidates(&sigs, num_perm, 2, 1, 2).unwrap(), pairs);
         assert_eq!(pairs.len(), 1500 * 1499 / 2);
         assert!(pairs.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(pairs[0], (0, 1));

@@ -1,6 +1,8 @@
 //! Documents with identical signatures share every band: banding sees one of each group.
 
+use crate::error::{reserve, Result};
 use crate::hashing::hash_with_seed;
+use crate::parallel::{map_blocks, sort_unstable};
 use crate::rows::Rows;
 
 /// Groups of rows with identical signatures among `ids` (ascending).
@@ -12,20 +14,27 @@ pub(super) struct IdenticalRows {
 }
 
 impl IdenticalRows {
-    pub fn find(signatures: &[u32], num_perm: usize, ids: &[u32]) -> Self {
+    /// The groups, hashing and sorting on `threads` threads (the same groups whatever their
+    /// number: the (hash, row) keys are distinct, so their sorted order is unique).
+    pub fn find(signatures: &[u32], num_perm: usize, ids: &[u32], threads: usize) -> Result<Self> {
         let signature_rows = Rows::new(signatures, num_perm);
         let row = |i: u32| signature_rows.row(i as usize);
-        let mut bytes = vec![0u8; num_perm * 4];
-        let mut keyed: Vec<(u64, u32)> = ids
-            .iter()
-            .map(|&i| {
-                for (chunk, slot) in bytes.chunks_exact_mut(4).zip(row(i)) {
-                    chunk.copy_from_slice(&slot.to_le_bytes());
-                }
-                (hash_with_seed(&bytes, 0x1D), i)
-            })
-            .collect();
-        keyed.sort_unstable();
+        let blocks = map_blocks(ids.len(), threads, |block| {
+            let mut bytes = vec![0u8; num_perm * 4];
+            ids[block]
+                .iter()
+                .map(|&i| {
+                    for (chunk, slot) in bytes.chunks_exact_mut(4).zip(row(i)) {
+                        chunk.copy_from_slice(&slot.to_le_bytes());
+                    }
+                    (hash_with_seed(&bytes, 0x1D), i)
+                })
+                .collect::<Vec<_>>()
+        })?;
+        let mut keyed: Vec<(u64, u32)> = Vec::new();
+        reserve(&mut keyed, ids.len(), "the signature hashes")?;
+        blocks.into_iter().for_each(|block| keyed.extend(block));
+        sort_unstable(&mut keyed, threads)?;
         let mut members = Vec::new();
         let mut start = 0;
         while start < keyed.len() {
@@ -45,10 +54,10 @@ impl IdenticalRows {
             start = end;
         }
         if members.is_empty() {
-            return IdenticalRows {
+            return Ok(IdenticalRows {
                 representatives: ids.to_vec(),
                 members,
-            };
+            });
         }
         members.sort_unstable();
         let mut copy = vec![false; ids.last().map_or(0, |&i| i as usize + 1)];
@@ -56,9 +65,9 @@ impl IdenticalRows {
             copy[i as usize] = true;
         }
         let representatives = ids.iter().copied().filter(|&i| !copy[i as usize]).collect();
-        IdenticalRows {
+        Ok(IdenticalRows {
             representatives,
             members,
-        }
+        })
     }
 }

@@ -2,10 +2,13 @@
 //! seed = t); documents with equal keys in a band share that band's bucket.
 
 use super::banding::check_banding;
-use crate::error::Result;
+use crate::error::{reserve, Result};
 use crate::hashing::hash_with_seed;
 use crate::minhash::is_empty_signature;
+use crate::parallel::{check_threads, for_row_blocks, share_tasks};
 use crate::rows::Rows;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// The key of band `band` of one signature; `bytes` is scratch of `rows * 4` bytes.
 #[inline(always)]
@@ -24,15 +27,31 @@ pub fn band_keys(
     bands: usize,
     rows: usize,
 ) -> Result<Vec<u64>> {
+    band_keys_on(signatures, num_perm, bands, rows, 1)
+}
+
+/// [`band_keys`] computed on `threads` threads (the same keys).
+pub fn band_keys_on(
+    signatures: &[u32],
+    num_perm: usize,
+    bands: usize,
+    rows: usize,
+    threads: usize,
+) -> Result<Vec<u64>> {
     check_banding(bands, rows, num_perm)?;
     let signatures = Rows::new(signatures, num_perm);
-    let mut keys = Vec::with_capacity(signatures.len() * bands);
-    let mut bytes = vec![0u8; rows * 4];
-    for signature in signatures.iter() {
-        for band in 0..bands {
-            keys.push(band_key(signature, band, rows, &mut bytes));
+    let mut keys = Vec::new();
+    reserve(&mut keys, signatures.len() * bands, "the band keys")?;
+    keys.resize(signatures.len() * bands, 0);
+    for_row_blocks(&mut keys, bands, threads, |first, out| {
+        let mut bytes = vec![0u8; rows * 4];
+        for (k, row_keys) in out.chunks_exact_mut(bands).enumerate() {
+            let signature = signatures.row(first + k);
+            for (band, key) in row_keys.iter_mut().enumerate() {
+                *key = band_key(signature, band, rows, &mut bytes);
+            }
         }
-    }
+    })?;
     Ok(keys)
 }
 
@@ -40,42 +59,78 @@ pub fn band_keys(
 /// bands of m(m - 1)/2 for every bucket of m documents (a pair sharing several buckets counts
 /// once per bucket), counted band by band and stopped as soon as it passes `limit`. Each
 /// band's keys are sorted by a bucket pass on their top bits (they are uniform hashes).
+///
+/// On `threads` threads each takes the next band not yet taken, with its own buffers; the
+/// threads stop once the bands counted so far from band 0 on, without a gap, pass `limit`,
+/// and the total is added in band order up to the band where it passes: the same total
+/// whatever the thread count (at most a band per thread past the stop is counted for nothing).
 pub fn bucket_pairs_bound(
     signatures: &[u32],
     num_perm: usize,
     bands: usize,
     rows: usize,
     limit: u64,
+    threads: usize,
 ) -> Result<u64> {
     check_banding(bands, rows, num_perm)?;
+    check_threads(threads)?;
     let signatures = Rows::new(signatures, num_perm);
-    let mut keys = Vec::with_capacity(signatures.len());
-    let mut bytes = vec![0u8; rows * 4];
-    let mut sorter = crate::shingle::SetSorter::default();
-    let mut total = 0u64;
-    for band in 0..bands {
-        keys.clear();
-        keys.extend(
-            signatures
-                .iter()
-                .map(|signature| band_key(signature, band, rows, &mut bytes)),
-        );
-        sorter.sort(&mut keys);
-        let mut run = 0u64;
-        for (i, &key) in keys.iter().enumerate() {
-            // `run` counts the earlier equal keys: each pairs with this one.
-            run = if i > 0 && keys[i - 1] == key {
-                run + 1
-            } else {
-                0
-            };
-            total += run;
+    // counts[band] once counted; `passed` once a gapless prefix of bands passes the limit.
+    let counts = Mutex::new(vec![None; bands]);
+    let passed = AtomicBool::new(false);
+    let in_order = |counts: &[Option<u64>]| {
+        let mut total = 0u64;
+        for count in counts.iter().map_while(|c| *c) {
+            total = total.saturating_add(count);
+            if total > limit {
+                return (total, true);
+            }
         }
-        if total > limit {
-            break;
-        }
-    }
-    Ok(total)
+        (total, false)
+    };
+    share_tasks(
+        bands,
+        threads,
+        || {
+            let keys = Vec::with_capacity(signatures.len());
+            (
+                keys,
+                vec![0u8; rows * 4],
+                crate::shingle::SetSorter::default(),
+            )
+        },
+        |(keys, bytes, sorter), band| {
+            if passed.load(Ordering::Relaxed) {
+                return;
+            }
+            keys.clear();
+            keys.extend(
+                signatures
+                    .iter()
+                    .map(|signature| band_key(signature, band, rows, bytes)),
+            );
+            sorter.sort(keys);
+            let mut pairs = 0u64;
+            let mut run = 0u64;
+            for (i, &key) in keys.iter().enumerate() {
+                // `run` counts the earlier equal keys: each pairs with this one.
+                run = if i > 0 && keys[i - 1] == key {
+                    run + 1
+                } else {
+                    0
+                };
+                pairs += run;
+            }
+            let mut counts = counts.lock().unwrap_or_else(|p| p.into_inner());
+            counts[band] = Some(pairs);
+            if in_order(&counts).1 {
+                passed.store(true, Ordering::Relaxed);
+            }
+        },
+        |_| (),
+    )?;
+    let counts = counts.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok(in_order(&counts).0)
 }
 
 /// Fills `bucket` with (key of `band`, document) for every active document, sorted: equal keys
@@ -111,5 +166,27 @@ mod tests {
     #[test]
     fn too_many_bands_is_an_error() {
         assert!(band_keys(&[0; 8], 4, 3, 2).is_err());
+    }
+
+    #[test]
+    fn keys_and_bounds_do_not_depend_on_threads() {
+        // 1,037 documents (not a multiple of any block), slots from a small alphabet so that
+        // buckets are large.
+        let (n, num_perm) = (1037, 8);
+        let sigs: Vec<u32> = (0..n * num_perm)
+            .map(|x| (crate::hashing::mix64(x as u64) % 5) as u32)
+            .collect();
+        let keys = band_keys(&sigs, num_perm, 4, 2).unwrap();
+        for threads in [2, 3] {
+            assert_eq!(band_keys_on(&sigs, num_perm, 4, 2, threads).unwrap(), keys);
+        }
+        for limit in [0, 10_000, 200_000, u64::MAX] {
+            let want = bucket_pairs_bound(&sigs, num_perm, 8, 1, limit, 1).unwrap();
+            assert!(want > limit || limit == u64::MAX);
+            for threads in [2, 3] {
+                let got = bucket_pairs_bound(&sigs, num_perm, 8, 1, limit, threads).unwrap();
+                assert_eq!(got, want, "limit={limit} threads={threads}");
+            }
+        }
     }
 }

@@ -98,6 +98,7 @@ class Source:
         text_field: str = "text",
         id_field: str | None = "id",
         id_required: bool = False,
+        threads: int = 1,
     ) -> None:
         self.path = path
         self.fmt = fmt
@@ -105,6 +106,8 @@ class Source:
         self.text_field = text_field
         self.id_field = id_field
         self.id_required = id_required
+        #: Threads the reader may parse on (the JSONL fast path); the rows do not depend on it.
+        self.threads = threads
         self.label = "<stdin>" if path == "-" else path
         self._spool: str | None = None
         self.n_rows: int | None = None
@@ -238,6 +241,7 @@ def open_source(
     text_field: str = "text",
     id_field: str | None = "id",
     id_required: bool = False,
+    threads: int = 1,
 ) -> Source:
     """Open one input, checking that it exists and (for Parquet/CSV) has the text column.
 
@@ -248,7 +252,7 @@ def open_source(
     p = os.fspath(path)
     if p != "-" and not os.path.exists(p):
         raise InputError(f"{p}: no such file or directory")
-    return Source(p, detect_format(p), text_field, id_field, id_required)
+    return Source(p, detect_format(p), text_field, id_field, id_required, threads)
 
 
 def open_sources(
@@ -256,6 +260,7 @@ def open_sources(
     text_field: str = "text",
     id_field: str | None = "id",
     id_required: bool = False,
+    threads: int = 1,
 ) -> list[Source]:
     """Open several inputs of one format (mixing formats is an error; so is ``-`` twice).
 
@@ -274,7 +279,7 @@ def open_sources(
     sources: list[Source] = []
     try:
         for p in paths:
-            sources.append(open_source(p, text_field, id_field, id_required))
+            sources.append(open_source(p, text_field, id_field, id_required, threads))
         if sources[0].fmt in ("parquet", "csv"):
             first = sources[0].schema
             for s in sources[1:]:
