@@ -100,15 +100,22 @@ pub fn scan(
         id: id_field,
         id_required,
     };
-    // Runs of about 2,000 rows: a few per thread, each worth a thread's start.
-    let runs = parallel::split(rows.len(), (rows.len() / 2048).clamp(1, threads * 4));
+    // One thread: one run, written straight into its output (no part to join). More: runs of
+    // about 2,000 rows, a few per thread, each worth a thread's start.
+    let runs = if threads == 1 {
+        vec![0..rows.len()]
+    } else {
+        parallel::split(rows.len(), (rows.len() / 2048).clamp(1, threads * 4))
+    };
     let mut parts = parallel::map_tasks(runs.len(), threads, |run| {
         fields.scan_rows(block, &rows[runs[run].clone()], runs[run].start)
-    })?
-    .into_iter();
-    let mut out = parts
-        .next()
-        .unwrap_or_else(|| fields.scan_rows(block, &[], 0));
+    })?;
+    let mut out = if parts.is_empty() {
+        fields.scan_rows(block, &[], 0)
+    } else {
+        parts.remove(0)
+    };
+    out.text.reserve(parts.iter().map(|p| p.text.len()).sum());
     for part in parts {
         out.append(part);
     }
@@ -128,7 +135,14 @@ impl Fields<'_> {
     /// The scan of some rows of `block`, given as (start, end, line number); `first` is the
     /// row number of the first (for the fallback list).
     fn scan_rows(&self, block: &[u8], rows: &[(usize, usize, usize)], first: usize) -> Scan {
+        // A text decodes to at most its line's bytes: one allocation holds them all (the
+        // pages past what is written are never touched), none regrown and copied.
+        let span = match (rows.first(), rows.last()) {
+            (Some(first), Some(last)) => last.1 - first.0,
+            _ => 0,
+        };
         let mut out = Scan {
+            text: Vec::with_capacity(span),
             text_offsets: Vec::with_capacity(rows.len() + 1),
             id_offsets: Vec::with_capacity(rows.len() + 1),
             ..Scan::default()
