@@ -247,8 +247,6 @@ def dedup_files(
             ndio.check_annotated_output(annotate, sources)
         if priority_field is not None:
             check_priority_field(sources, priority_field)
-        if output is not None or annotate is not None:
-            ndio.hold_decoded(sources)  # small Parquet inputs: decoded once, not per pass
         store = FileStore(sources, batch_size, progress, priority_field)
         outcome = engine.run(plan, store)
         summary = _summary(outcome, list(inputs), output, clusters)

@@ -121,12 +121,12 @@ class ParquetReader:
         pf = self.open(src)
         names = pf.schema_arrow.names
         has_id = src.id_field is not None and src.id_field in names
-        cols = [src.text_field]
-        if has_id and src.id_field is not None and src.id_field != src.text_field:
-            cols.append(src.id_field)
+        cols = [src.text_field] + (
+            [src.id_field] if has_id and src.id_field != src.text_field else []
+        )
         pos = start
         try:
-            for rb in self._record_batches(src, pf, batch_size, cols):
+            for rb in pf.iter_batches(batch_size=batch_size, columns=cols, use_threads=_THREADS):
                 texts = self._texts(src, rb.column(src.text_field), pos - start)
                 n = rb.num_rows
                 ids = rb.column(src.id_field).to_pylist() if has_id else list(range(pos, pos + n))
@@ -137,24 +137,6 @@ class ParquetReader:
         except Exception as e:
             raise InputError(f"{src.label}: unreadable Parquet file ({oneline(e)})") from e
 
-    def _record_batches(
-        self, src: Source, pf: Any, batch_size: int, columns: list[str] | None
-    ) -> Iterator[Any]:
-        """The file's record batches (of ``columns``, or all); with ``src.hold``, the first
-        whole pass reads every column and keeps its batches, which later passes reuse."""
-        if src.held is not None:
-            yield from src.held
-            return
-        pf = pf if pf is not None else self.open(src)
-        if not src.hold:
-            yield from pf.iter_batches(batch_size=batch_size, columns=columns, use_threads=_THREADS)
-            return
-        held = []
-        for rb in pf.iter_batches(batch_size=batch_size, use_threads=_THREADS):
-            held.append(rb)
-            yield rb
-        src.held = held  # a pass stopped early keeps nothing
-
     def kept_tables(self, src: Source, keep: np.ndarray, batch_size: int) -> Iterator[Any]:
         """The kept rows as Arrow tables with every column; checks the count against ``keep``.
 
@@ -164,7 +146,7 @@ class ParquetReader:
         import pyarrow as pa
 
         pos = 0
-        for rb in self._record_batches(src, None, batch_size, None):
+        for rb in self.open(src).iter_batches(batch_size=batch_size, use_threads=_THREADS):
             mask = keep[pos : pos + rb.num_rows]
             pos += rb.num_rows
             if mask.any():
@@ -184,17 +166,6 @@ class ParquetReader:
             for rec in table.to_pylist():
                 yield f"{src.label}: row {int(rows[done]) + 1}", rec
                 done += 1
-
-
-def decoded_bytes(src: Source) -> int:
-    """The uncompressed size of every column of the file (its row groups' metadata): about
-    what holding its decoded rows costs.
-
-    >>> decoded_bytes(open_source("a.parquet"))                         # doctest: +SKIP
-    325059584
-    """
-    meta = READER.open(src).metadata
-    return sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
 
 
 def _arrow_mask(mask: np.ndarray) -> Any:

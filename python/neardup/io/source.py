@@ -111,10 +111,6 @@ class Source:
         self.label = "<stdin>" if path == "-" else path
         self._spool: str | None = None
         self.n_rows: int | None = None
-        #: Keep the decoded rows of the first whole pass for the passes after it (set by
-        #: :func:`hold_decoded`; only Parquet, whose decoding costs, uses it).
-        self.hold = False
-        self.held: list[Any] | None = None
         if path == "-":
             _spool_stdin(self)
         elif not os.path.exists(path):
@@ -196,30 +192,6 @@ class Source:
         1
         """
         return int(out.write([(self, np.asarray(keep, dtype=bool))]))
-
-
-#: Decoded bytes of Parquet input (its row groups' uncompressed size, every column) that a run
-#: writing kept rows holds between its passes instead of decoding the files again.
-HOLD_DECODED_BYTES = 1 << 29
-
-
-def hold_decoded(sources: Sequence[Source], budget: int | None = None) -> bool:
-    """Let the Parquet inputs keep their decoded rows between passes when they all fit
-    ``budget`` bytes together (default :data:`HOLD_DECODED_BYTES`; the write pass then
-    filters rows in memory); returns whether they do.
-
-    >>> hold_decoded([open_source("small.parquet")])                   # doctest: +SKIP
-    True
-    """
-    from neardup.io import parquet
-
-    budget = HOLD_DECODED_BYTES if budget is None else budget
-    parts = [s for s in sources if s.fmt == "parquet"]
-    if not parts or sum(parquet.decoded_bytes(s) for s in parts) > budget:
-        return False
-    for s in parts:
-        s.hold = True
-    return True
 
 
 def _spool_stdin(src: Source) -> None:
