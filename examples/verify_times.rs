@@ -63,7 +63,7 @@ fn main() {
         for (case, (_, pairs)) in cases.iter().enumerate() {
             let start = Instant::now();
             if case == 0 {
-                std::hint::black_box(_core::verify::jaccard_pairs(view, &as_i64).unwrap());
+                std::hint::black_box(_core::verify::jaccard_pairs(view, &as_i64, 1).unwrap());
             } else {
                 std::hint::black_box(merge_all(pairs));
             }

@@ -71,7 +71,7 @@ pub fn lsh_duplicates(
             })?;
             Ok(parts.into_iter().flatten().unzip())
         }
-        Verify::Exact(sets) => exact_pairs_at_least(sets, &candidates, threshold),
+        Verify::Exact(sets) => exact_pairs_at_least(sets, &candidates, threshold, threads),
     }
 }
 

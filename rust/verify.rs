@@ -6,6 +6,7 @@ use crate::error::{filled_vec, push, Error, Result};
 use crate::jaccard::jaccard_u64;
 use crate::lsh;
 use crate::minhash;
+use crate::parallel;
 use crate::rows::{prefetch, PairDistances, Rows, ScoredPairs, PREFETCH_AHEAD};
 use crate::shingle::SetsView;
 use crate::simhash;
@@ -37,11 +38,11 @@ pub fn estimate_pairs(
         .collect())
 }
 
-/// Exact Jaccard of each pair of shingle sets.
-pub fn jaccard_pairs(sets: SetsView<'_>, pairs: &[(i64, i64)]) -> Result<Vec<f32>> {
+/// Exact Jaccard of each pair of shingle sets (on `threads` threads; the same whatever they).
+pub fn jaccard_pairs(sets: SetsView<'_>, pairs: &[(i64, i64)], threads: usize) -> Result<Vec<f32>> {
     let pairs = checked_u32_pairs(pairs, sets.len())?;
     let mut similarities = filled_vec(pairs.len(), 0f32, "similarities")?;
-    for_each_exact_similarity(sets, &pairs, |k, similarity| {
+    for_each_exact_similarity(sets, &pairs, threads, |k, similarity| {
         similarities[k] = similarity as f32
     })?;
     Ok(similarities)
@@ -69,31 +70,55 @@ fn checked_u32_pairs(pairs: &[(i64, i64)], n: usize) -> Result<Vec<(u32, u32)>> 
 fn for_each_exact_similarity(
     sets: SetsView<'_>,
     pairs: &[(u32, u32)],
+    threads: usize,
     mut visit: impl FnMut(usize, f64),
 ) -> Result<()> {
+    parallel::check_threads(threads)?;
     let order = cluster::component_order(pairs, sets.len())?;
-    for (step, &k) in order.iter().enumerate() {
-        if let Some(&ahead) = order.get(step + PREFETCH_AHEAD) {
-            prefetch(sets.get(pairs[ahead as usize].1 as usize));
+    let merge = |range: std::ops::Range<usize>, out: &mut dyn FnMut(usize, f64)| {
+        for step in range.clone() {
+            if let Some(&ahead) = order[..range.end].get(step + PREFETCH_AHEAD) {
+                prefetch(sets.get(pairs[ahead as usize].1 as usize));
+            }
+            let k = order[step] as usize;
+            let (a, b) = pairs[k];
+            out(k, jaccard_u64(sets.get(a as usize), sets.get(b as usize)));
         }
-        let (a, b) = pairs[k as usize];
-        visit(
-            k as usize,
-            jaccard_u64(sets.get(a as usize), sets.get(b as usize)),
-        );
+    };
+    if threads == 1 || order.len() < 2 * MIN_PAIRS_PER_TASK {
+        merge(0..order.len(), &mut visit);
+        return Ok(());
+    }
+    // Contiguous runs of the component order, a few per thread: each run keeps the locality
+    // of its components; every pair's Jaccard is the same whichever thread merges it.
+    let tasks = (order.len() / MIN_PAIRS_PER_TASK).clamp(1, threads * 4);
+    let runs = parallel::split(order.len(), tasks);
+    let found = parallel::map_tasks(runs.len(), threads, |task| {
+        let mut local = Vec::with_capacity(runs[task].len());
+        merge(runs[task].clone(), &mut |k, similarity| {
+            local.push((k, similarity))
+        });
+        local
+    })?;
+    for (k, similarity) in found.into_iter().flatten() {
+        visit(k, similarity);
     }
     Ok(())
 }
+
+/// Fewest pairs a verification task merges: below twice this, one thread does them all.
+const MIN_PAIRS_PER_TASK: usize = 4096;
 
 /// The pairs whose exact Jaccard reaches `threshold`, in the order given, with their Jaccard.
 pub fn jaccard_pairs_at_least(
     sets: SetsView<'_>,
     pairs: &[(i64, i64)],
     threshold: f64,
+    threads: usize,
 ) -> Result<ScoredPairs> {
     lsh::check_threshold(threshold)?;
     let pairs = checked_u32_pairs(pairs, sets.len())?;
-    exact_pairs_at_least(sets, &pairs, threshold)
+    exact_pairs_at_least(sets, &pairs, threshold, threads)
 }
 
 /// The pairs (indices < `sets.len()`) whose exact Jaccard reaches `threshold`, in the order
@@ -102,10 +127,11 @@ pub fn exact_pairs_at_least(
     sets: SetsView<'_>,
     pairs: &[(u32, u32)],
     threshold: f64,
+    threads: usize,
 ) -> Result<ScoredPairs> {
     // Verified out of order; NaN marks the pairs below the threshold.
     let mut kept = filled_vec(pairs.len(), f32::NAN, "similarities")?;
-    for_each_exact_similarity(sets, pairs, |k, similarity| {
+    for_each_exact_similarity(sets, pairs, threads, |k, similarity| {
         if similarity >= threshold {
             kept[k] = similarity as f32;
         }
@@ -170,6 +196,43 @@ mod tests {
     use crate::shingle::{ShingleSets, Unit};
 
     #[test]
+    fn exact_verification_is_the_same_on_every_thread_count() {
+        // Enough pairs for several tasks a thread; groups of different sizes, so the runs of
+        // the component order cut through components.
+        let texts: Vec<String> = (0..1200)
+            .map(|i| {
+                let group = i % 37;
+                (0..40)
+                    .map(|w| format!("g{group}w{}", (w * 7 + i) % 50))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let sets =
+            ShingleSets::build(&refs, 2, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
+        let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
+        let pairs: Vec<(i64, i64)> = (0..1200i64)
+            .flat_map(|i| {
+                (i + 1..1200)
+                    .filter(move |j| (j - i) % 37 == 0)
+                    .map(move |j| (i, j))
+            })
+            .collect();
+        assert!(pairs.len() > 2 * MIN_PAIRS_PER_TASK);
+        let one = jaccard_pairs(view, &pairs, 1).unwrap();
+        let kept_one = jaccard_pairs_at_least(view, &pairs, 0.3, 1).unwrap();
+        for threads in [2, 3, 8] {
+            assert_eq!(jaccard_pairs(view, &pairs, threads).unwrap(), one);
+            assert_eq!(
+                jaccard_pairs_at_least(view, &pairs, 0.3, threads).unwrap(),
+                kept_one
+            );
+        }
+        assert!(jaccard_pairs(view, &pairs, 0).is_err());
+    }
+
+    #[test]
     fn exact_verification_answers_in_the_given_order() {
         // Three groups of near copies, pairs listed in an order that interleaves the groups:
         // verification visits them component by component, the answers stay in place.
@@ -185,7 +248,7 @@ mod tests {
             ShingleSets::build(&texts, 2, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         let pairs: Vec<(i64, i64)> = vec![(0, 3), (1, 4), (8, 5), (0, 6), (2, 0), (7, 1), (4, 4)];
-        let got = jaccard_pairs(view, &pairs).unwrap();
+        let got = jaccard_pairs(view, &pairs, 1).unwrap();
         let want: Vec<f32> = pairs
             .iter()
             .map(|&(a, b)| {
@@ -194,10 +257,10 @@ mod tests {
             .collect();
         assert_eq!(got, want);
         assert!(want[0] > 0.8 && want[4] == 0.0 && want[6] == 1.0);
-        let (kept, similarity) = jaccard_pairs_at_least(view, &pairs, 0.5).unwrap();
+        let (kept, similarity) = jaccard_pairs_at_least(view, &pairs, 0.5, 1).unwrap();
         assert_eq!(kept, vec![(0, 3), (1, 4), (8, 5), (0, 6), (7, 1), (4, 4)]);
         assert_eq!(similarity.len(), kept.len());
-        assert!(jaccard_pairs_at_least(view, &pairs, 0.0).is_err());
+        assert!(jaccard_pairs_at_least(view, &pairs, 0.0, 1).is_err());
     }
 
     #[test]

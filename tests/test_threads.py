@@ -194,3 +194,18 @@ def test_chunked_verification_does_not_depend_on_threads(monkeypatch, tmp_path, 
         np.testing.assert_array_equal(r.keep, runs[0].keep)
     assert len(runs[0].pairs) > 0
     assert len(spills) >= 2 * len(THREADS)  # verified in chunks on every thread count
+
+
+def test_exact_verification_does_not_depend_on_threads(texts):
+    # Every pair among the first 200 documents: past the size where verification splits
+    # the pairs into tasks, with the copies' cliques cut across tasks.
+    sets = stages.shingles(texts[:200] + texts[-60:], k=3)
+    n = len(sets)
+    pairs = np.array([(i, j) for i in range(n) for j in range(i + 1, n)], dtype=np.int64)
+    assert len(pairs) > 2 * 4096
+    _same([stages.jaccard(sets, pairs, threads=t) for t in THREADS])
+    verified = [stages.verify_jaccard(sets, pairs, 0.3, threads=t) for t in THREADS]
+    _same(verified)
+    assert 0 < len(verified[0][0]) < len(pairs)
+    with pytest.raises(InvalidArgumentError, match="threads"):
+        stages.verify_jaccard(sets, pairs, 0.3, threads=0)

@@ -136,13 +136,17 @@ def estimate_jaccard(
     signatures: npt.NDArray[np.uint32], pairs: _Pairs
 ) -> npt.NDArray[np.float32]: ...
 def jaccard(
-    offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], pairs: _Pairs
+    offsets: npt.NDArray[np.int64],
+    hashes: npt.NDArray[np.uint64],
+    pairs: _Pairs,
+    threads: int = 1,
 ) -> npt.NDArray[np.float32]: ...
 def jaccard_at_least(
     offsets: npt.NDArray[np.int64],
     hashes: npt.NDArray[np.uint64],
     pairs: _Pairs,
     threshold: float,
+    threads: int = 1,
 ) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
 def all_pairs_jaccard(
     offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], threshold: float

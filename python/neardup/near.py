@@ -441,14 +441,16 @@ def verify_candidates(
         chunk = verify_chunks(labels, _in_pairs(candidates, m), ev.set_sizes, VERIFY_BUDGET)
     if chunk is None:
         ev.sets = candidate_sets(plan, store, ev.selected, _in_pairs(candidates, m), drop, ev.sets)
-        return stages.verify_jaccard(ev.sets, candidates, plan.threshold)
+        return stages.verify_jaccard(ev.sets, candidates, plan.threshold, plan.threads)
     at = np.zeros(m, dtype=np.int64)  # each document's row in its chunk
     of_pair = chunk[candidates[:, 0]]  # both ends are in one component, so in one chunk
 
     def verify(members: np.ndarray, sets: stages.ShingleSets) -> tuple[np.ndarray, np.ndarray]:
         at[members] = np.arange(len(members))
         c = chunk[members[0]]
-        return stages.verify_jaccard(sets, at[candidates[of_pair == c]], plan.threshold)
+        return stages.verify_jaccard(
+            sets, at[candidates[of_pair == c]], plan.threshold, plan.threads
+        )
 
     return _in_chunks(plan, store, ev.selected, chunk, drop, verify)
 

@@ -436,23 +436,26 @@ def estimate_jaccard(signatures: Any, pairs: Any) -> np.ndarray:
     return _core.estimate_jaccard(_signatures(signatures), _pairs(pairs))
 
 
-def jaccard(shinglesets: ShingleSets, pairs: Any) -> np.ndarray:
-    """Exact Jaccard |A ∩ B| / |A ∪ B| of each pair of shingle sets, float32[m] (0 if both empty).
+def jaccard(shinglesets: ShingleSets, pairs: Any, threads: int = 1) -> np.ndarray:
+    """Exact Jaccard |A ∩ B| / |A ∪ B| of each pair of shingle sets, float32[m] (0 if both empty),
+    on ``threads`` threads (the same values whatever their number).
 
     >>> jaccard(shingles(["a b c", "a b d"], k=1), [[0, 1]]).tolist()
     [0.5]
     """
     if not isinstance(shinglesets, ShingleSets):
         raise ArgumentTypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
-    return _core.jaccard(shinglesets.offsets, shinglesets.hashes, _pairs(pairs))
+    threads = _check_positive("threads", threads)
+    return _core.jaccard(shinglesets.offsets, shinglesets.hashes, _pairs(pairs), threads)
 
 
 def verify_jaccard(
-    shinglesets: ShingleSets, pairs: Any, threshold: float
+    shinglesets: ShingleSets, pairs: Any, threshold: float, threads: int = 1
 ) -> tuple[np.ndarray, np.ndarray]:
     """The pairs whose exact Jaccard reaches ``threshold``, in the order given, with it:
     (int64[m, 2], float32[m]). The exact verification of LSH candidates, compared in double
-    precision (a pair is never kept or dropped by the rounding of its float32 similarity).
+    precision (a pair is never kept or dropped by the rounding of its float32 similarity), on
+    ``threads`` threads (the same pairs whatever their number).
 
     >>> sets = shingles(["a b c", "a b d", "x y z"], k=1)
     >>> pairs, sim = verify_jaccard(sets, [[0, 1], [0, 2]], 0.5)
@@ -462,7 +465,10 @@ def verify_jaccard(
     if not isinstance(shinglesets, ShingleSets):
         raise ArgumentTypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
     threshold = check_threshold(threshold)
-    return _core.jaccard_at_least(shinglesets.offsets, shinglesets.hashes, _pairs(pairs), threshold)
+    threads = _check_positive("threads", threads)
+    return _core.jaccard_at_least(
+        shinglesets.offsets, shinglesets.hashes, _pairs(pairs), threshold, threads
+    )
 
 
 def all_pairs_jaccard(shinglesets: ShingleSets, threshold: float) -> tuple[np.ndarray, np.ndarray]:

@@ -408,29 +408,33 @@ fn estimate_jaccard<'py>(
 }
 
 #[pyfunction]
+#[pyo3(signature = (offsets, hashes, pairs, threads=1))]
 fn jaccard<'py>(
     py: Python<'py>,
     offsets: PyReadonlyArray1<'py, i64>,
     hashes: PyReadonlyArray1<'py, u64>,
     pairs: PyReadonlyArray2<'py, i64>,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyArray1<f32>>> {
     let view = sets_view(&offsets, &hashes)?;
     let pairs = pairs_vec(&pairs)?;
-    Ok(run(py, || verify::jaccard_pairs(view, &pairs))?.into_pyarray(py))
+    Ok(run(py, || verify::jaccard_pairs(view, &pairs, threads))?.into_pyarray(py))
 }
 
 #[pyfunction]
+#[pyo3(signature = (offsets, hashes, pairs, threshold, threads=1))]
 fn jaccard_at_least<'py>(
     py: Python<'py>,
     offsets: PyReadonlyArray1<'py, i64>,
     hashes: PyReadonlyArray1<'py, u64>,
     pairs: PyReadonlyArray2<'py, i64>,
     threshold: f64,
+    threads: usize,
 ) -> PairsAnd<'py, f32> {
     let view = sets_view(&offsets, &hashes)?;
     let pairs = pairs_vec(&pairs)?;
     let (kept, similarity) = run(py, || {
-        verify::jaccard_pairs_at_least(view, &pairs, threshold)
+        verify::jaccard_pairs_at_least(view, &pairs, threshold, threads)
     })?;
     Ok((pair_matrix(py, kept)?, similarity.into_pyarray(py)))
 }
