@@ -103,7 +103,7 @@ pub fn scan(
     // One thread: one run, written straight into its output (no part to join). More: runs of
     // about 2,000 rows, a few per thread, each worth a thread's start.
     let runs = if threads == 1 {
-        vec![0..rows.len()]
+        parallel::split(rows.len(), 1)
     } else {
         parallel::split(rows.len(), (rows.len() / 2048).clamp(1, threads * 4))
     };
