@@ -31,12 +31,7 @@ mod ab {
     unsafe fn one_pass(shingles: &[u64], a: &[u64; 128], b: &[u64; 128], out: &mut [u32]) {
         let mut acc = [_mm512_set1_epi64(-1); 16];
         for &s in shingles {
-            let x = _mm512_set1_epi64(s as u32 as i64);
-            for l in 0..16 {
-                let av = _mm512_loadu_si512(a.as_ptr().add(8 * l) as *const _);
-                let bv = _mm512_loadu_si512(b.as_ptr().add(8 * l) as *const _);
-                acc[l] = _mm512_min_epu64(acc[l], _mm512_add_epi64(_mm512_mullo_epi64(av, x), bv));
-            }
+            slot_minima(&mut acc, a, b, s);
         }
         store(&acc, out);
     }
@@ -105,12 +100,7 @@ mod ab {
             }
         }
         for &s in it.remainder() {
-            let x = _mm512_set1_epi64(s as u32 as i64);
-            for l in 0..16 {
-                let av = _mm512_loadu_si512(a.as_ptr().add(8 * l) as *const _);
-                let bv = _mm512_loadu_si512(b.as_ptr().add(8 * l) as *const _);
-                acc[l] = _mm512_min_epu64(acc[l], _mm512_add_epi64(_mm512_mullo_epi64(av, x), bv));
-            }
+            slot_minima(&mut acc, a, b, s);
         }
         store(&acc, out);
     }
@@ -137,6 +127,18 @@ mod ab {
                     out[64 * half + 4 * l + j] = (w >> 32) as u32;
                 }
             }
+        }
+    }
+
+    /// The classic update of all 128 slots' minima by one shingle (the kernel's own loop).
+    #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2")]
+    #[inline]
+    unsafe fn slot_minima(acc: &mut [__m512i; 16], a: &[u64; 128], b: &[u64; 128], s: u64) {
+        let x = _mm512_set1_epi64(s as u32 as i64);
+        for l in 0..16 {
+            let av = _mm512_loadu_si512(a.as_ptr().add(8 * l) as *const _);
+            let bv = _mm512_loadu_si512(b.as_ptr().add(8 * l) as *const _);
+            acc[l] = _mm512_min_epu64(acc[l], _mm512_add_epi64(_mm512_mullo_epi64(av, x), bv));
         }
     }
 
