@@ -102,11 +102,12 @@ pub fn scan(
     };
     // One thread: one run, written straight into its output (no part to join). More: runs of
     // about 2,000 rows, a few per thread, each worth a thread's start.
-    let runs = if threads == 1 {
-        parallel::split(rows.len(), 1)
+    let tasks = if threads == 1 {
+        1
     } else {
-        parallel::split(rows.len(), (rows.len() / 2048).clamp(1, threads * 4))
+        (rows.len() / 2048).clamp(1, threads * 4)
     };
+    let runs = parallel::split(rows.len(), tasks);
     let mut parts = parallel::map_tasks(runs.len(), threads, |run| {
         fields.scan_rows(block, &rows[runs[run].clone()], runs[run].start)
     })?;

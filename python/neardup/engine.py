@@ -11,9 +11,9 @@
 
 :func:`run` chains them over a document store (:mod:`neardup.stores`): the texts given to
 :func:`neardup.find_duplicates` or the files of ``neardup dedup``, so both keep the same rows.
-Each stage is a plain function over numpy arrays (:func:`neardup.sign.sign_batch`, :func:`collapse`,
-:func:`neardup.near.near_pairs`, :func:`cluster_labels`, :func:`keep_mask`,
-:func:`report_pairs`) so a distributed executor can run it per partition.
+Each stage is a plain function over numpy arrays (:func:`neardup.sign.sign_batch`,
+``_core.FirstSeen``, :func:`neardup.near.near_pairs`, :func:`cluster_labels`,
+:func:`keep_mask`, :func:`report_pairs`) so a distributed executor can run it per partition.
 
 >>> from neardup.plan import make_plan
 >>> from neardup.stores import MemoryStore
@@ -51,19 +51,6 @@ HOLD_SETS_BUDGET = 1 << 25
 
 #: ``pairs="all"`` refuses to build more pairs than this (16 bytes each, plus the similarity).
 MAX_REPORTED_PAIRS = 1 << 31
-
-
-def collapse(digests: np.ndarray, groupable: np.ndarray) -> np.ndarray:
-    """int64[n]: the position of each document's first exact duplicate (itself when unique);
-    the sign pass does the same batch by batch through one ``_core.FirstSeen``.
-
-    >>> d = np.array([[1, 2], [3, 4], [1, 2], [0, 0]], dtype=np.uint64)
-    >>> collapse(d, np.array([True, True, True, False])).tolist()
-    [0, 1, 0, 3]
-    """
-    return _core.FirstSeen().add(
-        np.ascontiguousarray(digests, dtype=np.uint64), np.ascontiguousarray(groupable, bool)
-    )
 
 
 # -- after the pass ----------------------------------------------------------------------------
