@@ -155,38 +155,92 @@ fn nfkc_unstable_runs(table: &[u8], source: &str, out: &mut String) {
 }
 
 /// Fills `words` with the version 2 words and tokens of `source` (not all ASCII).
+///
+/// Most text is already in NFKC and made of [`STABLE`] characters only, so the source is
+/// tokenised directly, watching for an unstable character; only when one turns up is the
+/// output dropped and the NFKC form (of the runs that may change) tokenised instead. This
+/// saves the separate pass that checked the whole text first.
 pub(crate) fn fill_unicode_v2(words: &mut Words, source: &str) {
     let table = bmp_flags();
+    if tokenize(table, source, words, true) {
+        return;
+    }
+    words.text.clear();
+    words.spans.clear();
+    // No NFKC quick check first: it is a pass of lookups slower than these of the table, and
+    // the unstable runs alone are normalised anyway (the stable text between them is copied).
     let mut composed = std::mem::take(&mut words.composed);
-    // A text of stable characters only is in NFKC (the quick check would say Yes).
-    let stable = source.chars().all(|c| flags(table, c) & STABLE != 0);
-    let text: &str = if stable || is_nfkc_quick(source.chars()) == IsNormalized::Yes {
-        source
+    nfkc_unstable_runs(table, source, &mut composed);
+    tokenize(table, &composed, words, false);
+    words.composed = composed;
+}
+
+/// The character starting at byte `i` of valid UTF-8 `bytes` whose first byte is not ASCII:
+/// (code point, width). Decoded by hand: `str::chars` re-checks what a `&str` guarantees.
+#[inline(always)]
+fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
+    let lead = bytes[i] as u32;
+    let cont = |k: usize| bytes[i + k] as u32 & 0x3F;
+    if lead < 0xE0 {
+        (((lead & 0x1F) << 6) | cont(1), 2)
+    } else if lead < 0xF0 {
+        (((lead & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3)
     } else {
-        nfkc_unstable_runs(table, source, &mut composed);
-        &composed
-    };
+        (
+            ((lead & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3),
+            4,
+        )
+    }
+}
+
+/// Appends the words and tokens of `text` (see the module's rules) to `words`; with
+/// `stop_on_unstable`, returns false as soon as a character is not [`STABLE`] (the output is
+/// then partial), else true.
+///
+/// Characters that are their own lowercase are not pushed one by one: each maximal run of
+/// them is copied with one `push_str` when something else must be written (a space between
+/// words, a lowercased character) or the text ends; a token's span is counted on the output
+/// as it will be once the pending run is copied.
+fn tokenize(table: &[u8], text: &str, words: &mut Words, stop_on_unstable: bool) -> bool {
+    let bytes = text.as_bytes();
     let (out, spans) = (&mut words.text, &mut words.spans);
+    out.reserve(bytes.len());
     let mut token = Token::None;
-    let mut start = 0;
-    for c in text.chars() {
-        let f = if c.is_ascii() {
-            match c {
-                'a'..='z' | '0'..='9' => WORD | LOWER_IS_SELF,
-                'A'..='Z' => WORD,
-                _ => 0,
-            }
+    let mut start = 0; // the current token's start in the output
+    let mut run = 0; // text[run..i] is pending: word characters copied as they are
+    let mut i = 0;
+    while i < bytes.len() {
+        let byte = bytes[i];
+        let (f, width, c) = if byte < 0x80 {
+            (table[byte as usize], 1, byte as u32)
         } else {
-            flags(table, c)
+            let (c, width) = decode(bytes, i);
+            let f = match table.get(c as usize) {
+                Some(&f) => f,
+                None => char::from_u32(c).map_or(0, flags_of),
+            };
+            (f, width, c)
         };
-        let (is_word, is_mark, spaceless) = (f & WORD != 0, f & MARK != 0, f & SPACELESS != 0);
-        if !is_word {
+        if stop_on_unstable && f & STABLE == 0 {
+            return false;
+        }
+        if f & WORD == 0 {
+            if run < i {
+                out.push_str(&text[run..i]);
+            }
             if token != Token::None {
                 spans.push((start, out.len()));
                 token = Token::None;
             }
+            i += width;
+            // The ASCII separators that follow (spaces, punctuation) change nothing more.
+            while i < bytes.len() && bytes[i] < 0x80 && !bytes[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            run = i;
             continue;
         }
+        let (is_mark, spaceless) = (f & MARK != 0, f & SPACELESS != 0);
         let new_token = match token {
             Token::None => true,
             Token::Run => spaceless,
@@ -194,31 +248,46 @@ pub(crate) fn fill_unicode_v2(words: &mut Words, source: &str) {
         };
         if new_token {
             if token == Token::None {
+                // A word starts: the run before it ended at a separator (or it is the first),
+                // so nothing is pending.
                 if !out.is_empty() {
                     out.push(' ');
                 }
             } else {
-                spans.push((start, out.len()));
+                spans.push((start, out.len() + (i - run)));
             }
-            start = out.len();
+            start = out.len() + (i - run);
             token = if spaceless {
                 Token::Spaceless
             } else {
                 Token::Run
             };
         }
-        if f & LOWER_IS_SELF != 0 {
-            out.push(c);
-        } else if c.is_ascii() {
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.extend(c.to_lowercase());
+        if f & LOWER_IS_SELF == 0 {
+            if run < i {
+                out.push_str(&text[run..i]);
+            }
+            if byte < 0x80 {
+                out.push(byte.to_ascii_lowercase() as char);
+            } else if let Some(c) = char::from_u32(c) {
+                out.extend(c.to_lowercase());
+            }
+            run = i + width;
+        }
+        i += width;
+        if token == Token::Run {
+            // Lowercase ASCII letters and digits inside a run token change nothing but the
+            // pending run: skipped in a tight loop (most of the bytes of Latin-script text).
+            while i < bytes.len() && matches!(bytes[i], b'a'..=b'z' | b'0'..=b'9') {
+                i += 1;
+            }
         }
     }
+    out.push_str(&text[run..]);
     if token != Token::None {
         spans.push((start, out.len()));
     }
-    words.composed = composed;
+    true
 }
 
 #[cfg(test)]
@@ -326,6 +395,95 @@ mod tests {
                     .collect();
                 super::nfkc_unstable_runs(table, &text, &mut out);
                 assert_eq!(out, text.nfkc().collect::<String>(), "{text:?}");
+            }
+        }
+    }
+
+    /// The tokeniser as first written (a check of every character's stability, then one
+    /// `chars()` pass pushing each output character on its own): what `tokenize` must equal.
+    fn reference_fill(source: &str) -> (String, Vec<(usize, usize)>) {
+        use super::*;
+        let table = bmp_flags();
+        let mut composed = String::new();
+        let stable = source.chars().all(|c| flags(table, c) & STABLE != 0);
+        let text: &str = if stable || is_nfkc_quick(source.chars()) == IsNormalized::Yes {
+            source
+        } else {
+            nfkc_unstable_runs(table, source, &mut composed);
+            &composed
+        };
+        let (mut out, mut spans) = (String::new(), Vec::new());
+        let mut token = Token::None;
+        let mut start = 0;
+        for c in text.chars() {
+            let f = flags(table, c);
+            let (is_word, is_mark, spaceless) = (f & WORD != 0, f & MARK != 0, f & SPACELESS != 0);
+            if !is_word {
+                if token != Token::None {
+                    spans.push((start, out.len()));
+                    token = Token::None;
+                }
+                continue;
+            }
+            let new_token = match token {
+                Token::None => true,
+                Token::Run => spaceless,
+                Token::Spaceless => !is_mark,
+            };
+            if new_token {
+                if token == Token::None {
+                    if !out.is_empty() {
+                        out.push(' ');
+                    }
+                } else {
+                    spans.push((start, out.len()));
+                }
+                start = out.len();
+                token = if spaceless {
+                    Token::Spaceless
+                } else {
+                    Token::Run
+                };
+            }
+            if f & LOWER_IS_SELF != 0 {
+                out.push(c);
+            } else {
+                out.extend(c.to_lowercase());
+            }
+        }
+        if token != Token::None {
+            spans.push((start, out.len()));
+        }
+        (out, spans)
+    }
+
+    #[test]
+    fn the_tokeniser_equals_its_reference() {
+        // ASCII of every class, Latin with precomposed and combining accents, Turkish İ (two
+        // characters in lowercase), Greek, Cyrillic, Hangul (syllables and jamo), kana in full
+        // and half width, CJK (BMP and the supplementary planes), Thai with marks, full-width
+        // Latin, ligatures, Devanagari, punctuation and spaces of several kinds.
+        let alphabet: Vec<char> = "aZz09 \t\n.,-'_éÉ\u{301}\u{308}İıΣσςЖж한\u{1100}\u{1161}カｶﾞ\
+            東京\u{20000}\u{2A6D6}ที่\u{E48}ＡＢ１ﬁ\u{212B}हिंदी\u{3000}、。！\u{A0}\u{2028}©’"
+            .chars()
+            .collect();
+        let mut words = Words::new(HashVersion::V2);
+        let mut state = 11u64;
+        for len in 1..60 {
+            for _ in 0..300 {
+                let text: String = (0..len)
+                    .map(|_| {
+                        state = crate::hashing::mix64(state);
+                        alphabet[(state % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                words.fill(&text);
+                let (out, spans) = reference_fill(&text);
+                if text.is_ascii() {
+                    continue; // the ASCII path of normalize.rs, tested there
+                }
+                assert_eq!(words.text, out, "{text:?}");
+                assert_eq!(words.spans, spans, "{text:?}");
             }
         }
     }
