@@ -161,16 +161,51 @@ impl Shingler {
         }
     }
 
-    /// Version 2's token hashes of `text` through its normalised words (any text).
+    /// Version 2's token hashes of `text` (any text) appended to `token_hashes`: the ASCII
+    /// pieces of [`crate::tokens::for_each_piece`] by the ASCII paths, the others through
+    /// their normalised words; the same hashes as the words of the whole text give.
     fn normalized_token_hashes(&mut self, text: &str) {
-        self.words.fill(text);
-        let normalized = self.words.text.as_bytes();
-        self.token_hashes.extend(
-            self.words
-                .spans
-                .iter()
-                .map(|&(start, end)| shingle_hash(&normalized[start..end])),
-        );
+        // Text mostly not ASCII (Chinese, Russian...) is one piece: cutting it costs more
+        // than its few ASCII stretches gain.
+        if crate::tokens::non_ascii_bytes(text.as_bytes()) > text.len() / 16 {
+            self.words.fill(text);
+            let normalized = self.words.text.as_bytes();
+            self.token_hashes.extend(
+                self.words
+                    .spans
+                    .iter()
+                    .map(|&(start, end)| shingle_hash(&normalized[start..end])),
+            );
+            return;
+        }
+        crate::tokens::for_each_piece(text, |piece, ascii| {
+            if ascii && self.ascii_piece_hashes(piece) {
+                return;
+            }
+            self.words.fill(piece);
+            let normalized = self.words.text.as_bytes();
+            self.token_hashes.extend(
+                self.words
+                    .spans
+                    .iter()
+                    .map(|&(start, end)| shingle_hash(&normalized[start..end])),
+            );
+        });
+    }
+
+    /// The token hashes of an all-ASCII `piece` appended to `token_hashes` by the batched
+    /// path when it takes the piece, else one word at a time; false if it is not ASCII.
+    fn ascii_piece_hashes(&mut self, piece: &str) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(isa) = self.batched {
+            if self.words.ascii_word_batch(piece, &mut self.batch) {
+                self.batch
+                    .hash_into(isa, self.words.lowered(), &mut self.token_hashes);
+                return true;
+            }
+        }
+        self.words
+            .ascii_token_hashes(piece, shingle_hash, &mut self.token_hashes)
     }
 
     /// Appends the sorted, de-duplicated shingle set of `text` to `out`: hashed, sorted and

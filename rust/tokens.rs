@@ -175,6 +175,88 @@ pub(crate) fn fill_unicode_v2(words: &mut Words, source: &str) {
     words.composed = composed;
 }
 
+/// ASCII stretches shorter than this stay inside the non-ASCII piece around them (see
+/// [`for_each_piece`]): a piece costs a call of its own, worth it for a long ASCII stretch only.
+const MIN_ASCII_PIECE: usize = 48;
+
+/// Cuts `text` into consecutive pieces whose tokens, piece after piece, are the tokens of the
+/// whole text, and calls `piece(slice, all_ascii)` for each in order: the ASCII stretches then
+/// go through the ASCII paths (batched word hashing) and only the pieces around non-ASCII
+/// characters through [`fill_unicode_v2`]. One curly quote or copyright sign no longer sends
+/// a whole document down the slow path.
+///
+/// Every cut is just before an ASCII separator (not alphanumeric) that is not followed by a
+/// non-ASCII byte, or just after an ASCII separator that is followed by an ASCII alphanumeric
+/// or separator. Such a cut is a token boundary (separators end tokens), and an NFKC boundary:
+/// the character after the cut is ASCII, so [`STABLE`] (nothing before it composes with it or
+/// reorders past it), and the separator before a non-ASCII character stays with it (`<` and
+/// U+0338 compose to `≮`).
+pub(crate) fn for_each_piece(text: &str, mut piece: impl FnMut(&str, bool)) {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let is_separator = |b: u8| b < 0x80 && !b.is_ascii_alphanumeric();
+    let mut done = 0; // text[..done] is given
+    let mut open = false; // a non-ASCII piece from `done` is being grown
+    let mut from = 0; // where to look for the next non-ASCII byte
+    while let Some(offset) = bytes[from..].iter().position(|&b| b >= 0x80) {
+        let first = from + offset;
+        if !open {
+            // The piece starts at the word the non-ASCII character is in, or at the
+            // separator just before it; a short ASCII stretch before that joins it.
+            let mut start = first;
+            while start > done && bytes[start - 1].is_ascii_alphanumeric() {
+                start -= 1;
+            }
+            if start == first && start > done {
+                start -= 1;
+            }
+            if start - done >= MIN_ASCII_PIECE {
+                piece(&text[done..start], true);
+                done = start;
+            }
+            open = true;
+        }
+        // It ends before the first separator after it that is not followed by non-ASCII...
+        let mut end = first;
+        loop {
+            while end < n && !is_separator(bytes[end]) {
+                end += 1;
+            }
+            if end + 1 < n && bytes[end + 1] >= 0x80 {
+                end += 1;
+                continue;
+            }
+            break;
+        }
+        // ... unless the next non-ASCII byte is near: the ASCII stretch between joins it.
+        match bytes[end..].iter().position(|&b| b >= 0x80) {
+            Some(gap) if gap < MIN_ASCII_PIECE => from = end + gap,
+            _ => {
+                piece(&text[done..end], false);
+                done = end;
+                from = end;
+                open = false;
+            }
+        }
+    }
+    if done < n {
+        piece(&text[done..], true);
+    }
+}
+
+/// How many bytes of `bytes` are not ASCII, eight at a time.
+pub(crate) fn non_ascii_bytes(bytes: &[u8]) -> usize {
+    let eights = bytes.chunks_exact(8);
+    let tail = eights.remainder().iter().filter(|&&b| b >= 0x80).count();
+    eights
+        .map(|e| {
+            (u64::from_le_bytes(e.try_into().expect("8 bytes")) & 0x8080_8080_8080_8080)
+                .count_ones() as usize
+        })
+        .sum::<usize>()
+        + tail
+}
+
 /// The character starting at byte `i` of valid UTF-8 `bytes` whose first byte is not ASCII:
 /// (code point, width). Decoded by hand: `str::chars` re-checks what a `&str` guarantees.
 #[inline(always)]
@@ -485,6 +567,63 @@ mod tests {
                 assert_eq!(words.text, out, "{text:?}");
                 assert_eq!(words.spans, spans, "{text:?}");
             }
+        }
+    }
+
+    #[test]
+    fn non_ascii_bytes_are_counted() {
+        for text in [
+            "",
+            "abc",
+            "é",
+            "aaaaaaaé東京bbbbbbbbbbbbbbbbbb",
+            "ＡＢＣＤＥＦＧＨ",
+        ] {
+            let want = text.bytes().filter(|&b| b >= 0x80).count();
+            assert_eq!(super::non_ascii_bytes(text.as_bytes()), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_pieces_tokens_are_the_texts_tokens() {
+        // Long ASCII stretches (words, separators of every kind) with non-ASCII characters
+        // dropped in: accents precomposed and combining (after letters and after
+        // separators), `<` and `=` before U+0338 (they compose), full-width forms, CJK, marks.
+        let ascii = "The quick brown fox, (c) 2024 -- <a href=x> 12.5% \t\n";
+        let other: Vec<&str> = vec![
+            "é", "\u{301}", "\u{338}", "ＡＢ", "東京", "ﬁ", "’", "©", "\u{E48}", "İ", "\u{1161}",
+        ];
+        let mut state = 17u64;
+        let mut next = |m: usize| {
+            state = crate::hashing::mix64(state);
+            (state % m as u64) as usize
+        };
+        let mut whole = Words::new(HashVersion::V2);
+        let mut part = Words::new(HashVersion::V2);
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..next(12) {
+                let at = next(ascii.len());
+                let len = next(120);
+                text.extend(ascii.chars().cycle().skip(at).take(len));
+                text.push_str(other[next(other.len())]);
+            }
+            whole.fill(&text);
+            let want: Vec<&str> = whole
+                .spans
+                .iter()
+                .map(|&(s, e)| &whole.text[s..e])
+                .collect();
+            let mut got: Vec<String> = Vec::new();
+            let mut joined = String::new();
+            super::for_each_piece(&text, |piece, all_ascii| {
+                assert_eq!(all_ascii, piece.is_ascii(), "{piece:?}");
+                joined.push_str(piece);
+                part.fill(piece);
+                got.extend(part.spans.iter().map(|&(s, e)| part.text[s..e].to_string()));
+            });
+            assert_eq!(joined, text);
+            assert_eq!(got, want, "{text:?}");
         }
     }
 

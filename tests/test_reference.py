@@ -88,6 +88,22 @@ def test_shingle_sets_match_reference(version):
     check()
 
 
+# Long ASCII stretches with other text between them: the core cuts such documents into
+# pieces (ASCII ones hashed by the ASCII paths), which must give the whole text's shingles;
+# "<" and "=" before U+0338 compose under NFKC, so they test the cuts beside separators.
+long_ascii = st.text(alphabet="abcXYZ019 ,.!\n\t-'<=", min_size=30, max_size=160)
+mixed_v2 = st.lists(st.one_of(long_ascii, texts_v2, st.just("\u0338")), max_size=10).map("".join)
+
+
+@given(mixed_v2, st.integers(1, 5))
+@settings(max_examples=300)
+def test_mostly_ascii_text_with_other_characters_matches_reference(text, k):
+    sets = neardup.shingles([text], k=k)
+    assert sets[0].tolist() == ref.shingle_set(text, k, "word", 2)
+    sig = neardup.minhash([text], num_perm=8, k=k)
+    assert sig[0].tolist() == ref.minhash(ref.shingle_set(text, k, "word", 2), 8, 0)
+
+
 @given(raw_v2, st.integers(1, 5), st.sampled_from(["word", "char"]))
 def test_every_normalisation_form_gives_the_same_version_2_shingles(text, k, unit):
     forms = [unicodedata.normalize(form, text) for form in ("NFC", "NFD", "NFKC", "NFKD")]
