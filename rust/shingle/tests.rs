@@ -1,0 +1,130 @@
+//! Tests of [`super`] (rust/shingle.rs).
+use super::*;
+
+fn hashes(text: &str, k: usize, unit: Unit) -> Vec<u64> {
+    let mut out = Vec::new();
+    Shingler::new(k, unit, HashVersion::V1)
+        .unwrap()
+        .hashes_into(text, &mut out);
+    out
+}
+
+#[test]
+fn word_shingles_hash_the_space_joined_words() {
+    let got = hashes("The quick, brown FOX jumps", 3, Unit::Word);
+    let want: Vec<u64> = ["the quick brown", "quick brown fox", "brown fox jumps"]
+        .iter()
+        .map(|s| shingle_hash(s.as_bytes()))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn short_documents_are_one_shingle_and_empty_ones_none() {
+    assert_eq!(
+        hashes("Two words", 5, Unit::Word),
+        vec![shingle_hash(b"two words")]
+    );
+    assert!(hashes(" !? ", 5, Unit::Word).is_empty());
+    assert_eq!(hashes("ab", 3, Unit::Char), vec![shingle_hash(b"ab")]);
+}
+
+#[test]
+fn char_shingles_count_characters_not_bytes() {
+    let got = hashes("Été x", 3, Unit::Char);
+    let want: Vec<u64> = ["été", "té ", "é x"]
+        .iter()
+        .map(|s| shingle_hash(s.as_bytes()))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn version_2_word_shingles_combine_token_hashes() {
+    let mut out = Vec::new();
+    let mut shingler = Shingler::new(2, Unit::Word, HashVersion::V2).unwrap();
+    shingler.hashes_into("The quick, brown 狐", &mut out);
+    let t = |s: &str| shingle_hash(s.as_bytes());
+    let want: Vec<u64> = [["the", "quick"], ["quick", "brown"], ["brown", "狐"]]
+        .iter()
+        .map(|pair| combine_tokens(&[t(pair[0]), t(pair[1])]))
+        .collect();
+    assert_eq!(out, want);
+    // The rolling window equals the direct formula for every k and length.
+    let tokens: Vec<u64> = (0..40).map(mix64).collect();
+    for k in 1..8 {
+        for len in 0..40 {
+            let mut rolled = Vec::new();
+            combine_shingles(&tokens[..len], k, &mut rolled);
+            let direct: Vec<u64> = if len < k {
+                vec![combine_tokens(&tokens[..len])]
+            } else {
+                tokens[..len].windows(k).map(combine_tokens).collect()
+            };
+            assert_eq!(rolled, direct, "k {k} len {len}");
+        }
+    }
+}
+
+#[test]
+fn the_bucket_sort_equals_sort_then_dedup() {
+    let mut sorter = SetSorter::default();
+    let mut state = 7u64;
+    for len in (0..300).chain([1000, 5000, 200_000]) {
+        for skew in [0u32, 20, 60] {
+            // Uniform values, values with few distinct top bits, and many repeats.
+            let values: Vec<u64> = (0..len)
+                .map(|i| {
+                    state = mix64(state.wrapping_add(i as u64));
+                    (state >> skew) % if skew == 60 { 7 } else { u64::MAX }
+                })
+                .collect();
+            let mut want = values.clone();
+            want.sort_unstable();
+            want.dedup();
+            let mut got = values.clone();
+            let unique = sorter.sort_dedup(&mut got);
+            assert_eq!(&got[..unique], &want[..], "len {len} skew {skew}");
+            let mut sorted = values.clone();
+            sorter.sort(&mut sorted);
+            let mut want_sorted = values.clone();
+            want_sorted.sort_unstable();
+            assert_eq!(sorted, want_sorted, "len {len} skew {skew}");
+        }
+    }
+}
+
+#[test]
+fn sets_are_sorted_and_unique() {
+    let sets =
+        ShingleSets::build(&["a b a b a b", "", "x"], 2, Unit::Word, HashVersion::V2).unwrap();
+    assert_eq!(sets.offsets, vec![0, 2, 2, 3]);
+    assert!(sets.hashes[0] < sets.hashes[1]);
+}
+
+#[test]
+fn unselected_documents_get_empty_sets() {
+    let texts = ["a b c", "d e f", "g h i"];
+    let all = ShingleSets::build(&texts, 2, Unit::Word, HashVersion::V2).unwrap();
+    let some = ShingleSets::build_selected(
+        &texts,
+        2,
+        Unit::Word,
+        HashVersion::V2,
+        Some(&[false, true, false]),
+    )
+    .unwrap();
+    assert_eq!(some.offsets, vec![0, 0, 2, 2]);
+    assert_eq!(some.hashes, all.hashes[2..4]);
+    assert!(
+        ShingleSets::build_selected(&texts, 2, Unit::Word, HashVersion::V2, Some(&[true])).is_err()
+    );
+}
+
+#[test]
+fn zero_k_and_bad_offsets_are_errors() {
+    assert!(Shingler::new(0, Unit::Word, HashVersion::V2).is_err());
+    assert!(SetsView::new(&[0, 3, 2], &[1, 2]).is_err());
+    assert!(SetsView::new(&[1, 2], &[1, 2]).is_err());
+    assert!(SetsView::new(&[0, 1], &[1, 2]).is_err());
+}

@@ -1,0 +1,263 @@
+//! Tests of [`super`] (rust/tokens.rs).
+use crate::hashing::HashVersion;
+use crate::normalize::{normalize, Words};
+
+fn tokens(source: &str) -> Vec<String> {
+    let mut words = Words::new(HashVersion::V2);
+    words.fill(source);
+    words
+        .spans
+        .iter()
+        .map(|&(s, e)| words.text[s..e].to_string())
+        .collect()
+}
+
+#[test]
+fn canonically_equal_text_normalises_the_same() {
+    let nfc = "L'été où Nguyễn Văn đã đến";
+    let nfd: String = unicode_normalization::UnicodeNormalization::nfd(nfc).collect();
+    assert_ne!(nfc, nfd);
+    assert_eq!(
+        normalize(&nfd, HashVersion::V2),
+        normalize(nfc, HashVersion::V2)
+    );
+    assert_eq!(
+        normalize(nfc, HashVersion::V2),
+        "l été où nguyễn văn đã đến"
+    );
+    // Version 1 splits the decomposed accents off their words.
+    assert_ne!(
+        normalize(&nfd, HashVersion::V1),
+        normalize(nfc, HashVersion::V1)
+    );
+}
+
+#[test]
+fn compatibility_forms_fold() {
+    assert_eq!(
+        normalize("ＡＢＣ１２３ ﬁne", HashVersion::V2),
+        "abc123 fine"
+    );
+    assert_eq!(normalize("ｶﾀｶﾅ", HashVersion::V2), "カタカナ");
+}
+
+#[test]
+fn characters_of_spaceless_scripts_are_tokens() {
+    assert_eq!(
+        tokens("東京タワーは333mです。Hello, 世界!"),
+        ["東", "京", "タ", "ワ", "ー", "は", "333m", "で", "す", "hello", "世", "界"]
+    );
+    assert_eq!(
+        normalize("東京タワーは333mです。Hello, 世界!", HashVersion::V2),
+        "東京タワーは333mです hello 世界"
+    );
+    // Thai vowel signs and tone marks stay with the consonant before them.
+    assert_eq!(tokens("ที่นี่"), ["ที่", "นี่"]);
+    // A mark with no base character starts a token of its own kind.
+    assert_eq!(tokens("\u{301}ab"), ["\u{301}ab"]);
+}
+
+#[test]
+fn devanagari_and_other_spaced_scripts_keep_whole_words() {
+    assert_eq!(tokens("हिंदी भाषा"), ["हिंदी", "भाषा"]);
+    assert_eq!(tokens("Straße ΟΔΥΣΣΕΥΣ"), ["straße", "οδυσσευσ"]);
+}
+
+#[test]
+fn the_table_agrees_with_the_unicode_functions() {
+    let table = super::bmp_flags();
+    for c in (0..=0xFFFFu32).filter_map(char::from_u32).step_by(7) {
+        assert_eq!(table[c as usize], super::flags_of(c), "{c:?}");
+    }
+    // Text made of stable characters only is its own NFKC.
+    use unicode_normalization::UnicodeNormalization;
+    for c in (0..=0xFFFFu32).filter_map(char::from_u32).step_by(3) {
+        if table[c as usize] & super::STABLE != 0 {
+            let text = format!("a{c}b{c}");
+            assert_eq!(text.nfkc().collect::<String>(), text, "{c:?}");
+        }
+    }
+}
+
+#[test]
+fn nfkc_of_the_unstable_runs_is_the_nfkc_of_the_text() {
+    use unicode_normalization::UnicodeNormalization;
+    // Starters, combining marks of several classes, Hangul jamo, compatibility forms,
+    // singletons and composites whose parts compose with what follows.
+    let alphabet: Vec<char> =
+        "ae AEo\u{301}\u{300}\u{327}\u{323}\u{308}\u{345}\u{1100}\u{1161}\u{11A8}\
+        \u{AC00}\u{FF76}\u{FF9E}\u{FB01}\u{212B}\u{1E9B}\u{3099}\u{304B}\u{0F73}\u{0FB2}\u{0F80}\
+        \u{2460}\u{FF21}\u{00E9}\u{1FBE}\u{0344}\u{05B0}\u{0591}.\u{2126}"
+            .chars()
+            .collect();
+    let table = super::bmp_flags();
+    let mut out = String::new();
+    let mut state = 3u64;
+    for len in 0..40 {
+        for _ in 0..200 {
+            let text: String = (0..len)
+                .map(|_| {
+                    state = crate::hashing::mix64(state);
+                    alphabet[(state % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            super::nfkc_unstable_runs(table, &text, &mut out);
+            assert_eq!(out, text.nfkc().collect::<String>(), "{text:?}");
+        }
+    }
+}
+
+/// The tokeniser as first written (a check of every character's stability, then one
+/// `chars()` pass pushing each output character on its own): what `tokenize` must equal.
+fn reference_fill(source: &str) -> (String, Vec<(usize, usize)>) {
+    use super::*;
+    let table = bmp_flags();
+    let mut composed = String::new();
+    let stable = source.chars().all(|c| flags(table, c) & STABLE != 0);
+    let text: &str = if stable || is_nfkc_quick(source.chars()) == IsNormalized::Yes {
+        source
+    } else {
+        nfkc_unstable_runs(table, source, &mut composed);
+        &composed
+    };
+    let (mut out, mut spans) = (String::new(), Vec::new());
+    let mut token = Token::None;
+    let mut start = 0;
+    for c in text.chars() {
+        let f = flags(table, c);
+        let (is_word, is_mark, spaceless) = (f & WORD != 0, f & MARK != 0, f & SPACELESS != 0);
+        if !is_word {
+            if token != Token::None {
+                spans.push((start, out.len()));
+                token = Token::None;
+            }
+            continue;
+        }
+        let new_token = match token {
+            Token::None => true,
+            Token::Run => spaceless,
+            Token::Spaceless => !is_mark,
+        };
+        if new_token {
+            if token == Token::None {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+            } else {
+                spans.push((start, out.len()));
+            }
+            start = out.len();
+            token = if spaceless {
+                Token::Spaceless
+            } else {
+                Token::Run
+            };
+        }
+        if f & LOWER_IS_SELF != 0 {
+            out.push(c);
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+    if token != Token::None {
+        spans.push((start, out.len()));
+    }
+    (out, spans)
+}
+
+#[test]
+fn the_tokeniser_equals_its_reference() {
+    // ASCII of every class, Latin with precomposed and combining accents, Turkish İ (two
+    // characters in lowercase), Greek, Cyrillic, Hangul (syllables and jamo), kana in full
+    // and half width, CJK (BMP and the supplementary planes), Thai with marks, full-width
+    // Latin, ligatures, Devanagari, punctuation and spaces of several kinds.
+    let alphabet: Vec<char> = "aZz09 \t\n.,-'_éÉ\u{301}\u{308}İıΣσςЖж한\u{1100}\u{1161}カｶﾞ\
+        東京\u{20000}\u{2A6D6}ที่\u{E48}ＡＢ１ﬁ\u{212B}हिंदी\u{3000}、。！\u{A0}\u{2028}©’"
+        .chars()
+        .collect();
+    let mut words = Words::new(HashVersion::V2);
+    let mut state = 11u64;
+    for len in 1..60 {
+        for _ in 0..300 {
+            let text: String = (0..len)
+                .map(|_| {
+                    state = crate::hashing::mix64(state);
+                    alphabet[(state % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            words.fill(&text);
+            let (out, spans) = reference_fill(&text);
+            if text.is_ascii() {
+                continue; // the ASCII path of normalize.rs, tested there
+            }
+            assert_eq!(words.text, out, "{text:?}");
+            assert_eq!(words.spans, spans, "{text:?}");
+        }
+    }
+}
+
+#[test]
+fn non_ascii_bytes_are_counted() {
+    for text in [
+        "",
+        "abc",
+        "é",
+        "aaaaaaaé東京bbbbbbbbbbbbbbbbbb",
+        "ＡＢＣＤＥＦＧＨ",
+    ] {
+        let want = text.bytes().filter(|&b| b >= 0x80).count();
+        assert_eq!(super::non_ascii_bytes(text.as_bytes()), want, "{text:?}");
+    }
+}
+
+#[test]
+fn the_pieces_tokens_are_the_texts_tokens() {
+    // Long ASCII stretches (words, separators of every kind) with non-ASCII characters
+    // dropped in: accents precomposed and combining (after letters and after
+    // separators), `<` and `=` before U+0338 (they compose), full-width forms, CJK, marks.
+    let ascii = "The quick brown fox, (c) 2024 -- <a href=x> 12.5% \t\n";
+    let other: Vec<&str> = vec![
+        "é", "\u{301}", "\u{338}", "ＡＢ", "東京", "ﬁ", "’", "©", "\u{E48}", "İ", "\u{1161}",
+    ];
+    let mut state = 17u64;
+    let mut next = |m: usize| {
+        state = crate::hashing::mix64(state);
+        (state % m as u64) as usize
+    };
+    let mut whole = Words::new(HashVersion::V2);
+    let mut part = Words::new(HashVersion::V2);
+    for _ in 0..3000 {
+        let mut text = String::new();
+        for _ in 0..next(12) {
+            let at = next(ascii.len());
+            let len = next(120);
+            text.extend(ascii.chars().cycle().skip(at).take(len));
+            text.push_str(other[next(other.len())]);
+        }
+        whole.fill(&text);
+        let want: Vec<&str> = whole
+            .spans
+            .iter()
+            .map(|&(s, e)| &whole.text[s..e])
+            .collect();
+        let mut got: Vec<String> = Vec::new();
+        let mut joined = String::new();
+        super::for_each_piece(&text, |piece, all_ascii| {
+            assert_eq!(all_ascii, piece.is_ascii(), "{piece:?}");
+            joined.push_str(piece);
+            part.fill(piece);
+            got.extend(part.spans.iter().map(|&(s, e)| part.text[s..e].to_string()));
+        });
+        assert_eq!(joined, text);
+        assert_eq!(got, want, "{text:?}");
+    }
+}
+
+#[test]
+fn spaceless_blocks_are_sorted_and_disjoint() {
+    let blocks = super::SPACELESS_BLOCKS;
+    assert!(blocks.iter().all(|&(s, e)| s <= e));
+    assert!(blocks.windows(2).all(|w| w[0].1 < w[1].0));
+    assert!(super::is_spaceless('中') && super::is_spaceless('\u{3FFFF}'));
+    assert!(!super::is_spaceless('a') && !super::is_spaceless('한'));
+}
