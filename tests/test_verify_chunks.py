@@ -1,8 +1,8 @@
 """Exact verification in chunks (near.VERIFY_BUDGET): when the sign pass cannot hold the sets
-and the candidates' sets are more than the budget, the second pass spills them to temporary
-files by chunk of connected components, and each chunk is verified alone. Same pairs, same
-similarities, same rows kept as holding every set; the temporary files are gone afterwards,
-on a failed write too."""
+it spills them to one temporary file, and when the candidates' sets are more than the budget
+they are read back by chunk of connected components, each chunk verified alone. Same pairs,
+same similarities, same rows kept as holding every set, no second pass over the store; the
+temporary files are gone afterwards, on a failed write too."""
 
 from __future__ import annotations
 
@@ -14,7 +14,20 @@ import pytest
 import neardup
 from neardup import engine, near, stages
 from neardup.plan import make_plan
+from neardup.spill import SetSpill
 from neardup.stores import MemoryStore
+
+
+class _Passes(MemoryStore):
+    """A store that records the passes read over it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.passes = []
+
+    def batches(self, pass_name):
+        self.passes.append(pass_name)
+        return super().batches(pass_name)
 
 
 def _texts() -> list[str]:
@@ -40,16 +53,18 @@ def test_chunked_verification_finds_what_holding_every_set_finds(
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
     monkeypatch.setattr(near, "VERIFY_BUDGET", budget)
     monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
-    spilled = []
-    real = near._spill
+    reads = []
+    real = SetSpill.read
 
-    def counting(out, hashes):
-        spilled.append(out.name)
-        real(out, hashes)
+    def counting(self, docs):
+        reads.append(len(docs))
+        return real(self, docs)
 
-    monkeypatch.setattr(near, "_spill", counting)
-    got = engine.run(plan, MemoryStore(texts, batch_size=13))
-    assert len(set(spilled)) > 1  # several chunks
+    monkeypatch.setattr(SetSpill, "read", counting)
+    store = _Passes(texts, batch_size=13)
+    got = engine.run(plan, store)
+    assert len(reads) > 1  # several chunks, read back from the sign pass's spill
+    assert "verify" not in store.passes  # no second pass over the store
     assert got.evidence.sets is None  # never all held at once
     np.testing.assert_array_equal(got.pairs, want.pairs)
     np.testing.assert_array_equal(got.similarity, want.similarity)

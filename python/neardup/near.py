@@ -26,13 +26,16 @@ import sys
 import tempfile
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
 from neardup import _core, stages
 from neardup.boilerplate import remove_shingles
 from neardup.plan import Plan
+
+if TYPE_CHECKING:
+    from neardup.spill import SetSpill
 
 #: Shingle hashes (8 bytes each, so 128 MB) of the candidates' sets verified at once when the
 #: sign pass could not hold them (past ``engine.HOLD_SETS_BUDGET``): past it, the second pass
@@ -188,14 +191,17 @@ class Evidence:
     """What the near-duplicate stage works from and leaves behind, per unique document:
     ``selected`` (sorted input positions), ``signatures`` (MinHash uint32[m, P] or SimHash
     uint64[m, w]), ``sets`` (all sets for exact Jaccard, the candidates' after exact
-    verification, else None: also when they were verified in chunks) and ``set_sizes`` (the
-    sign pass's set sizes, which size the chunks)."""
+    verification, else None: also when they were verified in chunks), ``set_sizes`` (the
+    sign pass's set sizes, which size the chunks) and ``spill`` (every unique document's set
+    on disk when the sign pass could not hold them, which verification reads instead of
+    a second pass over the store)."""
 
     selected: np.ndarray
     signatures: np.ndarray | None = None
     sets: stages.ShingleSets | None = None
     simhash_bits: int = 0
     set_sizes: np.ndarray | None = None  # int64[m] shingles per unique document, if known
+    spill: SetSpill | None = None
 
     def similarity(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """float64[m]: similarity of unique documents at input positions ``a`` and ``b``, from
@@ -273,12 +279,23 @@ def candidate_sets(
     wanted: np.ndarray,
     drop: np.ndarray,
     held: stages.ShingleSets | None = None,
+    spill: SetSpill | None = None,
 ) -> stages.ShingleSets:
     """The (stripped) sets of the unique documents ``wanted`` (bool[m]), the others empty:
-    those held from the sign pass, else a second pass over the store that shingles only them
-    and stops reading after the last one wanted."""
+    those held from the sign pass, else read back from its ``spill``, else a second pass
+    over the store that shingles only them and stops reading after the last one wanted."""
     if held is not None:
         return held
+    if spill is not None:
+        want = np.flatnonzero(wanted)
+        sets = spill.read(want)
+        sizes = np.zeros(len(selected), dtype=np.int64)
+        sizes[want] = sets.sizes()
+        offsets = np.zeros(len(selected) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return stages.ShingleSets(
+            offsets, sets.hashes, k=sets.k, unit=sets.unit, hash_version=sets.hash_version
+        )
     builder = SetBuilder(plan.k, plan.unit, plan.hash_version)
     want = np.flatnonzero(wanted)
     for sets, local, lo, hi in _wanted_sets(plan, store, selected[want], drop):
@@ -402,19 +419,36 @@ def _spilled_chunks(
             del hashes
 
 
+def _read_chunks(
+    spill: SetSpill, chunk: np.ndarray
+) -> Generator[tuple[np.ndarray, stages.ShingleSets], None, None]:
+    """(members, their sets) of each chunk in turn, read back from the sign pass's spill."""
+    order = np.argsort(chunk, kind="stable")  # by chunk, each one's members increasing
+    ends = np.cumsum(np.bincount(chunk[chunk >= 0]))
+    skip = len(chunk) - (int(ends[-1]) if len(ends) else 0)  # the documents of no chunk
+    for c in range(len(ends)):
+        members = order[skip + (ends[c - 1] if c else 0) : skip + ends[c]]
+        yield members, spill.read(members)
+
+
 def _in_chunks(
     plan: Plan,
     store: Any,
-    selected: np.ndarray,
+    ev: Evidence,
     chunk: np.ndarray,
     drop: np.ndarray,
     verify: Any,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``verify(members, sets)`` (pairs into ``members``, similarities) of every chunk, as pairs
-    into ``selected`` sorted (the order one call over all the sets gives)."""
+    into ``ev.selected`` sorted (the order one call over all the sets gives); the chunks' sets
+    read back from the sign pass's spill, else spilled by a second pass over the store."""
     found: list[np.ndarray] = [np.zeros((0, 2), dtype=np.int64)]
     found_sims: list[np.ndarray] = [np.zeros(0, dtype=np.float32)]
-    with contextlib.closing(_spilled_chunks(plan, store, selected, chunk, drop)) as parts:
+    if ev.spill is not None:
+        chunks = _read_chunks(ev.spill, chunk)
+    else:
+        chunks = _spilled_chunks(plan, store, ev.selected, chunk, drop)
+    with contextlib.closing(chunks) as parts:
         for members, sets in parts:
             pairs, sims = verify(members, sets)
             found.append(members[pairs] if len(pairs) else pairs.reshape(0, 2))
@@ -440,7 +474,8 @@ def verify_candidates(
         labels = stages.clusters(candidates, m)
         chunk = verify_chunks(labels, _in_pairs(candidates, m), ev.set_sizes, VERIFY_BUDGET)
     if chunk is None:
-        ev.sets = candidate_sets(plan, store, ev.selected, _in_pairs(candidates, m), drop, ev.sets)
+        wanted = _in_pairs(candidates, m)
+        ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets, ev.spill)
         return stages.verify_jaccard(ev.sets, candidates, plan.threshold, plan.threads)
     at = np.zeros(m, dtype=np.int64)  # each document's row in its chunk
     of_pair = chunk[candidates[:, 0]]  # both ends are in one component, so in one chunk
@@ -452,7 +487,7 @@ def verify_candidates(
             sets, at[candidates[of_pair == c]], plan.threshold, plan.threads
         )
 
-    return _in_chunks(plan, store, ev.selected, chunk, drop, verify)
+    return _in_chunks(plan, store, ev, chunk, drop, verify)
 
 
 def _in_pairs(pairs: np.ndarray, n: int) -> np.ndarray:
@@ -515,7 +550,7 @@ def _minhash_pairs(
             chunk = verify_chunks(labels, wanted, ev.set_sizes, VERIFY_BUDGET)
         if chunk is None:
             wanted = stages.lsh_candidate_rows(sig, bands, rows, threads)
-            ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
+            ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets, ev.spill)
             pairs, sims = stages.lsh_duplicates(
                 sig, bands, rows, threshold, ev.sets, spanning=True, threads=threads
             )
@@ -528,7 +563,7 @@ def _minhash_pairs(
                     sig[members], bands, rows, threshold, sets, spanning=True, threads=threads
                 )
 
-            pairs, sims = _in_chunks(plan, store, ev.selected, chunk, drop, spanning)
+            pairs, sims = _in_chunks(plan, store, ev, chunk, drop, spanning)
         info["candidates"] = len(pairs)
         if chunk is not None:
             return pairs, sims  # the signatures estimate kept similarities
