@@ -3,7 +3,9 @@
 
 Input is the :class:`Evidence` of the sign pass (signatures or fingerprints of the first
 occurrences, or all their shingle sets for exact Jaccard); exact verification of LSH or
-SimHash candidates shingles only the candidates' documents, in a second pass over the store.
+SimHash candidates takes the candidates' sets held from the sign pass or read back from its
+spill file (:mod:`neardup.spill`); without either, a second pass over the store shingles only
+the candidates' documents.
 Pairs come back as indices into ``Evidence.selected`` (the sorted positions of the unique
 documents), with their similarity.
 
@@ -38,13 +40,13 @@ if TYPE_CHECKING:
     from neardup.spill import SetSpill
 
 #: Shingle hashes (8 bytes each, so 128 MB) of the candidates' sets verified at once when the
-#: sign pass could not hold them (past ``engine.HOLD_SETS_BUDGET``): past it, the second pass
-#: spills the candidates' sets to temporary files, one per chunk of whole connected components
-#: of the candidate graph, and each chunk is read back and verified alone (a chunk is larger
-#: only when one component is).
+#: sign pass could not hold them (past ``engine.HOLD_SETS_BUDGET``): past it, the candidates'
+#: sets are read back from the sign pass's spill file one chunk of whole connected components
+#: of the candidate graph at a time, each chunk verified alone (a chunk is larger only when one
+#: component is).
 VERIFY_BUDGET = 1 << 24
 
-#: Where the spill files' temporary directory is made (None: the system's, ``TMPDIR``).
+#: Where the spill file's temporary directory is made (None: the system's, ``TMPDIR``).
 SPILL_DIR: str | None = None
 
 
