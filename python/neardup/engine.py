@@ -379,7 +379,7 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
         )
     del all_digests
     with timer.stage("near pairs"):
-        local, sims, near_info = near_pairs(resolved, evidence, store, drop, timer)
+        local, sims, near_info = near_pairs(resolved, evidence)
     info.update(near_info)
     evidence.spill = None  # removed when the run ends
     with timer.stage("cluster"):
