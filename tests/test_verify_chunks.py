@@ -1,8 +1,8 @@
 """Exact verification in chunks (near.VERIFY_BUDGET): when the sign pass cannot hold the sets
-and the candidates' sets are more than the budget, the second pass spills them to temporary
-files by chunk of connected components, and each chunk is verified alone. Same pairs, same
-similarities, same rows kept as holding every set; the temporary files are gone afterwards,
-on a failed write too."""
+it spills them to one temporary file, and when the candidates' sets are more than the budget
+they are read back by chunk of connected components, each chunk verified alone. Same pairs,
+same similarities, same rows kept as holding every set, no second pass over the store; the
+temporary files are gone afterwards, on a failed write too."""
 
 from __future__ import annotations
 
@@ -14,7 +14,20 @@ import pytest
 import neardup
 from neardup import engine, near, stages
 from neardup.plan import make_plan
+from neardup.spill import SetSpill
 from neardup.stores import MemoryStore
+
+
+class _Passes(MemoryStore):
+    """A store that records the passes read over it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.passes = []
+
+    def batches(self, pass_name):
+        self.passes.append(pass_name)
+        return super().batches(pass_name)
 
 
 def _texts() -> list[str]:
@@ -40,16 +53,18 @@ def test_chunked_verification_finds_what_holding_every_set_finds(
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
     monkeypatch.setattr(near, "VERIFY_BUDGET", budget)
     monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
-    spilled = []
-    real = near._spill
+    reads = []
+    real = SetSpill.read
 
-    def counting(out, hashes):
-        spilled.append(out.name)
-        real(out, hashes)
+    def counting(self, docs):
+        reads.append(len(docs))
+        return real(self, docs)
 
-    monkeypatch.setattr(near, "_spill", counting)
-    got = engine.run(plan, MemoryStore(texts, batch_size=13))
-    assert len(set(spilled)) > 1  # several chunks
+    monkeypatch.setattr(SetSpill, "read", counting)
+    store = _Passes(texts, batch_size=13)
+    got = engine.run(plan, store)
+    assert len(reads) > 1  # several chunks, read back from the sign pass's spill
+    assert "verify" not in store.passes  # no second pass over the store
     assert got.evidence.sets is None  # never all held at once
     np.testing.assert_array_equal(got.pairs, want.pairs)
     np.testing.assert_array_equal(got.similarity, want.similarity)
@@ -114,3 +129,84 @@ def test_bucket_components_are_those_of_the_lsh_candidate_graph():
         np.testing.assert_array_equal(labels, stages.clusters(candidates, len(sig)))
         np.testing.assert_array_equal(wanted, stages.lsh_candidate_rows(sig, bands, rows))
         assert 0 < wanted.sum() < len(sig)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"method": "minhash", "pairs": "all"},
+        {"method": "minhash", "pairs": "spanning"},
+        {"method": "simhash"},
+        {"method": "auto", "auto_exact_limit": 10},
+        {"method": "minhash", "strip_boilerplate": 0.3},
+    ],
+)
+def test_sets_read_back_from_the_spill_at_once_are_those_held(monkeypatch, tmp_path, options):
+    # Past HOLD_SETS_BUDGET but within VERIFY_BUDGET: the candidates' sets are read back from
+    # the sign pass's spill in one go, so the similarities stay exact Jaccard.
+    texts = _texts()
+    plan = make_plan(threshold=0.5, k=3, **options)
+    want = engine.run(plan, MemoryStore(texts, batch_size=13))
+    monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 150)  # a few batches held, then spilled
+    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    reads = []
+    real = SetSpill.read
+    monkeypatch.setattr(SetSpill, "read", lambda self, docs: (reads.append(1), real(self, docs))[1])
+    store = _Passes(texts, batch_size=13)
+    got = engine.run(plan, store)
+    assert "verify" not in store.passes and len(reads) == 1  # read back at once
+    assert got.evidence.sets is not None and got.evidence.spill is None
+    np.testing.assert_array_equal(got.pairs, want.pairs)
+    np.testing.assert_array_equal(got.similarity, want.similarity)
+    np.testing.assert_array_equal(got.keep, want.keep)
+    assert (got.similarity < 1).any()
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_failed_run_after_the_spill_started_leaves_no_files(monkeypatch, tmp_path):
+    class Failing(MemoryStore):  # the input breaks in the sign pass, the spill written
+        def batches(self, pass_name):
+            for i, batch in enumerate(super().batches(pass_name)):
+                if i == 3:
+                    raise ValueError("broken input")
+                yield batch
+
+    monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
+    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    made = []
+    real = SetSpill._open
+
+    def opening(self):
+        real(self)
+        made.append(os.listdir(tmp_path))
+
+    monkeypatch.setattr(SetSpill, "_open", opening)
+    with pytest.raises(ValueError, match="broken input"):
+        engine.run(make_plan(method="minhash", k=3), Failing(_texts(), batch_size=13))
+    assert len(made) == 1 and len(made[0]) == 1  # the spill was made, then removed
+    assert os.listdir(tmp_path) == []
+
+
+def test_the_spill_reads_back_any_increasing_documents(tmp_path):
+    sets = stages.shingles(["a b", "", "c d e", "f", "g h", "i j k l"], k=1)
+    with SetSpill(k=1, unit="word", directory=str(tmp_path)) as spill:
+        spill.add(sets, np.array([0, 1, 2]), np.array([0, 1, 2]))
+        spill.add(sets, np.array([4, 5]), np.array([4, 6]))  # document 3 (and 5) empty
+        spill.finish(7)
+        assert spill.sizes().tolist() == [2, 0, 3, 0, 2, 0, 4]
+        for docs in [[0], [2, 4], [1, 3, 5], [0, 1, 2, 4, 6], [6], []]:
+            got = spill.read(np.array(docs, dtype=np.int64))
+            for row, doc in enumerate(docs):
+                source = {0: 0, 1: 1, 2: 2, 4: 4, 6: 5}.get(doc)
+                expect = (
+                    sets.hashes[sets.offsets[source] : sets.offsets[source + 1]]
+                    if (source is not None)
+                    else np.zeros(0, np.uint64)
+                )
+                np.testing.assert_array_equal(
+                    got.hashes[got.offsets[row] : got.offsets[row + 1]], expect
+                )
+        with pytest.raises(ValueError, match="added after"):
+            spill.add(sets, np.array([0]), np.array([3]))
+        assert os.listdir(tmp_path) != []
+    assert os.listdir(tmp_path) == []

@@ -43,10 +43,12 @@ from neardup.keep import keep_mask, policy_measure
 from neardup.near import Evidence, SetBuilder, near_pairs
 from neardup.plan import Plan
 from neardup.sign import batch_shingles, sign_batch, sign_rows
+from neardup.spill import SetSpill
 from neardup.stores import DocumentStore
 
 #: Shingle hashes (8 bytes each) of the unique documents held from the sign pass for exact
-#: verification; past it, the candidates are shingled again in a second pass over the store.
+#: verification; past it, the sign pass appends every unique document's set to a spill file
+#: (:class:`neardup.spill.SetSpill`) that exact verification reads the candidates' back from.
 HOLD_SETS_BUDGET = 1 << 25
 
 #: ``pairs="all"`` refuses to build more pairs than this (16 bytes each, plus the similarity).
@@ -258,6 +260,14 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     >>> run(make_plan(method="minhash", k=2), MemoryStore(["a b c", "a b c"])).info["unique"]
     1
     """
+    from neardup import near  # SPILL_DIR read at call time (tests set it)
+
+    with SetSpill(plan.k, plan.unit, plan.hash_version, near.SPILL_DIR) as spill:
+        return _run(plan, store, spill)
+
+
+def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
+    """:func:`run` with the spill file the sign pass writes past :data:`HOLD_SETS_BUDGET`."""
     timer = _Timer()
     drop = np.zeros(0, dtype=np.uint64)
     if plan.strip_boilerplate is not None and plan.uses_shingles:
@@ -266,11 +276,14 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     probe = plan.resolve(0) if plan.method != "auto" else plan
     builder = SetBuilder(plan.k, plan.unit, plan.hash_version, capacity=HOLD_SETS_BUDGET)
     # The unique documents' sets are held while exact Jaccard needs them all (exact-jaccard,
-    # auto up to its limit) or while they fit HOLD_SETS_BUDGET: verification then needs no
-    # second pass over the store. An estimate needs no sets (auto only while it may brute-force).
+    # auto up to its limit) or while they fit HOLD_SETS_BUDGET; past it, exact verification
+    # gets them from the spill file (every later batch's sets appended at sign time), so
+    # verification needs no second pass over the store. An estimate needs no sets (auto only
+    # while it may brute-force).
     hold = probe.uses_shingles and (
         probe.verify == "exact" or probe.method in ("auto", "exact-jaccard")
     )
+    spilling = False  # the held sets went to the spill: every later batch's sets go there
     signs = RowBuffer()  # the unique documents' signatures, grown in place
     set_sizes: list[np.ndarray] = []  # shingle counts of the signed documents (cost model)
     shingled = 0  # shingles of every document the sign pass read (exact duplicates too)
@@ -279,8 +292,9 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
     unique = 0
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
-            room = builder.free_room() if hold else None
-            b = _checked(batch, lambda t, h=hold, r=room: sign_batch(plan, t, drop, h, r))
+            room = builder.free_room() if hold else spill.room() if spilling else None
+            kept = hold or spilling
+            b = _checked(batch, lambda t, h=kept, r=room: sign_batch(plan, t, drop, h, r))
             before = len(seen)
             first_of = seen.add(np.ascontiguousarray(b.digests), b.groupable)
             new = first_of == np.arange(before, before + len(first_of))
@@ -303,11 +317,18 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
                     too_many = (
                         builder.hashes + incoming > HOLD_SETS_BUDGET or probe.verify == "estimate"
                     )
+                    at = np.arange(unique - len(chosen), unique)
                     if needed or not too_many:
-                        builder.add(b.sets, chosen, np.arange(unique - len(chosen), unique))
+                        builder.add(b.sets, chosen, at)
                     else:
                         hold = False
+                        if probe.verify == "exact":  # from here on, every set to the spill
+                            spilling = True
+                            spill.add_held(builder.build(unique - len(chosen)))
+                            spill.add(b.sets, chosen, at)
                         builder.clear()
+                elif spilling and b.sets is not None:
+                    spill.add(b.sets, chosen, np.arange(unique - len(chosen), unique))
                 if b.signatures is not None:
                     whole = len(chosen) == len(b.signatures)
                     signs.append(b.signatures if whole else b.signatures[chosen])
@@ -340,7 +361,10 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
         else None,
         sets=builder.build(len(selected)) if hold else None,
         set_sizes=_cat(set_sizes, (0,), np.int64),
+        spill=spill if spilling else None,
     )
+    if spilling:
+        spill.finish(len(selected))
     del signs, builder
     if resolved.method == "minhash":
         signed = (len(first), shingled)
@@ -355,8 +379,9 @@ def run(plan: Plan, store: DocumentStore) -> Outcome:
         )
     del all_digests
     with timer.stage("near pairs"):
-        local, sims, near_info = near_pairs(resolved, evidence, store, drop, timer)
+        local, sims, near_info = near_pairs(resolved, evidence)
     info.update(near_info)
+    evidence.spill = None  # removed when the run ends
     with timer.stage("cluster"):
         labels = cluster_labels(first, selected, local)
         measure = policy_measure(resolved.keep, labels, _cat(lengths, (0,), np.int64), store)

@@ -3,17 +3,16 @@
 
 Input is the :class:`Evidence` of the sign pass (signatures or fingerprints of the first
 occurrences, or all their shingle sets for exact Jaccard); exact verification of LSH or
-SimHash candidates shingles only the candidates' documents, in a second pass over the store.
+SimHash candidates takes the candidates' sets held from the sign pass or read back from its
+spill file (:mod:`neardup.spill`): the store is never read again.
 Pairs come back as indices into ``Evidence.selected`` (the sorted positions of the unique
 documents), with their similarity.
 
 >>> from neardup.plan import make_plan
->>> from neardup.stores import MemoryStore
->>> from neardup import _core, stages
->>> store = MemoryStore(["a b c d", "a b c e", "x y z"])
+>>> from neardup import stages
 >>> plan = make_plan(method="exact-jaccard", k=1, threshold=0.5).resolve(3)
->>> ev = Evidence(np.arange(3), sets=stages.shingles(store.texts, k=1))
->>> near_pairs(plan, ev, store, np.zeros(0, np.uint64))[0].tolist()
+>>> ev = Evidence(np.arange(3), sets=stages.shingles(["a b c d", "a b c e", "x y z"], k=1))
+>>> near_pairs(plan, ev)[0].tolist()
 [[0, 1]]
 """
 
@@ -21,27 +20,27 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import os
 import sys
-import tempfile
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
 from neardup import _core, stages
-from neardup.boilerplate import remove_shingles
 from neardup.plan import Plan
 
+if TYPE_CHECKING:
+    from neardup.spill import SetSpill
+
 #: Shingle hashes (8 bytes each, so 128 MB) of the candidates' sets verified at once when the
-#: sign pass could not hold them (past ``engine.HOLD_SETS_BUDGET``): past it, the second pass
-#: spills the candidates' sets to temporary files, one per chunk of whole connected components
-#: of the candidate graph, and each chunk is read back and verified alone (a chunk is larger
-#: only when one component is).
+#: sign pass could not hold them (past ``engine.HOLD_SETS_BUDGET``): past it, the candidates'
+#: sets are read back from the sign pass's spill file one chunk of whole connected components
+#: of the candidate graph at a time, each chunk verified alone (a chunk is larger only when one
+#: component is).
 VERIFY_BUDGET = 1 << 24
 
-#: Where the spill files' temporary directory is made (None: the system's, ``TMPDIR``).
+#: Where the spill file's temporary directory is made (None: the system's, ``TMPDIR``).
 SPILL_DIR: str | None = None
 
 
@@ -188,14 +187,17 @@ class Evidence:
     """What the near-duplicate stage works from and leaves behind, per unique document:
     ``selected`` (sorted input positions), ``signatures`` (MinHash uint32[m, P] or SimHash
     uint64[m, w]), ``sets`` (all sets for exact Jaccard, the candidates' after exact
-    verification, else None: also when they were verified in chunks) and ``set_sizes`` (the
-    sign pass's set sizes, which size the chunks)."""
+    verification, else None: also when they were verified in chunks), ``set_sizes`` (the
+    sign pass's set sizes, which size the chunks) and ``spill`` (every unique document's set
+    on disk when the sign pass could not hold them, which verification reads instead of
+    a second pass over the store)."""
 
     selected: np.ndarray
     signatures: np.ndarray | None = None
     sets: stages.ShingleSets | None = None
     simhash_bits: int = 0
     set_sizes: np.ndarray | None = None  # int64[m] shingles per unique document, if known
+    spill: SetSpill | None = None
 
     def similarity(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """float64[m]: similarity of unique documents at input positions ``a`` and ``b``, from
@@ -241,49 +243,21 @@ def candidate_bound(
     )
 
 
-def _wanted_sets(
-    plan: Plan, store: Any, positions: np.ndarray, drop: np.ndarray
-) -> Iterator[tuple[stages.ShingleSets, np.ndarray, int, int]]:
-    """The second pass over the store: per batch holding some of ``positions`` (sorted input
-    positions), (its stripped sets, empty but for those, their rows in the batch, and the
-    range ``lo:hi`` of ``positions`` they are); it stops reading after the last one."""
-    if not len(positions):
-        return
-    unit: Any = plan.unit
-    for batch in store.batches("verify"):
-        lo, hi = np.searchsorted(positions, [batch.start, batch.start + len(batch)])
-        if hi > lo:
-            mask = np.zeros(len(batch), dtype=bool)
-            local = positions[lo:hi] - batch.start
-            mask[local] = True
-            sets = stages.shingles(
-                batch.texts, k=plan.k, unit=unit, only=mask, hash_version=plan.hash_version
-            )
-            if drop.size:
-                sets, _ = remove_shingles(sets, drop)
-            yield sets, local, int(lo), int(hi)
-        if hi == len(positions):
-            break
-
-
-def candidate_sets(
-    plan: Plan,
-    store: Any,
-    selected: np.ndarray,
-    wanted: np.ndarray,
-    drop: np.ndarray,
-    held: stages.ShingleSets | None = None,
-) -> stages.ShingleSets:
+def candidate_sets(ev: Evidence, wanted: np.ndarray) -> stages.ShingleSets:
     """The (stripped) sets of the unique documents ``wanted`` (bool[m]), the others empty:
-    those held from the sign pass, else a second pass over the store that shingles only them
-    and stops reading after the last one wanted."""
-    if held is not None:
-        return held
-    builder = SetBuilder(plan.k, plan.unit, plan.hash_version)
+    all those held from the sign pass, else the wanted ones read back from its spill."""
+    if ev.sets is not None:
+        return ev.sets
+    assert ev.spill is not None, "exact verification needs the sets held or spilled"
     want = np.flatnonzero(wanted)
-    for sets, local, lo, hi in _wanted_sets(plan, store, selected[want], drop):
-        builder.add(sets, local, want[lo:hi], only=True)
-    return builder.build(len(selected))
+    sets = ev.spill.read(want)
+    sizes = np.zeros(len(ev.selected), dtype=np.int64)
+    sizes[want] = sets.sizes()
+    offsets = np.zeros(len(ev.selected) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return stages.ShingleSets(
+        offsets, sets.hashes, k=sets.k, unit=sets.unit, hash_version=sets.hash_version
+    )
 
 
 def bucket_components(
@@ -352,69 +326,30 @@ def verify_chunks(
 
 
 def _spill(out: BinaryIO, hashes: np.ndarray) -> None:
-    """Appends ``hashes`` to a spill file (one place, so a test can make it fail)."""
-    out.write(hashes.tobytes())
+    """Appends ``hashes`` to the spill file (one place, so a test can make it fail)."""
+    out.write(hashes.data)
 
 
-def _spilled_chunks(
-    plan: Plan, store: Any, selected: np.ndarray, chunk: np.ndarray, drop: np.ndarray
+def _read_chunks(
+    spill: SetSpill, chunk: np.ndarray
 ) -> Generator[tuple[np.ndarray, stages.ShingleSets], None, None]:
-    """(members, their sets) of each chunk in turn (see :data:`VERIFY_BUDGET`): one second
-    pass appends each wanted document's set to its chunk's file in a temporary directory
-    (removed afterwards, on an error too), then each chunk is read back alone."""
-    chunks = int(chunk.max()) + 1
-    want = np.flatnonzero(chunk >= 0)
-    ids: list[list[np.ndarray]] = [[] for _ in range(chunks)]
-    counts: list[list[np.ndarray]] = [[] for _ in range(chunks)]
-    unit: Any = plan.unit
-    with tempfile.TemporaryDirectory(prefix="neardup-verify-", dir=SPILL_DIR) as tmp:
-        paths = [os.path.join(tmp, f"chunk{c}.u64") for c in range(chunks)]
-        with contextlib.ExitStack() as opened:  # every file closed before reading back
-            files = [opened.enter_context(open(path, "wb")) for path in paths]
-            for sets, local, lo, hi in _wanted_sets(plan, store, selected[want], drop):
-                docs = want[lo:hi]
-                of_doc = chunk[docs].astype(np.uint16 if chunks < 1 << 16 else np.int64)
-                sizes = sets.sizes()[local]
-                # only the wanted documents' sets are not empty: grouped by chunk, in order
-                grouped = sets.hashes[np.argsort(np.repeat(of_doc, sizes), kind="stable")]
-                per_chunk = np.bincount(of_doc, weights=sizes, minlength=chunks).astype(np.int64)
-                ends = np.cumsum(per_chunk)
-                for c in np.flatnonzero(per_chunk).tolist():
-                    _spill(files[c], grouped[ends[c] - per_chunk[c] : ends[c]])
-                    rows = of_doc == c
-                    ids[c].append(docs[rows])
-                    counts[c].append(sizes[rows])
-                del sets, grouped
-                trim_heap()  # this batch's arrays: 0.98 -> 0.82 GB peak at 1,000,000
-        for c in range(chunks):
-            members = np.concatenate(ids[c]) if ids[c] else np.zeros(0, np.int64)
-            sizes = np.concatenate(counts[c]) if counts[c] else np.zeros(0, np.int64)
-            offsets = np.zeros(len(members) + 1, dtype=np.int64)
-            np.cumsum(sizes, out=offsets[1:])
-            hashes = np.fromfile(paths[c], dtype=np.uint64)
-            os.remove(paths[c])
-            yield (
-                members,
-                stages.ShingleSets(
-                    offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version
-                ),
-            )
-            del hashes
+    """(members, their sets) of each chunk in turn, read back from the sign pass's spill."""
+    order = np.argsort(chunk, kind="stable")  # by chunk, each one's members increasing
+    ends = np.cumsum(np.bincount(chunk[chunk >= 0]))
+    skip = len(chunk) - (int(ends[-1]) if len(ends) else 0)  # the documents of no chunk
+    for c in range(len(ends)):
+        members = order[skip + (ends[c - 1] if c else 0) : skip + ends[c]]
+        yield members, spill.read(members)
 
 
-def _in_chunks(
-    plan: Plan,
-    store: Any,
-    selected: np.ndarray,
-    chunk: np.ndarray,
-    drop: np.ndarray,
-    verify: Any,
-) -> tuple[np.ndarray, np.ndarray]:
+def _in_chunks(ev: Evidence, chunk: np.ndarray, verify: Any) -> tuple[np.ndarray, np.ndarray]:
     """``verify(members, sets)`` (pairs into ``members``, similarities) of every chunk, as pairs
-    into ``selected`` sorted (the order one call over all the sets gives)."""
+    into ``ev.selected`` sorted (the order one call over all the sets gives); the chunks' sets
+    read back from the sign pass's spill one chunk at a time."""
     found: list[np.ndarray] = [np.zeros((0, 2), dtype=np.int64)]
     found_sims: list[np.ndarray] = [np.zeros(0, dtype=np.float32)]
-    with contextlib.closing(_spilled_chunks(plan, store, selected, chunk, drop)) as parts:
+    assert ev.spill is not None, "chunks are read back from the spill"
+    with contextlib.closing(_read_chunks(ev.spill, chunk)) as parts:
         for members, sets in parts:
             pairs, sims = verify(members, sets)
             found.append(members[pairs] if len(pairs) else pairs.reshape(0, 2))
@@ -427,20 +362,20 @@ def _in_chunks(
 
 
 def verify_candidates(
-    plan: Plan, ev: Evidence, store: Any, candidates: np.ndarray, drop: np.ndarray
+    plan: Plan, ev: Evidence, candidates: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``candidates`` (sorted pairs into ``ev.selected``) whose exact Jaccard reaches the
     plan's threshold, with it: on the sets held from the sign pass, else on the candidates'
-    sets from a second pass over the store (``ev.sets`` then holds them), verified in chunks
-    spilled to temporary files when they are more than :data:`VERIFY_BUDGET` (``ev.sets``
-    stays None: similarities to the kept document are then the signatures' estimate)."""
+    sets read back from its spill (``ev.sets`` then holds them), in chunks read one at a time
+    when they are more than :data:`VERIFY_BUDGET` (``ev.sets`` stays None: similarities to the
+    kept document are then the signatures' estimate)."""
     m = len(ev.selected)
     chunk = None
     if ev.sets is None and ev.set_sizes is not None:
         labels = stages.clusters(candidates, m)
         chunk = verify_chunks(labels, _in_pairs(candidates, m), ev.set_sizes, VERIFY_BUDGET)
     if chunk is None:
-        ev.sets = candidate_sets(plan, store, ev.selected, _in_pairs(candidates, m), drop, ev.sets)
+        ev.sets = candidate_sets(ev, _in_pairs(candidates, m))
         return stages.verify_jaccard(ev.sets, candidates, plan.threshold, plan.threads)
     at = np.zeros(m, dtype=np.int64)  # each document's row in its chunk
     of_pair = chunk[candidates[:, 0]]  # both ends are in one component, so in one chunk
@@ -452,7 +387,7 @@ def verify_candidates(
             sets, at[candidates[of_pair == c]], plan.threshold, plan.threads
         )
 
-    return _in_chunks(plan, store, ev.selected, chunk, drop, verify)
+    return _in_chunks(ev, chunk, verify)
 
 
 def _in_pairs(pairs: np.ndarray, n: int) -> np.ndarray:
@@ -465,9 +400,7 @@ def _none() -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.float32)
 
 
-def near_pairs(
-    plan: Plan, evidence: Evidence, store: Any, drop: np.ndarray, timer: Any = None
-) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+def near_pairs(plan: Plan, evidence: Evidence) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """(pairs int64[m, 2] into ``evidence.selected``, similarity float32[m], info) by the
     plan's method; ``info`` records the candidates and (MinHash) the pairs mode used."""
     m = len(evidence.selected)
@@ -481,17 +414,15 @@ def near_pairs(
         pairs, sims = stages.all_pairs_jaccard(evidence.sets, threshold)
         info["candidates"] = m * (m - 1) // 2
     elif plan.method == "minhash":
-        pairs, sims = _minhash_pairs(plan, evidence, store, drop, info)
+        pairs, sims = _minhash_pairs(plan, evidence, info)
     else:
-        pairs, sims = _simhash_pairs(plan, evidence, store, drop, info)
+        pairs, sims = _simhash_pairs(plan, evidence, info)
     if plan.method == "minhash" and "pairs_used" not in info:
         info["pairs_used"] = "all" if plan.pairs == "auto" else plan.pairs
     return pairs, sims, info
 
 
-def _minhash_pairs(
-    plan: Plan, ev: Evidence, store: Any, drop: np.ndarray, info: dict[str, Any]
-) -> tuple[np.ndarray, np.ndarray]:
+def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     sig = ev.signatures
     assert sig is not None and plan.bands is not None and plan.rows is not None
     bands, rows, threshold, threads = plan.bands, plan.rows, plan.threshold, plan.threads
@@ -515,7 +446,7 @@ def _minhash_pairs(
             chunk = verify_chunks(labels, wanted, ev.set_sizes, VERIFY_BUDGET)
         if chunk is None:
             wanted = stages.lsh_candidate_rows(sig, bands, rows, threads)
-            ev.sets = candidate_sets(plan, store, ev.selected, wanted, drop, ev.sets)
+            ev.sets = candidate_sets(ev, wanted)
             pairs, sims = stages.lsh_duplicates(
                 sig, bands, rows, threshold, ev.sets, spanning=True, threads=threads
             )
@@ -528,23 +459,21 @@ def _minhash_pairs(
                     sig[members], bands, rows, threshold, sets, spanning=True, threads=threads
                 )
 
-            pairs, sims = _in_chunks(plan, store, ev.selected, chunk, drop, spanning)
+            pairs, sims = _in_chunks(ev, chunk, spanning)
         info["candidates"] = len(pairs)
         if chunk is not None:
             return pairs, sims  # the signatures estimate kept similarities
     else:
         candidates = stages.lsh_candidates(sig, bands, rows, threads)
         info["candidates"] = len(candidates)
-        pairs, sims = verify_candidates(plan, ev, store, candidates, drop)
+        pairs, sims = verify_candidates(plan, ev, candidates)
         if ev.sets is None:  # verified in chunks: the signatures estimate kept similarities
             return pairs, sims
     ev.signatures = None  # exact Jaccard from here on: free the signatures
     return pairs, sims
 
 
-def _simhash_pairs(
-    plan: Plan, ev: Evidence, store: Any, drop: np.ndarray, info: dict[str, Any]
-) -> tuple[np.ndarray, np.ndarray]:
+def _simhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     fingerprints = ev.signatures
     assert fingerprints is not None and plan.max_hamming is not None
     ev.simhash_bits = plan.simhash_bits
@@ -552,4 +481,4 @@ def _simhash_pairs(
     info["candidates"] = len(candidates)
     if plan.verify == "estimate":
         return candidates, (1.0 - distance / plan.simhash_bits).astype(np.float32)
-    return verify_candidates(plan, ev, store, candidates, drop)
+    return verify_candidates(plan, ev, candidates)
