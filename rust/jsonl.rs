@@ -231,12 +231,18 @@ pub fn kept_lines(block: &[u8], last: bool, keep: &[bool]) -> Kept {
     }
 }
 
+/// `line` as a `str` when it is valid UTF-8: the same bytes `std::str::from_utf8` accepts
+/// (tested below), checked with SIMD.
+fn utf8(line: &[u8]) -> Option<&str> {
+    simdutf8::basic::from_utf8(line).ok()
+}
+
 /// A line's text and the byte span of its id's raw JSON in the line.
 type Read<'a> = (Cow<'a, str>, Option<(usize, usize)>);
 
 /// What the fast path reads of a line, or None when the line is left to Python.
 fn read_line<'a>(line: &'a [u8], text_field: &str, id_field: Option<&str>) -> Option<Read<'a>> {
-    let json = std::str::from_utf8(line).ok()?;
+    let json = utf8(line)?;
     let mut de = serde_json::Deserializer::from_str(json);
     let row = RowSeed {
         text_field,
@@ -434,6 +440,58 @@ mod tests {
             read_line(b"{\"text\": \"x\", \"o\": \"\xc3\"}", "text", None),
             None
         );
+    }
+
+    #[test]
+    fn utf8_accepts_exactly_what_std_accepts() {
+        // Edge cases (overlong forms, surrogates, past U+10FFFF, truncated sequences) at
+        // every position of blocks longer than a SIMD register, then mutated valid text.
+        let edges: [&[u8]; 14] = [
+            b"\xc0\x80",
+            b"\xc2\x80",
+            b"\xdf\xbf",
+            b"\xe0\x9f\xbf",
+            b"\xe0\xa0\x80",
+            b"\xed\x9f\xbf",
+            b"\xed\xa0\x80",
+            b"\xef\xbf\xbf",
+            b"\xf0\x8f\xbf\xbf",
+            b"\xf4\x8f\xbf\xbf",
+            b"\xf4\x90\x80\x80",
+            b"\xf5\x80\x80\x80",
+            b"\xe2\x82",
+            b"\x80",
+        ];
+        let mut checked = 0;
+        for edge in edges {
+            for at in 0..140 {
+                let mut v = vec![b'a'; at];
+                v.extend_from_slice(edge);
+                for tail in [0, 1, 70] {
+                    let mut w = v.clone();
+                    w.resize(v.len() + tail, b'z');
+                    assert_eq!(utf8(&w).is_some(), std::str::from_utf8(&w).is_ok(), "{w:?}");
+                    checked += 1;
+                }
+            }
+        }
+        let text = "caf\u{e9} \u{1f600} \u{4e2d}\u{6587} plain ascii text, ".repeat(8);
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mut v = text.as_bytes().to_vec();
+            let len = (state as usize >> 8) % v.len();
+            v.truncate(len);
+            if len > 0 {
+                v[(state as usize >> 24) % len] = (state >> 56) as u8;
+            }
+            let (ours, std) = (utf8(&v), std::str::from_utf8(&v).ok());
+            assert_eq!(ours, std, "{v:?}");
+            checked += usize::from(std.is_none());
+        }
+        assert!(checked > 6_000);
     }
 
     #[test]
