@@ -188,11 +188,13 @@ impl Scan {
     }
 }
 
-/// What [`kept_lines`] copied.
+/// What [`kept_lines`] gathered.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Kept {
-    /// The kept lines, each ending in `\n`.
-    pub bytes: Vec<u8>,
+    /// The kept lines are `block[..len]` (a last line without `\n` included as it is).
+    pub len: usize,
+    /// The last kept line is the input's last and has no `\n`: the writer adds one.
+    pub newline: bool,
     /// Non-blank lines seen.
     pub rows: usize,
     /// Bytes of the block consumed.
@@ -201,30 +203,40 @@ pub struct Kept {
     pub lines: usize,
 }
 
-/// The byte copy of the write pass: the kept lines of `block` (`last` as in [`scan`]).
-/// `keep[i]` is for the i-th non-blank line; lines past the end of `keep` are counted but not
-/// copied (the caller reports the input as changed).
-pub fn kept_lines(block: &[u8], last: bool, keep: &[bool]) -> Kept {
-    let mut out = Vec::new();
+/// The write pass: the kept lines of `block` (`last` as in [`scan`]) moved, in order, to its
+/// front, in place: no buffer allocated, and a run of consecutive kept lines is one
+/// `copy_within` (nothing at all while every line so far is kept). The bytes past the consumed
+/// end are untouched (the caller's next block starts there). `keep[i]` is for the i-th
+/// non-blank line; lines past the end of `keep` are counted but not kept (the caller reports
+/// the input as changed).
+pub fn kept_lines(block: &mut [u8], last: bool, keep: &[bool]) -> Kept {
+    let mut len = 0; // bytes of kept lines at the front
+    let (mut run, mut run_end) = (0, 0); // the kept lines not yet moved: block[run..run_end]
     let mut rows = 0;
     let mut pos = 0;
     let mut lines = 0;
+    let mut newline = false;
     while let Some(end) = line_end(block, pos, last) {
         lines += 1;
-        let line = &block[pos..end];
-        if !is_blank(line) {
+        if !is_blank(&block[pos..end]) {
             if keep.get(rows).copied().unwrap_or(false) {
-                out.extend_from_slice(line);
-                if line.last() != Some(&b'\n') {
-                    out.push(b'\n');
+                if pos != run_end {
+                    block.copy_within(run..run_end, len);
+                    len += run_end - run;
+                    run = pos;
                 }
+                run_end = end;
+                newline = block[end - 1] != b'\n';
             }
             rows += 1;
         }
         pos = end;
     }
+    block.copy_within(run..run_end, len);
+    len += run_end - run;
     Kept {
-        bytes: out,
+        len,
+        newline,
         rows,
         consumed: pos,
         lines,
@@ -550,16 +562,56 @@ mod tests {
 
     #[test]
     fn copies_kept_lines() {
+        fn kept(block: &[u8], last: bool, keep: &[bool]) -> (Vec<u8>, Kept) {
+            let mut b = block.to_vec();
+            let k = kept_lines(&mut b, last, keep);
+            assert_eq!(b[k.consumed..], block[k.consumed..]); // the rest untouched
+            let mut out = b[..k.len].to_vec();
+            if k.newline {
+                out.push(b'\n');
+            }
+            (out, k)
+        }
         let block = b"a\n\nb\r\n  \nc";
-        let k = kept_lines(block, true, &[true, false, true]);
-        assert_eq!((k.bytes.as_slice(), k.rows), (b"a\nc\n".as_slice(), 3));
+        let (out, k) = kept(block, true, &[true, false, true]);
+        assert_eq!((out.as_slice(), k.rows), (b"a\nc\n".as_slice(), 3));
         assert_eq!((k.consumed, k.lines), (block.len(), 5));
-        let k = kept_lines(block, true, &[false]);
-        assert_eq!((k.bytes.as_slice(), k.rows), (b"".as_slice(), 3));
-        let k = kept_lines(block, false, &[true, true]);
+        let (out, k) = kept(block, true, &[false]);
         assert_eq!(
-            (k.bytes.as_slice(), k.rows, k.consumed),
+            (out.as_slice(), k.rows, k.newline),
+            (b"".as_slice(), 3, false)
+        );
+        let (out, k) = kept(block, false, &[true, true]);
+        assert_eq!(
+            (out.as_slice(), k.rows, k.consumed),
             (b"a\nb\r\n".as_slice(), 2, 9)
         );
+        let (out, k) = kept(b"x\ny", true, &[true, true]);
+        assert_eq!(
+            (out.as_slice(), k.len, k.newline),
+            (b"x\ny\n".as_slice(), 3, true)
+        );
+        // Every pattern of 10 lines (blank ones between) against the line-by-line copy.
+        let lines: Vec<Vec<u8>> = (0..10)
+            .map(|i| format!("{{\"i\": {i}}}\n").into_bytes())
+            .collect();
+        for mask in 0..1u32 << 10 {
+            let mut block = Vec::new();
+            let mut expected = Vec::new();
+            let mut keep = Vec::new();
+            for (i, line) in lines.iter().enumerate() {
+                if mask >> ((i * 7) % 10) & 1 == 1 && i % 4 == 0 {
+                    block.extend_from_slice(b" \n");
+                }
+                block.extend_from_slice(line);
+                keep.push(mask >> i & 1 == 1);
+                if mask >> i & 1 == 1 {
+                    expected.extend_from_slice(line);
+                }
+            }
+            block.extend_from_slice(b"{\"partial");
+            let (out, k) = kept(&block, false, &keep);
+            assert_eq!((out, k.rows), (expected, 10), "{mask}");
+        }
     }
 }

@@ -184,8 +184,8 @@ def jsonl_scan(
     int,
 ]: ...
 def jsonl_kept_lines(
-    block: npt.NDArray[np.uint8], start: int, last: bool, keep: npt.NDArray[np.bool_]
-) -> tuple[bytes, int, int, int]: ...
+    block: npt.NDArray[np.uint8], last: bool, keep: npt.NDArray[np.bool_]
+) -> tuple[int, bool, int, int, int]: ...
 
 @final
 class IndexMirror:

@@ -4,9 +4,8 @@
 use super::{contiguous, matrix, run};
 use crate::error::Error;
 use crate::jsonl;
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jsonl_scan, m)?)?;
@@ -82,23 +81,20 @@ fn jsonl_scan<'py>(
     ))
 }
 
-/// (the kept lines of `block[start:]`, each ending in `\n`; non-blank lines seen; end; lines)
-/// ([`jsonl::kept_lines`]).
+/// (bytes of kept lines now at the front of `block`, whether a `\n` must follow them,
+/// non-blank lines seen, end, lines) ([`jsonl::kept_lines`], which moves the kept lines of
+/// `block` to its front in place; the bytes from `end` on are left as they were).
 #[pyfunction]
 fn jsonl_kept_lines<'py>(
     py: Python<'py>,
-    block: PyReadonlyArray1<'py, u8>,
-    start: usize,
+    mut block: PyReadwriteArray1<'py, u8>,
     last: bool,
     keep: PyReadonlyArray1<'py, bool>,
-) -> PyResult<(Bound<'py, PyBytes>, usize, usize, usize)> {
-    let bytes = rest(&block, start)?;
+) -> PyResult<(usize, bool, usize, usize, usize)> {
+    let bytes = block
+        .as_slice_mut()
+        .map_err(|_| Error::new("block must be a C-contiguous array"))?;
     let keep = contiguous(&keep, "keep")?;
     let k = run(py, || Ok(jsonl::kept_lines(bytes, last, keep)))?;
-    Ok((
-        PyBytes::new(py, &k.bytes),
-        k.rows,
-        start + k.consumed,
-        k.lines,
-    ))
+    Ok((k.len, k.newline, k.rows, k.consumed, k.lines))
 }

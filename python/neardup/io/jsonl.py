@@ -159,10 +159,16 @@ class JsonlReader:
             consumed = 0
             while (view := buffered.fill(consumed, lineno)) is not None:
                 rest = keep[min(done, len(keep)) :]
-                kept, rows, consumed, lines = _core.jsonl_kept_lines(view, 0, buffered.eof, rest)
+                # The kept lines move to the buffer's front (the unread rest stays put): one
+                # write from the buffer, no copy of them made.
+                size, newline, rows, consumed, lines = _core.jsonl_kept_lines(
+                    view, buffered.eof, rest
+                )
                 if done + rows > len(keep):
                     raise changed(src)
-                _write_all(sink, kept)
+                _write_all(sink, memoryview(view[:size]))  # type: ignore[arg-type]
+                if newline:
+                    _write_all(sink, b"\n")
                 done, lineno = done + rows, lineno + lines
         if done != len(keep):
             raise changed(src)
@@ -280,7 +286,7 @@ class JsonlOutput:
 OUTPUT = JsonlOutput()
 
 
-def _write_all(sink: _ByteSink, data: bytes) -> None:
+def _write_all(sink: _ByteSink, data: bytes | memoryview) -> None:
     """Write all of ``data``: a buffered stdout may take only part of a big write to a pipe
     whose reader left (and say so by its count alone); the next write raises
     BrokenPipeError, which the command line turns into exit 141."""
