@@ -21,9 +21,10 @@ use std::fmt;
 /// What [`scan`] read from a block of whole lines.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Scan {
-    /// The texts, UTF-8, one after another (a fallback row contributes nothing).
-    pub text: Vec<u8>,
-    /// `rows + 1` offsets into `text`.
+    /// Bytes of texts written to the front of the caller's buffer: UTF-8, one after another
+    /// (a fallback row contributes nothing).
+    pub text_len: usize,
+    /// `rows + 1` offsets into the texts.
     pub text_offsets: Vec<i64>,
     /// The raw JSON of each row's id value, each followed by a comma (so the whole buffer,
     /// less its last comma, in brackets is a JSON array of the ids: one `json.loads`).
@@ -63,7 +64,9 @@ fn line_end(block: &[u8], pos: usize, last: bool) -> Option<usize> {
     }
 }
 
-/// Reads up to `max_rows` non-blank lines of `block` from its start. `last`: the block ends the
+/// Reads up to `max_rows` non-blank lines of `block` from its start, their texts written to
+/// the front of `text` (the caller's buffer, reused across blocks: no fresh pages to fault in;
+/// at least `block.len()` bytes, as a decoded text is never longer than its line). `last`: the block ends the
 /// input, so a final line without `\n` counts; otherwise that partial line is left unconsumed.
 /// `id_field` None: no ids are taken; `id_required`: a row without one goes to the fallback
 /// (where Python names it).
@@ -73,6 +76,7 @@ fn line_end(block: &[u8], pos: usize, last: bool) -> Option<usize> {
 /// whatever the thread count.
 pub fn scan(
     block: &[u8],
+    text: &mut [u8],
     last: bool,
     text_field: &str,
     id_field: Option<&str>,
@@ -81,6 +85,13 @@ pub fn scan(
     threads: usize,
 ) -> crate::error::Result<Scan> {
     check_threads(threads)?;
+    if text.len() < block.len() {
+        return Err(crate::error::Error::new(format!(
+            "the text buffer ({} bytes) is shorter than the block ({} bytes)",
+            text.len(),
+            block.len()
+        )));
+    }
     // (start, end, line number) of every non-blank line to read.
     let mut rows: Vec<(usize, usize, usize)> = Vec::new();
     let mut pos = 0;
@@ -108,16 +119,38 @@ pub fn scan(
         (rows.len() / 2048).clamp(1, threads * 4)
     };
     let runs = parallel::split(rows.len(), tasks);
+    // Each run decodes into its own part of `text`, from its first line's place in the block
+    // on (its texts fit in its lines' bytes); the parts are then moved together.
+    let base = rows.first().map_or(0, |r| r.0);
+    let mut places = Vec::with_capacity(runs.len());
+    let mut slices = Vec::with_capacity(runs.len());
+    let mut rest = &mut text[..];
+    let mut taken = 0;
+    for run in &runs {
+        let end = rows.get(run.end).map_or(block.len() - base, |r| r.0 - base);
+        let (mine, tail) = std::mem::take(&mut rest).split_at_mut(end - taken);
+        rest = tail;
+        places.push(taken);
+        taken = end;
+        slices.push(std::sync::Mutex::new(Some(mine)));
+    }
     let mut parts = parallel::map_tasks(runs.len(), threads, |run| {
-        fields.scan_rows(block, &rows[runs[run].clone()], runs[run].start)
+        let out = slices[run].lock().ok().and_then(|mut s| s.take());
+        fields.scan_rows(
+            block,
+            &rows[runs[run].clone()],
+            runs[run].start,
+            out.unwrap_or_default(),
+        )
     })?;
+    drop(slices);
     let mut out = if parts.is_empty() {
-        fields.scan_rows(block, &[], 0)
+        fields.scan_rows(block, &[], 0, &mut [])
     } else {
         parts.remove(0)
     };
-    out.text.reserve(parts.iter().map(|p| p.text.len()).sum());
-    for part in parts {
+    for (part, place) in parts.into_iter().zip(places.into_iter().skip(1)) {
+        text.copy_within(place..place + part.text_len, out.text_len);
         out.append(part);
     }
     out.consumed = pos;
@@ -135,15 +168,15 @@ struct Fields<'a> {
 impl Fields<'_> {
     /// The scan of some rows of `block`, given as (start, end, line number); `first` is the
     /// row number of the first (for the fallback list).
-    fn scan_rows(&self, block: &[u8], rows: &[(usize, usize, usize)], first: usize) -> Scan {
-        // A text decodes to at most its line's bytes: one allocation holds them all (the
-        // pages past what is written are never touched), none regrown and copied.
-        let span = match (rows.first(), rows.last()) {
-            (Some(first), Some(last)) => last.1 - first.0,
-            _ => 0,
-        };
+    /// `text`: at least the rows' bytes (a text decodes to at most its line's bytes).
+    fn scan_rows(
+        &self,
+        block: &[u8],
+        rows: &[(usize, usize, usize)],
+        first: usize,
+        text: &mut [u8],
+    ) -> Scan {
         let mut out = Scan {
-            text: Vec::with_capacity(span),
             text_offsets: Vec::with_capacity(rows.len() + 1),
             id_offsets: Vec::with_capacity(rows.len() + 1),
             ..Scan::default()
@@ -153,8 +186,10 @@ impl Fields<'_> {
         for (k, &(pos, end, line_number)) in rows.iter().enumerate() {
             let line = &block[pos..end];
             match read_line(line, self.text, self.id) {
-                Some((text, id)) if id.is_some() || !self.id_required => {
-                    out.text.extend_from_slice(text.as_bytes());
+                Some((decoded, id)) if id.is_some() || !self.id_required => {
+                    let bytes = decoded.as_bytes();
+                    text[out.text_len..out.text_len + bytes.len()].copy_from_slice(bytes);
+                    out.text_len += bytes.len();
                     if let Some((a, b)) = id {
                         out.ids.extend_from_slice(&line[a..b]);
                         out.ids.push(b',');
@@ -167,7 +202,7 @@ impl Fields<'_> {
                     line_number as i64,
                 ]),
             }
-            out.text_offsets.push(out.text.len() as i64);
+            out.text_offsets.push(out.text_len as i64);
             out.id_offsets.push(out.ids.len() as i64);
         }
         out
@@ -175,10 +210,11 @@ impl Fields<'_> {
 }
 
 impl Scan {
-    /// Appends the scan of the rows that follow this one's.
+    /// Appends the scan of the rows that follow this one's (their texts already moved to
+    /// follow this one's).
     fn append(&mut self, next: Scan) {
-        let (text, ids) = (self.text.len() as i64, self.ids.len() as i64);
-        self.text.extend_from_slice(&next.text);
+        let (text, ids) = (self.text_len as i64, self.ids.len() as i64);
+        self.text_len += next.text_len;
         self.ids.extend_from_slice(&next.ids);
         self.text_offsets
             .extend(next.text_offsets[1..].iter().map(|&o| o + text));
@@ -390,6 +426,31 @@ impl<'de> Visitor<'de> for TextSeed {
 mod tests {
     use super::*;
 
+    /// [`scan`] into a fresh buffer: the scan and its texts.
+    fn scan(
+        block: &[u8],
+        last: bool,
+        text_field: &str,
+        id_field: Option<&str>,
+        id_required: bool,
+        max_rows: usize,
+        threads: usize,
+    ) -> crate::error::Result<(Scan, Vec<u8>)> {
+        let mut text = vec![0xffu8; block.len()];
+        let s = super::scan(
+            block,
+            &mut text,
+            last,
+            text_field,
+            id_field,
+            id_required,
+            max_rows,
+            threads,
+        )?;
+        text.truncate(s.text_len);
+        Ok((s, text))
+    }
+
     fn one(line: &str) -> Option<(String, Option<String>)> {
         read_line(line.as_bytes(), "text", Some("id"))
             .map(|(t, id)| (t.into_owned(), id.map(|(a, b)| line[a..b].to_owned())))
@@ -509,20 +570,23 @@ mod tests {
     #[test]
     fn scans_lines_rows_and_partial_tail() {
         let block = b"{\"text\": \"a\", \"id\": 1}\n \r\n{\"text\": 3}\n{\"text\": \"b\"}\n{\"te";
-        let s = scan(block, false, "text", Some("id"), false, 100, 1).unwrap();
+        let (s, text) = scan(block, false, "text", Some("id"), false, 100, 1).unwrap();
         assert_eq!(s.rows(), 3);
         assert_eq!(s.lines, 4);
         assert_eq!(s.fallback, vec![1, 26, 38, 2]);
-        assert_eq!(s.text, b"ab");
+        assert_eq!(text, b"ab");
         assert_eq!(s.text_offsets, vec![0, 1, 1, 2]);
         assert_eq!(s.ids, b"1,");
         assert_eq!(s.id_offsets, vec![0, 2, 2, 2]);
         assert_eq!(&block[s.consumed..], b"{\"te");
-        let tail = scan(b"{\"text\": \"z\"}", true, "text", None, false, 100, 2).unwrap();
-        assert_eq!((tail.rows(), tail.text.as_slice()), (1, b"z".as_slice()));
-        let capped = scan(block, false, "text", Some("id"), false, 1, 1).unwrap();
+        let (tail, text) = scan(b"{\"text\": \"z\"}", true, "text", None, false, 100, 2).unwrap();
+        assert_eq!((tail.rows(), text.as_slice()), (1, b"z".as_slice()));
+        let (capped, _) = scan(block, false, "text", Some("id"), false, 1, 1).unwrap();
         assert_eq!((capped.rows(), capped.consumed, capped.lines), (1, 23, 1));
-        let required = scan(block, false, "text", Some("id"), true, 100, 1).unwrap();
+        let (required, _) = scan(block, false, "text", Some("id"), true, 100, 1).unwrap();
+        let mut short = vec![0u8; block.len() - 1];
+        let err = super::scan(block, &mut short, false, "text", None, false, 9, 1).unwrap_err();
+        assert!(err.to_string().contains("shorter than the block"), "{err}");
         assert_eq!(required.fallback, vec![1, 26, 38, 2, 2, 38, 52, 3]);
     }
 
@@ -543,7 +607,7 @@ mod tests {
         block.extend_from_slice(b"{\"text\": \"partial");
         for (last, max_rows, id_required) in [(false, usize::MAX, false), (true, 5000, true)] {
             let one = scan(&block, last, "text", Some("id"), id_required, max_rows, 1).unwrap();
-            assert!(one.rows() > 4000 && !one.fallback.is_empty());
+            assert!(one.0.rows() > 4000 && !one.0.fallback.is_empty());
             for threads in [2, 3] {
                 let many = scan(
                     &block,

@@ -16,11 +16,13 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 type Bytes<'py> = Bound<'py, PyArray1<u8>>;
 type Ints<'py> = Bound<'py, PyArray1<i64>>;
 
-/// (text data, text offsets, raw ids, id offsets, fallback int64[m, 4] (row, start, end,
-/// line), end, lines) of the rows of `block[start:]` ([`jsonl::scan`]); the fallback's
-/// start/end and `end` are positions in `block`, its line numbers count from `start`.
+/// (bytes of texts written to the front of `text`, text offsets, raw ids, id offsets,
+/// fallback int64[m, 4] (row, start, end, line), end, lines) of the rows of `block[start:]`
+/// ([`jsonl::scan`]; `text`, the caller's reused buffer, holds at least `len(block) - start`
+/// bytes); the fallback's start/end and `end` are positions in `block`, its line numbers
+/// count from `start`.
 type ScanOut<'py> = (
-    Bytes<'py>,
+    usize,
     Ints<'py>,
     Bytes<'py>,
     Ints<'py>,
@@ -41,12 +43,13 @@ fn rest<'a>(block: &'a PyReadonlyArray1<'_, u8>, start: usize) -> PyResult<&'a [
 }
 
 #[pyfunction]
-#[pyo3(signature = (block, start, last, text_field, id_field, id_required, max_rows, threads=1))]
+#[pyo3(signature = (block, start, text, last, text_field, id_field, id_required, max_rows, threads=1))]
 #[allow(clippy::too_many_arguments)]
 fn jsonl_scan<'py>(
     py: Python<'py>,
     block: PyReadonlyArray1<'py, u8>,
     start: usize,
+    mut text: PyReadwriteArray1<'py, u8>,
     last: bool,
     text_field: &str,
     id_field: Option<&str>,
@@ -55,9 +58,13 @@ fn jsonl_scan<'py>(
     threads: usize,
 ) -> PyResult<ScanOut<'py>> {
     let bytes = rest(&block, start)?;
+    let text = text
+        .as_slice_mut()
+        .map_err(|_| Error::new("text must be a C-contiguous array"))?;
     let mut s = run(py, || {
         jsonl::scan(
             bytes,
+            text,
             last,
             text_field,
             id_field,
@@ -71,7 +78,7 @@ fn jsonl_scan<'py>(
         f[2] += start as i64;
     }
     Ok((
-        s.text.into_pyarray(py),
+        s.text_len,
         s.text_offsets.into_pyarray(py),
         s.ids.into_pyarray(py),
         s.id_offsets.into_pyarray(py),
