@@ -205,9 +205,9 @@ def test_held_batches_keep_their_texts(tmp_path, monkeypatch, threads):
     # keep its texts (its buffer is not reused), and the core's texts equal the parser's.
     monkeypatch.setattr(jsonl, "BLOCK", 512)
     path = _many_rows(tmp_path, bad='{"text": 5}\n')
-    with pytest.raises(InputError, match="many.jsonl:51: 'text' is int"):
+    with pytest.raises(InputError, match=r"many\.jsonl:51: 'text' is int"):
         list(ndio.open_source(path, threads=threads).batches(7))
-    path = _many_rows(tmp_path, bad='{"text": "a \\" quote", "id": "x"}\n')  # a fallback-free escape
+    path = _many_rows(tmp_path, bad='{"text": "a \\" quote", "id": "x"}\n')  # an escape
     src = ndio.open_source(path, threads=threads)
     held = list(src.batches(7))
     assert len(held) > 20

@@ -372,14 +372,14 @@ class _TextPool:
 
 class _Part:
     """The rows the core read from ``view[at:]`` (at most ``most``; their texts decoded into
-    ``text``, at least ``len(view) - at`` bytes), with the lines it could not read taken from
+    ``into``, at least ``len(view) - at`` bytes), with the lines it could not read taken from
     :meth:`JsonlReader.parse` (their value, or their error)."""
 
     def __init__(
         self,
         view: np.ndarray,
         at: int,
-        text: np.ndarray,
+        into: np.ndarray,
         lineno: int,
         pos: int,
         src: Source,
@@ -388,9 +388,9 @@ class _Part:
     ) -> None:
         field, id_field = src.text_field, src.id_field
         size, offsets, raw_ids, id_offsets, fallback, self.end, self.lines = _core.jsonl_scan(
-            view, at, text, last, field, id_field, src.id_required, most, src.threads
+            view, at, into, last, field, id_field, src.id_required, most, src.threads
         )
-        data = text[:size]
+        data = into[:size]
         self.rows = len(offsets) - 1
         self.ids = _RawIds(raw_ids, id_offsets, pos, src)
         if len(fallback):
