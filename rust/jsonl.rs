@@ -74,6 +74,7 @@ fn line_end(block: &[u8], pos: usize, last: bool) -> Option<usize> {
 /// The lines are found first (one `memchr` pass), then parsed on `threads` threads, each a run
 /// of consecutive rows into a scan of its own, and the runs joined in order: the same scan
 /// whatever the thread count.
+#[allow(clippy::too_many_arguments)]
 pub fn scan(
     block: &[u8],
     text: &mut [u8],
@@ -427,6 +428,7 @@ mod tests {
     use super::*;
 
     /// [`scan`] into a fresh buffer: the scan and its texts.
+    #[allow(clippy::too_many_arguments)]
     fn scan(
         block: &[u8],
         last: bool,
