@@ -8,7 +8,9 @@ Both passes go through the core in blocks of whole lines (``rust/jsonl.rs``): th
 decodes each line's text field into one buffer per batch (:class:`~neardup.io.base.TextBuffer`)
 and keeps the id's raw JSON, without a Python object per row; a line the core cannot read
 exactly as ``json.loads`` would is read here, by :meth:`JsonlReader.parse`, which gives its
-value or the error naming file and line. The write pass copies the kept lines of each block.
+value or the error naming file and line. The texts are decoded into buffers reused across
+batches (:class:`_TextPool`: only a buffer nothing else refers to). The write pass moves the
+kept lines of each block to the read buffer's front, in place, and writes them from there.
 
 >>> import io
 >>> JsonlWriter(io.BytesIO()).write([])  # nothing to write
