@@ -15,7 +15,6 @@
 use crate::parallel::{self, check_threads};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use std::fmt;
 
 /// What [`scan`] read from a block of whole lines.
@@ -186,11 +185,9 @@ impl Fields<'_> {
         out.id_offsets.push(0);
         for (k, &(pos, end, line_number)) in rows.iter().enumerate() {
             let line = &block[pos..end];
-            match read_line(line, self.text, self.id) {
-                Some((decoded, id)) if id.is_some() || !self.id_required => {
-                    let bytes = decoded.as_bytes();
-                    text[out.text_len..out.text_len + bytes.len()].copy_from_slice(bytes);
-                    out.text_len += bytes.len();
+            match read_line(line, self.text, self.id, &mut text[out.text_len..]) {
+                Some((len, id)) if id.is_some() || !self.id_required => {
+                    out.text_len += len;
                     if let Some((a, b)) = id {
                         out.ids.extend_from_slice(&line[a..b]);
                         out.ids.push(b',');
@@ -286,16 +283,26 @@ fn utf8(line: &[u8]) -> Option<&str> {
     simdutf8::basic::from_utf8(line).ok()
 }
 
-/// A line's text and the byte span of its id's raw JSON in the line.
-type Read<'a> = (Cow<'a, str>, Option<(usize, usize)>);
+/// The bytes of a line's text (written to the front of the caller's buffer) and the byte span
+/// of its id's raw JSON in the line.
+type Read = (usize, Option<(usize, usize)>);
 
-/// What the fast path reads of a line, or None when the line is left to Python.
-fn read_line<'a>(line: &'a [u8], text_field: &str, id_field: Option<&str>) -> Option<Read<'a>> {
+/// What the fast path reads of a line, its text decoded straight into `text` (at least the
+/// line's bytes: a text decodes to at most those), or None when the line is left to Python.
+fn read_line(
+    line: &[u8],
+    text_field: &str,
+    id_field: Option<&str>,
+    text: &mut [u8],
+) -> Option<Read> {
     let json = utf8(line)?;
     let mut de = serde_json::Deserializer::from_str(json);
     let row = RowSeed {
-        text_field,
-        id_field,
+        keys: KeySeed {
+            text: text_field,
+            id: id_field,
+        },
+        text,
     }
     .deserialize(&mut de)
     .ok()?;
@@ -309,16 +316,16 @@ fn read_line<'a>(line: &'a [u8], text_field: &str, id_field: Option<&str>) -> Op
 }
 
 struct Row<'a> {
-    text: Option<Cow<'a, str>>,
+    text: Option<usize>,
     id: Option<&'a RawValue>,
 }
 
-struct RowSeed<'f> {
-    text_field: &'f str,
-    id_field: Option<&'f str>,
+struct RowSeed<'f, 'o> {
+    keys: KeySeed<'f>,
+    text: &'o mut [u8],
 }
 
-impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
+impl<'de> DeserializeSeed<'de> for RowSeed<'_, '_> {
     type Value = Row<'de>;
 
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Row<'de>, D::Error> {
@@ -326,7 +333,7 @@ impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for RowSeed<'_> {
+impl<'de> Visitor<'de> for RowSeed<'_, '_> {
     type Value = Row<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -338,9 +345,10 @@ impl<'de> Visitor<'de> for RowSeed<'_> {
             text: None,
             id: None,
         };
-        while let Some(key) = map.next_key_seed(KeySeed(&self))? {
+        while let Some(key) = map.next_key_seed(self.keys)? {
             match key {
-                Key::Text => row.text = Some(map.next_value_seed(TextSeed)?),
+                // A later text key writes over an earlier one (the last wins, as in Python).
+                Key::Text => row.text = Some(map.next_value_seed(TextSeed(&mut *self.text))?),
                 Key::Id => row.id = Some(map.next_value::<&RawValue>()?),
                 Key::Other => {
                     map.next_value::<IgnoredAny>()?;
@@ -357,13 +365,18 @@ enum Key {
     Other,
 }
 
-struct KeySeed<'s, 'f>(&'s RowSeed<'f>);
+/// The names of the fields a row is read for.
+#[derive(Clone, Copy)]
+struct KeySeed<'f> {
+    text: &'f str,
+    id: Option<&'f str>,
+}
 
-impl KeySeed<'_, '_> {
+impl KeySeed<'_> {
     fn key(&self, name: &str) -> Key {
-        if name == self.0.text_field {
+        if name == self.text {
             Key::Text
-        } else if Some(name) == self.0.id_field {
+        } else if Some(name) == self.id {
             Key::Id
         } else {
             Key::Other
@@ -371,7 +384,7 @@ impl KeySeed<'_, '_> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
     type Value = Key;
 
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Key, D::Error> {
@@ -379,7 +392,7 @@ impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
     }
 }
 
-impl<'de> Visitor<'de> for KeySeed<'_, '_> {
+impl<'de> Visitor<'de> for KeySeed<'_> {
     type Value = Key;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -391,35 +404,34 @@ impl<'de> Visitor<'de> for KeySeed<'_, '_> {
     }
 }
 
-/// A string value, borrowed from the line when it has no escapes; anything else is an error
-/// (the row goes to the Python reader, which says what is wrong).
-struct TextSeed;
+/// A string value, copied to the front of the buffer (from the line when it has no escapes,
+/// else from serde_json's decoding: no `String` per row); its length in bytes. Anything else
+/// is an error (the row goes to the Python reader, which says what is wrong).
+struct TextSeed<'o>(&'o mut [u8]);
 
-impl<'de> DeserializeSeed<'de> for TextSeed {
-    type Value = Cow<'de, str>;
+impl<'de> DeserializeSeed<'de> for TextSeed<'_> {
+    type Value = usize;
 
-    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Cow<'de, str>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<usize, D::Error> {
         de.deserialize_str(self)
     }
 }
 
-impl<'de> Visitor<'de> for TextSeed {
-    type Value = Cow<'de, str>;
+impl<'de> Visitor<'de> for TextSeed<'_> {
+    type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a string")
     }
 
-    fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Borrowed(s))
-    }
-
-    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(s.to_owned()))
-    }
-
-    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(s))
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<usize, E> {
+        // Never short (a text decodes to at most its line's bytes); an error, not a panic.
+        let room = self
+            .0
+            .get_mut(..s.len())
+            .ok_or_else(|| E::custom("text buffer full"))?;
+        room.copy_from_slice(s.as_bytes());
+        Ok(s.len())
     }
 }
 
@@ -454,8 +466,11 @@ mod tests {
     }
 
     fn one(line: &str) -> Option<(String, Option<String>)> {
-        read_line(line.as_bytes(), "text", Some("id"))
-            .map(|(t, id)| (t.into_owned(), id.map(|(a, b)| line[a..b].to_owned())))
+        let mut text = vec![0; line.len()];
+        read_line(line.as_bytes(), "text", Some("id"), &mut text).map(|(n, id)| {
+            let text = String::from_utf8(text[..n].to_vec()).unwrap();
+            (text, id.map(|(a, b)| line[a..b].to_owned()))
+        })
     }
 
     #[test]
@@ -480,6 +495,11 @@ mod tests {
     #[test]
     fn last_duplicate_key_wins() {
         assert_eq!(one(r#"{"text": "a", "text": "b"}"#).unwrap().0, "b");
+        assert_eq!(one(r#"{"text": "lo\nng", "text": "b"}"#).unwrap().0, "b");
+        assert_eq!(
+            one(r#"{"text": "b", "text": "lo\nng"}"#).unwrap().0,
+            "lo\nng"
+        );
         assert_eq!(
             one(r#"{"text": "a", "id": 1, "id": 2}"#).unwrap().1,
             Some("2".into())
@@ -510,9 +530,23 @@ mod tests {
             "]".repeat(200)
         );
         assert_eq!(one(&deep).unwrap().0, "x"); // json.loads reads this depth too
-        assert_eq!(read_line(b"{\"text\": \"\xff\"}", "text", None), None);
+        let mut buf = [0; 64];
         assert_eq!(
-            read_line(b"{\"text\": \"x\", \"o\": \"\xc3\"}", "text", None),
+            read_line(b"{\"text\": \"\xff\"}", "text", None, &mut buf),
+            None
+        );
+        // A buffer too short (never so in a scan) leaves the line to Python, no panic.
+        assert_eq!(
+            read_line(b"{\"text\": \"abc\"}", "text", None, &mut buf[..2]),
+            None
+        );
+        assert_eq!(
+            read_line(
+                b"{\"text\": \"x\", \"o\": \"\xc3\"}",
+                "text",
+                None,
+                &mut buf
+            ),
             None
         );
     }
