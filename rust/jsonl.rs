@@ -15,15 +15,15 @@
 use crate::parallel::{self, check_threads};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use std::fmt;
 
 /// What [`scan`] read from a block of whole lines.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Scan {
-    /// The texts, UTF-8, one after another (a fallback row contributes nothing).
-    pub text: Vec<u8>,
-    /// `rows + 1` offsets into `text`.
+    /// Bytes of texts written to the front of the caller's buffer: UTF-8, one after another
+    /// (a fallback row contributes nothing).
+    pub text_len: usize,
+    /// `rows + 1` offsets into the texts.
     pub text_offsets: Vec<i64>,
     /// The raw JSON of each row's id value, each followed by a comma (so the whole buffer,
     /// less its last comma, in brackets is a JSON array of the ids: one `json.loads`).
@@ -63,7 +63,9 @@ fn line_end(block: &[u8], pos: usize, last: bool) -> Option<usize> {
     }
 }
 
-/// Reads up to `max_rows` non-blank lines of `block` from its start. `last`: the block ends the
+/// Reads up to `max_rows` non-blank lines of `block` from its start, their texts written to
+/// the front of `text` (the caller's buffer, reused across blocks: no fresh pages to fault in;
+/// at least `block.len()` bytes, as a decoded text is never longer than its line). `last`: the block ends the
 /// input, so a final line without `\n` counts; otherwise that partial line is left unconsumed.
 /// `id_field` None: no ids are taken; `id_required`: a row without one goes to the fallback
 /// (where Python names it).
@@ -71,8 +73,10 @@ fn line_end(block: &[u8], pos: usize, last: bool) -> Option<usize> {
 /// The lines are found first (one `memchr` pass), then parsed on `threads` threads, each a run
 /// of consecutive rows into a scan of its own, and the runs joined in order: the same scan
 /// whatever the thread count.
+#[allow(clippy::too_many_arguments)]
 pub fn scan(
     block: &[u8],
+    text: &mut [u8],
     last: bool,
     text_field: &str,
     id_field: Option<&str>,
@@ -81,6 +85,13 @@ pub fn scan(
     threads: usize,
 ) -> crate::error::Result<Scan> {
     check_threads(threads)?;
+    if text.len() < block.len() {
+        return Err(crate::error::Error::new(format!(
+            "the text buffer ({} bytes) is shorter than the block ({} bytes)",
+            text.len(),
+            block.len()
+        )));
+    }
     // (start, end, line number) of every non-blank line to read.
     let mut rows: Vec<(usize, usize, usize)> = Vec::new();
     let mut pos = 0;
@@ -108,16 +119,38 @@ pub fn scan(
         (rows.len() / 2048).clamp(1, threads * 4)
     };
     let runs = parallel::split(rows.len(), tasks);
+    // Each run decodes into its own part of `text`, from its first line's place in the block
+    // on (its texts fit in its lines' bytes); the parts are then moved together.
+    let base = rows.first().map_or(0, |r| r.0);
+    let mut places = Vec::with_capacity(runs.len());
+    let mut slices = Vec::with_capacity(runs.len());
+    let mut rest = &mut text[..];
+    let mut taken = 0;
+    for run in &runs {
+        let end = rows.get(run.end).map_or(block.len() - base, |r| r.0 - base);
+        let (mine, tail) = std::mem::take(&mut rest).split_at_mut(end - taken);
+        rest = tail;
+        places.push(taken);
+        taken = end;
+        slices.push(std::sync::Mutex::new(Some(mine)));
+    }
     let mut parts = parallel::map_tasks(runs.len(), threads, |run| {
-        fields.scan_rows(block, &rows[runs[run].clone()], runs[run].start)
+        let out = slices[run].lock().ok().and_then(|mut s| s.take());
+        fields.scan_rows(
+            block,
+            &rows[runs[run].clone()],
+            runs[run].start,
+            out.unwrap_or_default(),
+        )
     })?;
+    drop(slices);
     let mut out = if parts.is_empty() {
-        fields.scan_rows(block, &[], 0)
+        fields.scan_rows(block, &[], 0, &mut [])
     } else {
         parts.remove(0)
     };
-    out.text.reserve(parts.iter().map(|p| p.text.len()).sum());
-    for part in parts {
+    for (part, place) in parts.into_iter().zip(places.into_iter().skip(1)) {
+        text.copy_within(place..place + part.text_len, out.text_len);
         out.append(part);
     }
     out.consumed = pos;
@@ -135,15 +168,15 @@ struct Fields<'a> {
 impl Fields<'_> {
     /// The scan of some rows of `block`, given as (start, end, line number); `first` is the
     /// row number of the first (for the fallback list).
-    fn scan_rows(&self, block: &[u8], rows: &[(usize, usize, usize)], first: usize) -> Scan {
-        // A text decodes to at most its line's bytes: one allocation holds them all (the
-        // pages past what is written are never touched), none regrown and copied.
-        let span = match (rows.first(), rows.last()) {
-            (Some(first), Some(last)) => last.1 - first.0,
-            _ => 0,
-        };
+    /// `text`: at least the rows' bytes (a text decodes to at most its line's bytes).
+    fn scan_rows(
+        &self,
+        block: &[u8],
+        rows: &[(usize, usize, usize)],
+        first: usize,
+        text: &mut [u8],
+    ) -> Scan {
         let mut out = Scan {
-            text: Vec::with_capacity(span),
             text_offsets: Vec::with_capacity(rows.len() + 1),
             id_offsets: Vec::with_capacity(rows.len() + 1),
             ..Scan::default()
@@ -152,9 +185,9 @@ impl Fields<'_> {
         out.id_offsets.push(0);
         for (k, &(pos, end, line_number)) in rows.iter().enumerate() {
             let line = &block[pos..end];
-            match read_line(line, self.text, self.id) {
-                Some((text, id)) if id.is_some() || !self.id_required => {
-                    out.text.extend_from_slice(text.as_bytes());
+            match read_line(line, self.text, self.id, &mut text[out.text_len..]) {
+                Some((len, id)) if id.is_some() || !self.id_required => {
+                    out.text_len += len;
                     if let Some((a, b)) = id {
                         out.ids.extend_from_slice(&line[a..b]);
                         out.ids.push(b',');
@@ -167,7 +200,7 @@ impl Fields<'_> {
                     line_number as i64,
                 ]),
             }
-            out.text_offsets.push(out.text.len() as i64);
+            out.text_offsets.push(out.text_len as i64);
             out.id_offsets.push(out.ids.len() as i64);
         }
         out
@@ -175,10 +208,11 @@ impl Fields<'_> {
 }
 
 impl Scan {
-    /// Appends the scan of the rows that follow this one's.
+    /// Appends the scan of the rows that follow this one's (their texts already moved to
+    /// follow this one's).
     fn append(&mut self, next: Scan) {
-        let (text, ids) = (self.text.len() as i64, self.ids.len() as i64);
-        self.text.extend_from_slice(&next.text);
+        let (text, ids) = (self.text_len as i64, self.ids.len() as i64);
+        self.text_len += next.text_len;
         self.ids.extend_from_slice(&next.ids);
         self.text_offsets
             .extend(next.text_offsets[1..].iter().map(|&o| o + text));
@@ -188,11 +222,13 @@ impl Scan {
     }
 }
 
-/// What [`kept_lines`] copied.
+/// What [`kept_lines`] gathered.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Kept {
-    /// The kept lines, each ending in `\n`.
-    pub bytes: Vec<u8>,
+    /// The kept lines are `block[..len]` (a last line without `\n` included as it is).
+    pub len: usize,
+    /// The last kept line is the input's last and has no `\n`: the writer adds one.
+    pub newline: bool,
     /// Non-blank lines seen.
     pub rows: usize,
     /// Bytes of the block consumed.
@@ -201,46 +237,72 @@ pub struct Kept {
     pub lines: usize,
 }
 
-/// The byte copy of the write pass: the kept lines of `block` (`last` as in [`scan`]).
-/// `keep[i]` is for the i-th non-blank line; lines past the end of `keep` are counted but not
-/// copied (the caller reports the input as changed).
-pub fn kept_lines(block: &[u8], last: bool, keep: &[bool]) -> Kept {
-    let mut out = Vec::new();
+/// The write pass: the kept lines of `block` (`last` as in [`scan`]) moved, in order, to its
+/// front, in place: no buffer allocated, and a run of consecutive kept lines is one
+/// `copy_within` (nothing at all while every line so far is kept). The bytes past the consumed
+/// end are untouched (the caller's next block starts there). `keep[i]` is for the i-th
+/// non-blank line; lines past the end of `keep` are counted but not kept (the caller reports
+/// the input as changed).
+pub fn kept_lines(block: &mut [u8], last: bool, keep: &[bool]) -> Kept {
+    let mut len = 0; // bytes of kept lines at the front
+    let (mut run, mut run_end) = (0, 0); // the kept lines not yet moved: block[run..run_end]
     let mut rows = 0;
     let mut pos = 0;
     let mut lines = 0;
+    let mut newline = false;
     while let Some(end) = line_end(block, pos, last) {
         lines += 1;
-        let line = &block[pos..end];
-        if !is_blank(line) {
+        if !is_blank(&block[pos..end]) {
             if keep.get(rows).copied().unwrap_or(false) {
-                out.extend_from_slice(line);
-                if line.last() != Some(&b'\n') {
-                    out.push(b'\n');
+                if pos != run_end {
+                    block.copy_within(run..run_end, len);
+                    len += run_end - run;
+                    run = pos;
                 }
+                run_end = end;
+                newline = block[end - 1] != b'\n';
             }
             rows += 1;
         }
         pos = end;
     }
+    block.copy_within(run..run_end, len);
+    len += run_end - run;
     Kept {
-        bytes: out,
+        len,
+        newline,
         rows,
         consumed: pos,
         lines,
     }
 }
 
-/// A line's text and the byte span of its id's raw JSON in the line.
-type Read<'a> = (Cow<'a, str>, Option<(usize, usize)>);
+/// `line` as a `str` when it is valid UTF-8: the same bytes `std::str::from_utf8` accepts
+/// (tested below), checked with SIMD.
+fn utf8(line: &[u8]) -> Option<&str> {
+    simdutf8::basic::from_utf8(line).ok()
+}
 
-/// What the fast path reads of a line, or None when the line is left to Python.
-fn read_line<'a>(line: &'a [u8], text_field: &str, id_field: Option<&str>) -> Option<Read<'a>> {
-    let json = std::str::from_utf8(line).ok()?;
+/// The bytes of a line's text (written to the front of the caller's buffer) and the byte span
+/// of its id's raw JSON in the line.
+type Read = (usize, Option<(usize, usize)>);
+
+/// What the fast path reads of a line, its text decoded straight into `text` (at least the
+/// line's bytes: a text decodes to at most those), or None when the line is left to Python.
+fn read_line(
+    line: &[u8],
+    text_field: &str,
+    id_field: Option<&str>,
+    text: &mut [u8],
+) -> Option<Read> {
+    let json = utf8(line)?;
     let mut de = serde_json::Deserializer::from_str(json);
     let row = RowSeed {
-        text_field,
-        id_field,
+        keys: KeySeed {
+            text: text_field,
+            id: id_field,
+        },
+        text,
     }
     .deserialize(&mut de)
     .ok()?;
@@ -254,16 +316,16 @@ fn read_line<'a>(line: &'a [u8], text_field: &str, id_field: Option<&str>) -> Op
 }
 
 struct Row<'a> {
-    text: Option<Cow<'a, str>>,
+    text: Option<usize>,
     id: Option<&'a RawValue>,
 }
 
-struct RowSeed<'f> {
-    text_field: &'f str,
-    id_field: Option<&'f str>,
+struct RowSeed<'f, 'o> {
+    keys: KeySeed<'f>,
+    text: &'o mut [u8],
 }
 
-impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
+impl<'de> DeserializeSeed<'de> for RowSeed<'_, '_> {
     type Value = Row<'de>;
 
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Row<'de>, D::Error> {
@@ -271,7 +333,7 @@ impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for RowSeed<'_> {
+impl<'de> Visitor<'de> for RowSeed<'_, '_> {
     type Value = Row<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -283,9 +345,10 @@ impl<'de> Visitor<'de> for RowSeed<'_> {
             text: None,
             id: None,
         };
-        while let Some(key) = map.next_key_seed(KeySeed(&self))? {
+        while let Some(key) = map.next_key_seed(self.keys)? {
             match key {
-                Key::Text => row.text = Some(map.next_value_seed(TextSeed)?),
+                // A later text key writes over an earlier one (the last wins, as in Python).
+                Key::Text => row.text = Some(map.next_value_seed(TextSeed(&mut *self.text))?),
                 Key::Id => row.id = Some(map.next_value::<&RawValue>()?),
                 Key::Other => {
                     map.next_value::<IgnoredAny>()?;
@@ -302,13 +365,18 @@ enum Key {
     Other,
 }
 
-struct KeySeed<'s, 'f>(&'s RowSeed<'f>);
+/// The names of the fields a row is read for.
+#[derive(Clone, Copy)]
+struct KeySeed<'f> {
+    text: &'f str,
+    id: Option<&'f str>,
+}
 
-impl KeySeed<'_, '_> {
+impl KeySeed<'_> {
     fn key(&self, name: &str) -> Key {
-        if name == self.0.text_field {
+        if name == self.text {
             Key::Text
-        } else if Some(name) == self.0.id_field {
+        } else if Some(name) == self.id {
             Key::Id
         } else {
             Key::Other
@@ -316,7 +384,7 @@ impl KeySeed<'_, '_> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
     type Value = Key;
 
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Key, D::Error> {
@@ -324,7 +392,7 @@ impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
     }
 }
 
-impl<'de> Visitor<'de> for KeySeed<'_, '_> {
+impl<'de> Visitor<'de> for KeySeed<'_> {
     type Value = Key;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -336,35 +404,34 @@ impl<'de> Visitor<'de> for KeySeed<'_, '_> {
     }
 }
 
-/// A string value, borrowed from the line when it has no escapes; anything else is an error
-/// (the row goes to the Python reader, which says what is wrong).
-struct TextSeed;
+/// A string value, copied to the front of the buffer (from the line when it has no escapes,
+/// else from serde_json's decoding: no `String` per row); its length in bytes. Anything else
+/// is an error (the row goes to the Python reader, which says what is wrong).
+struct TextSeed<'o>(&'o mut [u8]);
 
-impl<'de> DeserializeSeed<'de> for TextSeed {
-    type Value = Cow<'de, str>;
+impl<'de> DeserializeSeed<'de> for TextSeed<'_> {
+    type Value = usize;
 
-    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Cow<'de, str>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<usize, D::Error> {
         de.deserialize_str(self)
     }
 }
 
-impl<'de> Visitor<'de> for TextSeed {
-    type Value = Cow<'de, str>;
+impl<'de> Visitor<'de> for TextSeed<'_> {
+    type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a string")
     }
 
-    fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Borrowed(s))
-    }
-
-    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(s.to_owned()))
-    }
-
-    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(s))
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<usize, E> {
+        // Never short (a text decodes to at most its line's bytes); an error, not a panic.
+        let room = self
+            .0
+            .get_mut(..s.len())
+            .ok_or_else(|| E::custom("text buffer full"))?;
+        room.copy_from_slice(s.as_bytes());
+        Ok(s.len())
     }
 }
 
@@ -372,9 +439,38 @@ impl<'de> Visitor<'de> for TextSeed {
 mod tests {
     use super::*;
 
+    /// [`scan`] into a fresh buffer: the scan and its texts.
+    #[allow(clippy::too_many_arguments)]
+    fn scan(
+        block: &[u8],
+        last: bool,
+        text_field: &str,
+        id_field: Option<&str>,
+        id_required: bool,
+        max_rows: usize,
+        threads: usize,
+    ) -> crate::error::Result<(Scan, Vec<u8>)> {
+        let mut text = vec![0xffu8; block.len()];
+        let s = super::scan(
+            block,
+            &mut text,
+            last,
+            text_field,
+            id_field,
+            id_required,
+            max_rows,
+            threads,
+        )?;
+        text.truncate(s.text_len);
+        Ok((s, text))
+    }
+
     fn one(line: &str) -> Option<(String, Option<String>)> {
-        read_line(line.as_bytes(), "text", Some("id"))
-            .map(|(t, id)| (t.into_owned(), id.map(|(a, b)| line[a..b].to_owned())))
+        let mut text = vec![0; line.len()];
+        read_line(line.as_bytes(), "text", Some("id"), &mut text).map(|(n, id)| {
+            let text = String::from_utf8(text[..n].to_vec()).unwrap();
+            (text, id.map(|(a, b)| line[a..b].to_owned()))
+        })
     }
 
     #[test]
@@ -399,6 +495,11 @@ mod tests {
     #[test]
     fn last_duplicate_key_wins() {
         assert_eq!(one(r#"{"text": "a", "text": "b"}"#).unwrap().0, "b");
+        assert_eq!(one(r#"{"text": "lo\nng", "text": "b"}"#).unwrap().0, "b");
+        assert_eq!(
+            one(r#"{"text": "b", "text": "lo\nng"}"#).unwrap().0,
+            "lo\nng"
+        );
         assert_eq!(
             one(r#"{"text": "a", "id": 1, "id": 2}"#).unwrap().1,
             Some("2".into())
@@ -429,30 +530,99 @@ mod tests {
             "]".repeat(200)
         );
         assert_eq!(one(&deep).unwrap().0, "x"); // json.loads reads this depth too
-        assert_eq!(read_line(b"{\"text\": \"\xff\"}", "text", None), None);
+        let mut buf = [0; 64];
         assert_eq!(
-            read_line(b"{\"text\": \"x\", \"o\": \"\xc3\"}", "text", None),
+            read_line(b"{\"text\": \"\xff\"}", "text", None, &mut buf),
+            None
+        );
+        // A buffer too short (never so in a scan) leaves the line to Python, no panic.
+        assert_eq!(
+            read_line(b"{\"text\": \"abc\"}", "text", None, &mut buf[..2]),
+            None
+        );
+        assert_eq!(
+            read_line(
+                b"{\"text\": \"x\", \"o\": \"\xc3\"}",
+                "text",
+                None,
+                &mut buf
+            ),
             None
         );
     }
 
     #[test]
+    fn utf8_accepts_exactly_what_std_accepts() {
+        // Edge cases (overlong forms, surrogates, past U+10FFFF, truncated sequences) at
+        // every position of blocks longer than a SIMD register, then mutated valid text.
+        let edges: [&[u8]; 14] = [
+            b"\xc0\x80",
+            b"\xc2\x80",
+            b"\xdf\xbf",
+            b"\xe0\x9f\xbf",
+            b"\xe0\xa0\x80",
+            b"\xed\x9f\xbf",
+            b"\xed\xa0\x80",
+            b"\xef\xbf\xbf",
+            b"\xf0\x8f\xbf\xbf",
+            b"\xf4\x8f\xbf\xbf",
+            b"\xf4\x90\x80\x80",
+            b"\xf5\x80\x80\x80",
+            b"\xe2\x82",
+            b"\x80",
+        ];
+        let mut checked = 0;
+        for edge in edges {
+            for at in 0..140 {
+                let mut v = vec![b'a'; at];
+                v.extend_from_slice(edge);
+                for tail in [0, 1, 70] {
+                    let mut w = v.clone();
+                    w.resize(v.len() + tail, b'z');
+                    assert_eq!(utf8(&w).is_some(), std::str::from_utf8(&w).is_ok(), "{w:?}");
+                    checked += 1;
+                }
+            }
+        }
+        let text = "caf\u{e9} \u{1f600} \u{4e2d}\u{6587} plain ascii text, ".repeat(8);
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mut v = text.as_bytes().to_vec();
+            let len = (state as usize >> 8) % v.len();
+            v.truncate(len);
+            if len > 0 {
+                v[(state as usize >> 24) % len] = (state >> 56) as u8;
+            }
+            let (ours, std) = (utf8(&v), std::str::from_utf8(&v).ok());
+            assert_eq!(ours, std, "{v:?}");
+            checked += usize::from(std.is_none());
+        }
+        assert!(checked > 6_000);
+    }
+
+    #[test]
     fn scans_lines_rows_and_partial_tail() {
         let block = b"{\"text\": \"a\", \"id\": 1}\n \r\n{\"text\": 3}\n{\"text\": \"b\"}\n{\"te";
-        let s = scan(block, false, "text", Some("id"), false, 100, 1).unwrap();
+        let (s, text) = scan(block, false, "text", Some("id"), false, 100, 1).unwrap();
         assert_eq!(s.rows(), 3);
         assert_eq!(s.lines, 4);
         assert_eq!(s.fallback, vec![1, 26, 38, 2]);
-        assert_eq!(s.text, b"ab");
+        assert_eq!(text, b"ab");
         assert_eq!(s.text_offsets, vec![0, 1, 1, 2]);
         assert_eq!(s.ids, b"1,");
         assert_eq!(s.id_offsets, vec![0, 2, 2, 2]);
         assert_eq!(&block[s.consumed..], b"{\"te");
-        let tail = scan(b"{\"text\": \"z\"}", true, "text", None, false, 100, 2).unwrap();
-        assert_eq!((tail.rows(), tail.text.as_slice()), (1, b"z".as_slice()));
-        let capped = scan(block, false, "text", Some("id"), false, 1, 1).unwrap();
+        let (tail, text) = scan(b"{\"text\": \"z\"}", true, "text", None, false, 100, 2).unwrap();
+        assert_eq!((tail.rows(), text.as_slice()), (1, b"z".as_slice()));
+        let (capped, _) = scan(block, false, "text", Some("id"), false, 1, 1).unwrap();
         assert_eq!((capped.rows(), capped.consumed, capped.lines), (1, 23, 1));
-        let required = scan(block, false, "text", Some("id"), true, 100, 1).unwrap();
+        let (required, _) = scan(block, false, "text", Some("id"), true, 100, 1).unwrap();
+        let mut short = vec![0u8; block.len() - 1];
+        let err = super::scan(block, &mut short, false, "text", None, false, 9, 1).unwrap_err();
+        assert!(err.to_string().contains("shorter than the block"), "{err}");
         assert_eq!(required.fallback, vec![1, 26, 38, 2, 2, 38, 52, 3]);
     }
 
@@ -473,7 +643,7 @@ mod tests {
         block.extend_from_slice(b"{\"text\": \"partial");
         for (last, max_rows, id_required) in [(false, usize::MAX, false), (true, 5000, true)] {
             let one = scan(&block, last, "text", Some("id"), id_required, max_rows, 1).unwrap();
-            assert!(one.rows() > 4000 && !one.fallback.is_empty());
+            assert!(one.0.rows() > 4000 && !one.0.fallback.is_empty());
             for threads in [2, 3] {
                 let many = scan(
                     &block,
@@ -492,16 +662,56 @@ mod tests {
 
     #[test]
     fn copies_kept_lines() {
+        fn kept(block: &[u8], last: bool, keep: &[bool]) -> (Vec<u8>, Kept) {
+            let mut b = block.to_vec();
+            let k = kept_lines(&mut b, last, keep);
+            assert_eq!(b[k.consumed..], block[k.consumed..]); // the rest untouched
+            let mut out = b[..k.len].to_vec();
+            if k.newline {
+                out.push(b'\n');
+            }
+            (out, k)
+        }
         let block = b"a\n\nb\r\n  \nc";
-        let k = kept_lines(block, true, &[true, false, true]);
-        assert_eq!((k.bytes.as_slice(), k.rows), (b"a\nc\n".as_slice(), 3));
+        let (out, k) = kept(block, true, &[true, false, true]);
+        assert_eq!((out.as_slice(), k.rows), (b"a\nc\n".as_slice(), 3));
         assert_eq!((k.consumed, k.lines), (block.len(), 5));
-        let k = kept_lines(block, true, &[false]);
-        assert_eq!((k.bytes.as_slice(), k.rows), (b"".as_slice(), 3));
-        let k = kept_lines(block, false, &[true, true]);
+        let (out, k) = kept(block, true, &[false]);
         assert_eq!(
-            (k.bytes.as_slice(), k.rows, k.consumed),
+            (out.as_slice(), k.rows, k.newline),
+            (b"".as_slice(), 3, false)
+        );
+        let (out, k) = kept(block, false, &[true, true]);
+        assert_eq!(
+            (out.as_slice(), k.rows, k.consumed),
             (b"a\nb\r\n".as_slice(), 2, 9)
         );
+        let (out, k) = kept(b"x\ny", true, &[true, true]);
+        assert_eq!(
+            (out.as_slice(), k.len, k.newline),
+            (b"x\ny\n".as_slice(), 3, true)
+        );
+        // Every pattern of 10 lines (blank ones between) against the line-by-line copy.
+        let lines: Vec<Vec<u8>> = (0..10)
+            .map(|i| format!("{{\"i\": {i}}}\n").into_bytes())
+            .collect();
+        for mask in 0..1u32 << 10 {
+            let mut block = Vec::new();
+            let mut expected = Vec::new();
+            let mut keep = Vec::new();
+            for (i, line) in lines.iter().enumerate() {
+                if mask >> ((i * 7) % 10) & 1 == 1 && i % 4 == 0 {
+                    block.extend_from_slice(b" \n");
+                }
+                block.extend_from_slice(line);
+                keep.push(mask >> i & 1 == 1);
+                if mask >> i & 1 == 1 {
+                    expected.extend_from_slice(line);
+                }
+            }
+            block.extend_from_slice(b"{\"partial");
+            let (out, k) = kept(&block, false, &keep);
+            assert_eq!((out, k.rows), (expected, 10), "{mask}");
+        }
     }
 }

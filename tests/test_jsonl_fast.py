@@ -190,3 +190,53 @@ def test_kept_lines_survive_short_writes(tmp_path):
         raw if raw.endswith(b"\n") else raw + b"\n" for _, raw in jsonl.READER.lines(src)
     )
     assert sink.getvalue() == expected
+
+
+def _many_rows(tmp_path, bad=""):
+    path = tmp_path / "many.jsonl"
+    rows = [json.dumps({"id": i, "text": f"row {i} " + "é" * (i % 7)}) + "\n" for i in range(400)]
+    path.write_text("".join(rows[:50]) + bad + "".join(rows[50:]), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_held_batches_keep_their_texts(tmp_path, monkeypatch, threads):
+    # The texts are decoded into reused buffers: a batch still held when the next is read must
+    # keep its texts (its buffer is not reused), and the core's texts equal the parser's.
+    monkeypatch.setattr(jsonl, "BLOCK", 512)
+    path = _many_rows(tmp_path, bad='{"text": 5}\n')
+    with pytest.raises(InputError, match=r"many\.jsonl:51: 'text' is int"):
+        list(ndio.open_source(path, threads=threads).batches(7))
+    path = _many_rows(tmp_path, bad='{"text": "a \\" quote", "id": "x"}\n')  # an escape
+    src = ndio.open_source(path, threads=threads)
+    held = list(src.batches(7))
+    assert len(held) > 20
+    texts = [t for b in held for t in b.texts.to_pylist()]
+    assert texts == _slow(path)[0]
+    bases = {id(b.texts[0].base) for b in held}
+    assert len(bases) == len(held)  # every held batch has its own buffer
+
+
+def test_released_batches_reuse_the_buffers(tmp_path, monkeypatch):
+    path = _many_rows(tmp_path)
+    monkeypatch.setattr(jsonl, "BLOCK", 512)
+    src = ndio.open_source(path)
+    bases, texts = set(), []
+    for b in src.batches(7):  # each batch let go before the next but one is read
+        bases.add(id(b.texts[0].base if b.texts[0].base is not None else b.texts[0]))
+        texts += b.texts.to_pylist()
+    assert texts == _slow(path)[0]
+    assert len(bases) <= jsonl._TextPool.SIZE
+
+
+def test_text_pool_hands_out_only_free_buffers():
+    pool = jsonl._TextPool()
+    view = memoryview(pool.get(100)[10:20])  # a buffer held through a memoryview of a view
+    first = id(pool.buffers[0])
+    held = pool.get(100)[:5]
+    assert len(pool.buffers) == 2 and id(pool.buffers[1]) != first
+    del view
+    assert id(pool.get(50)) == first  # free again, and big enough
+    bigger = pool.get(1000)  # the free one outgrown: replaced in the pool
+    assert len(bigger) == 1000 and pool.buffers[0] is bigger and len(pool.buffers) == 2
+    assert held.base is pool.buffers[1]

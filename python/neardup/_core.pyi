@@ -168,6 +168,7 @@ def index_band_keys(
 def jsonl_scan(
     block: npt.NDArray[np.uint8],
     start: int,
+    text: npt.NDArray[np.uint8],
     last: bool,
     text_field: str,
     id_field: str | None,
@@ -175,7 +176,7 @@ def jsonl_scan(
     max_rows: int,
     threads: int = 1,
 ) -> tuple[
-    npt.NDArray[np.uint8],
+    int,
     npt.NDArray[np.int64],
     npt.NDArray[np.uint8],
     npt.NDArray[np.int64],
@@ -184,8 +185,8 @@ def jsonl_scan(
     int,
 ]: ...
 def jsonl_kept_lines(
-    block: npt.NDArray[np.uint8], start: int, last: bool, keep: npt.NDArray[np.bool_]
-) -> tuple[bytes, int, int, int]: ...
+    block: npt.NDArray[np.uint8], last: bool, keep: npt.NDArray[np.bool_]
+) -> tuple[int, bool, int, int, int]: ...
 
 @final
 class IndexMirror:

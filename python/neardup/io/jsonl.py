@@ -8,7 +8,9 @@ Both passes go through the core in blocks of whole lines (``rust/jsonl.rs``): th
 decodes each line's text field into one buffer per batch (:class:`~neardup.io.base.TextBuffer`)
 and keeps the id's raw JSON, without a Python object per row; a line the core cannot read
 exactly as ``json.loads`` would is read here, by :meth:`JsonlReader.parse`, which gives its
-value or the error naming file and line. The write pass copies the kept lines of each block.
+value or the error naming file and line. The texts are decoded into buffers reused across
+batches (:class:`_TextPool`: only a buffer nothing else refers to). The write pass moves the
+kept lines of each block to the read buffer's front, in place, and writes them from there.
 
 >>> import io
 >>> JsonlWriter(io.BytesIO()).write([])  # nothing to write
@@ -21,6 +23,7 @@ import gzip
 import json
 import math
 import os
+import sys
 import zlib
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -130,20 +133,28 @@ class JsonlReader:
     def _scanned(self, src: Source, batch_size: int, start: int) -> Iterator[Batch]:
         # A batch never spans two buffer fills (no copy to join them): batch_size rows at most.
         pos, lineno = start, 0  # lineno: lines before ``at``
+        pool = _TextPool()
         with _Buffered(src) as buffered:
             consumed = 0
             while (view := buffered.fill(consumed, lineno)) is not None:
                 at = 0
                 while at < len(view):
-                    part = _Part(view, at, lineno, pos, src, batch_size, buffered.eof)
-                    if part.end == at:  # only the start of a line left: read on
+                    text = pool.get(len(buffered.buf))
+                    part = _Part(view, at, text, lineno, pos, src, batch_size, buffered.eof)
+                    end, lines, rows = part.end, part.lines, part.rows
+                    ids = LazyIds(rows, part.ids.values)  # not the part: ids hold no texts
+                    batch = Batch(TextBuffer(part.data, part.offsets), ids, pos)
+                    # Only the batch holds its texts: once the consumer lets it go, the pool
+                    # reuses the buffer.
+                    del text, part
+                    if end == at:  # only the start of a line left: read on
+                        del batch
                         break
-                    at, lineno = part.end, lineno + part.lines
-                    if part.rows:
-                        ids = part.ids  # not the part: the batch's ids must not hold its texts
-                        texts = TextBuffer(part.data, part.offsets)
-                        yield Batch(texts, LazyIds(part.rows, ids.values), pos)
-                        pos += part.rows
+                    at, lineno = end, lineno + lines
+                    if rows:
+                        yield batch
+                        pos += rows
+                    del batch
                 consumed = at
 
     def copy_kept(self, src: Source, keep: np.ndarray, sink: _ByteSink) -> int:
@@ -159,10 +170,16 @@ class JsonlReader:
             consumed = 0
             while (view := buffered.fill(consumed, lineno)) is not None:
                 rest = keep[min(done, len(keep)) :]
-                kept, rows, consumed, lines = _core.jsonl_kept_lines(view, 0, buffered.eof, rest)
+                # The kept lines move to the buffer's front (the unread rest stays put): one
+                # write from the buffer, no copy of them made.
+                size, newline, rows, consumed, lines = _core.jsonl_kept_lines(
+                    view, buffered.eof, rest
+                )
                 if done + rows > len(keep):
                     raise changed(src)
-                _write_all(sink, kept)
+                _write_all(sink, memoryview(view[:size]))  # type: ignore[arg-type]
+                if newline:
+                    _write_all(sink, b"\n")
                 done, lineno = done + rows, lineno + lines
         if done != len(keep):
             raise changed(src)
@@ -280,7 +297,7 @@ class JsonlOutput:
 OUTPUT = JsonlOutput()
 
 
-def _write_all(sink: _ByteSink, data: bytes) -> None:
+def _write_all(sink: _ByteSink, data: bytes | memoryview) -> None:
     """Write all of ``data``: a buffered stdout may take only part of a big write to a pipe
     whose reader left (and say so by its count alone); the next write raises
     BrokenPipeError, which the command line turns into exit 141."""
@@ -312,17 +329,70 @@ class _RawIds:
         return out
 
 
+class _TextPool:
+    """The buffers the core decodes batches' texts into, each reused once nothing refers to it:
+    a fresh buffer per batch is fresh pages to fault in (and zero) for every batch. A batch's
+    texts are a view of its buffer, and every view, memoryview or array built on them refers to
+    the buffer, so the pool's reference being the only one means no text of it is reachable.
+
+    >>> pool = _TextPool()
+    >>> a = pool.get(10)
+    >>> texts = a[:4]           # a batch's texts, still held
+    >>> b = pool.get(10)
+    >>> b is a
+    False
+    >>> del texts, a
+    >>> pool.get(10) is pool.buffers[0]
+    True
+    """
+
+    #: Buffers kept (two alternate while a consumer holds one batch as the next is read).
+    SIZE = 3
+
+    def __init__(self) -> None:
+        self.buffers: list[np.ndarray] = []
+        self.buffers.append(np.empty(0, dtype=np.uint8))
+        self._free = self._refs(0)  # the count of a buffer nothing else refers to
+        self.buffers.clear()
+
+    def _refs(self, i: int) -> int:
+        return sys.getrefcount(self.buffers[i])
+
+    def get(self, size: int) -> np.ndarray:
+        """A buffer of at least ``size`` bytes that nothing else refers to."""
+        for i in range(len(self.buffers)):
+            if self._refs(i) <= self._free:
+                if len(self.buffers[i]) >= size:
+                    return self.buffers[i]
+                self.buffers[i] = np.empty(size, dtype=np.uint8)  # outgrown: replaced
+                return self.buffers[i]
+        buf = np.empty(size, dtype=np.uint8)
+        if len(self.buffers) < self.SIZE:
+            self.buffers.append(buf)
+        return buf
+
+
 class _Part:
-    """The rows the core read from ``view[at:]`` (at most ``most``), with the lines it could
-    not read taken from :meth:`JsonlReader.parse` (their value, or their error)."""
+    """The rows the core read from ``view[at:]`` (at most ``most``; their texts decoded into
+    ``into``, at least ``len(view) - at`` bytes), with the lines it could not read taken from
+    :meth:`JsonlReader.parse` (their value, or their error)."""
 
     def __init__(
-        self, view: np.ndarray, at: int, lineno: int, pos: int, src: Source, most: int, last: bool
+        self,
+        view: np.ndarray,
+        at: int,
+        into: np.ndarray,
+        lineno: int,
+        pos: int,
+        src: Source,
+        most: int,
+        last: bool,
     ) -> None:
         field, id_field = src.text_field, src.id_field
-        data, offsets, raw_ids, id_offsets, fallback, self.end, self.lines = _core.jsonl_scan(
-            view, at, last, field, id_field, src.id_required, most, src.threads
+        size, offsets, raw_ids, id_offsets, fallback, self.end, self.lines = _core.jsonl_scan(
+            view, at, into, last, field, id_field, src.id_required, most, src.threads
         )
+        data = into[:size]
         self.rows = len(offsets) - 1
         self.ids = _RawIds(raw_ids, id_offsets, pos, src)
         if len(fallback):
