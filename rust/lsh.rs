@@ -8,11 +8,13 @@
 //! one-half point lies a little lower; `half_point` gives it).
 //!
 //! One file per step: [`banding`] (the S-curve, argument checks), [`keys`] (band keys),
-//! [`candidates`] (buckets → sorted candidate pairs), with [`copies`] (identical signatures
+//! [`candidates`] (buckets → sorted candidate pairs), `components` (the buckets' connected
+//! components, for verification in chunks), with [`copies`] (identical signatures
 //! collapsed), [`pair_buffer`] (sorted, de-duplicated pair codes) and [`radix`] (their sort).
 
 pub mod banding;
 pub mod candidates;
+mod components;
 mod copies;
 pub mod keys;
 mod pair_buffer;
@@ -23,5 +25,6 @@ pub use banding::{
     params, s_star,
 };
 pub use candidates::{candidate_pairs, candidates, rows_in_candidates};
+pub use components::bucket_components;
 pub use keys::{band_keys, band_keys_on, bucket_pairs_bound, non_empty_rows, sorted_band};
 pub use radix::radix_sort;

@@ -125,10 +125,11 @@ def test_bucket_components_are_those_of_the_lsh_candidate_graph():
     sig = stages.minhash(texts, num_perm=32, k=3)
     for bands, rows in [(16, 2), (8, 4), (32, 1)]:
         candidates = stages.lsh_candidates(sig, bands, rows)
-        labels, wanted = near.bucket_components(sig, bands, rows)
-        np.testing.assert_array_equal(labels, stages.clusters(candidates, len(sig)))
-        np.testing.assert_array_equal(wanted, stages.lsh_candidate_rows(sig, bands, rows))
-        assert 0 < wanted.sum() < len(sig)
+        for threads in (1, 2, 3):
+            labels, wanted = near.bucket_components(sig, bands, rows, threads)
+            np.testing.assert_array_equal(labels, stages.clusters(candidates, len(sig)))
+            np.testing.assert_array_equal(wanted, stages.lsh_candidate_rows(sig, bands, rows))
+            assert 0 < wanted.sum() < len(sig)
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,7 @@ __all__ = [
     "jaccard_at_least",
     "jsonl_kept_lines",
     "jsonl_scan",
+    "lsh_bucket_components",
     "lsh_bucket_pairs_bound",
     "lsh_candidates",
     "lsh_duplicates",
@@ -122,6 +123,9 @@ def lsh_candidates(
 def lsh_rows_in_candidates(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
 ) -> npt.NDArray[np.bool_]: ...
+def lsh_bucket_components(
+    signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]: ...
 def lsh_duplicates(
     signatures: npt.NDArray[np.uint32],
     bands: int,

@@ -261,40 +261,19 @@ def candidate_sets(ev: Evidence, wanted: np.ndarray) -> stages.ShingleSets:
 
 
 def bucket_components(
-    signatures: np.ndarray, bands: int, rows: int
+    signatures: np.ndarray, bands: int, rows: int, threads: int = 1
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(int64[m] component labels, bool[m] in some bucket of two or more) of the LSH bucket
-    graph (documents sharing a band key are linked), one band at a time: memory for one
-    band's keys, not for every band's (``stages.lsh_duplicates`` holds them all). A band is
-    keyed by :func:`neardup.stages.band_hashes` of its slots alone, so two documents whose
-    band keys collide in 64 bits in one scheme but not the other may be linked differently:
-    a chance of about one in 10^6 at 10^6 documents, and only for pairs of unrelated keys.
+    """(int64[m] component labels: each one's lowest document, bool[m] in some bucket of two
+    or more) of the LSH bucket graph (documents sharing a band key are linked, the keys of
+    ``stages.lsh_candidates``), one band at a time on ``threads`` threads: memory for a band's
+    keys per thread, not for every band's (``stages.lsh_duplicates`` holds them all), and no
+    candidate pairs listed.
 
     >>> sig = stages.minhash(["a b c d e f", "a b c d e f", "x y z"], num_perm=16, k=2)
     >>> [x.tolist() for x in bucket_components(sig, 8, 2)]
     [[0, 0, 2], [True, True, False]]
     """
-    m = len(signatures)
-    labels = np.arange(m, dtype=np.int64)
-    wanted = np.zeros(m, dtype=bool)
-    links: list[np.ndarray] = []
-    pending = 0
-    for band in range(bands):
-        slots = np.ascontiguousarray(signatures[:, band * rows : (band + 1) * rows])
-        keys = stages.band_hashes(slots, 1, rows)[:, 0]
-        order = np.argsort(keys)
-        same = keys[order[1:]] == keys[order[:-1]]
-        a, b = order[:-1][same], order[1:][same]  # each bucket as a chain
-        wanted[a] = wanted[b] = True
-        links.append(np.stack([a, b], axis=1))
-        pending += len(a)
-        if pending > m or band == bands - 1:  # fold the links into the labels
-            moved = np.flatnonzero(labels != np.arange(m))
-            links.append(np.stack([moved, labels[moved]], axis=1))
-            labels = stages.clusters(np.concatenate(links), m)
-            links, pending = [], 0
-    trim_heap()
-    return labels, wanted
+    return _core.lsh_bucket_components(np.ascontiguousarray(signatures), bands, rows, threads)
 
 
 def verify_chunks(
@@ -442,7 +421,7 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
     if mode == "spanning":  # leaders chosen by exact Jaccard: the sets of bucket members
         chunk = None
         if ev.sets is None and ev.set_sizes is not None:
-            labels, wanted = bucket_components(sig, bands, rows)
+            labels, wanted = bucket_components(sig, bands, rows, threads)
             chunk = verify_chunks(labels, wanted, ev.set_sizes, VERIFY_BUDGET)
         if chunk is None:
             wanted = stages.lsh_candidate_rows(sig, bands, rows, threads)

@@ -17,6 +17,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lsh_bucket_pairs_bound, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_rows_in_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_bucket_components, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_duplicates, m)?)?;
     Ok(())
 }
@@ -115,6 +116,23 @@ fn lsh_rows_in_candidates<'py>(
         crate::lsh::rows_in_candidates(slots, num_perm, bands, rows, threads)
     })?
     .into_pyarray(py))
+}
+
+#[pyfunction]
+#[pyo3(signature = (signatures, bands, rows, threads=1))]
+#[allow(clippy::type_complexity)] // (labels, in a bucket), as Python sees them
+fn lsh_bucket_components<'py>(
+    py: Python<'py>,
+    signatures: PyReadonlyArray2<'py, u32>,
+    bands: usize,
+    rows: usize,
+    threads: usize,
+) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<bool>>)> {
+    let (num_perm, slots) = signature_rows(&signatures)?;
+    let (labels, wanted) = run(py, || {
+        crate::lsh::bucket_components(slots, num_perm, bands, rows, threads)
+    })?;
+    Ok((labels.into_pyarray(py), wanted.into_pyarray(py)))
 }
 
 #[pyfunction]
