@@ -168,29 +168,26 @@ impl Shingler {
         // Text mostly not ASCII (Chinese, Russian...) is one piece: cutting it costs more
         // than its few ASCII stretches gain.
         if crate::tokens::non_ascii_bytes(text.as_bytes()) > text.len() / 16 {
-            self.words.fill(text);
-            let normalized = self.words.text.as_bytes();
-            self.token_hashes.extend(
-                self.words
-                    .spans
-                    .iter()
-                    .map(|&(start, end)| shingle_hash(&normalized[start..end])),
-            );
+            self.unicode_token_hashes(text);
             return;
         }
         crate::tokens::for_each_piece(text, |piece, ascii| {
-            if ascii && self.ascii_piece_hashes(piece) {
-                return;
+            if !(ascii && self.ascii_piece_hashes(piece)) {
+                self.unicode_token_hashes(piece);
             }
-            self.words.fill(piece);
-            let normalized = self.words.text.as_bytes();
-            self.token_hashes.extend(
-                self.words
-                    .spans
-                    .iter()
-                    .map(|&(start, end)| shingle_hash(&normalized[start..end])),
-            );
         });
+    }
+
+    /// The token hashes of `text` appended to `token_hashes`, through its normalised words.
+    fn unicode_token_hashes(&mut self, text: &str) {
+        self.words.fill(text);
+        let normalized = self.words.text.as_bytes();
+        self.token_hashes.extend(
+            self.words
+                .spans
+                .iter()
+                .map(|&(start, end)| shingle_hash(&normalized[start..end])),
+        );
     }
 
     /// The token hashes of an all-ASCII `piece` appended to `token_hashes` by the batched
