@@ -140,9 +140,8 @@ def _write_jsonl(path, texts: list[str]) -> None:
 def test_jsonl_reader_does_not_depend_on_threads(tmp_path, texts, monkeypatch, small):
     from neardup.io import jsonl, open_source
 
-    if small:  # many buffer fills, each read in several slices, the last ones short
+    if small:  # many buffer fills
         monkeypatch.setattr(jsonl, "BLOCK", 1 << 16)
-        monkeypatch.setattr(jsonl, "READ_SLICE", 1 << 12)
     path = tmp_path / "in.jsonl"
     _write_jsonl(path, texts)
     read = []
