@@ -11,7 +11,9 @@ second pass that shingles only the candidates). A store is anything with
   once for the core; batches are slices, so a pass costs no copy of the corpus.
 * :class:`FileStore` — the inputs of ``neardup dedup``, read through
   :func:`neardup.io.iter_batches` (the one loop numbering documents across files): bounded
-  memory, the text never held, ids collected on the sign pass (built only when asked for).
+  memory, the text never held, ids collected on the sign pass (built only when asked for);
+  on more than one thread the next batch is read while the current one is signed
+  (:func:`read_ahead`).
 
 >>> store = MemoryStore(["a b", "c d", "e f"], batch_size=2)
 >>> [(b.start, len(b)) for b in store.batches("sign")]
@@ -20,9 +22,10 @@ second pass that shingles only the candidates). A store is anything with
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -134,6 +137,9 @@ class FileStore:
         self.progress: Progress = progress or (lambda stage, n: None)
         self._ids: list[Sequence[Any]] = []
         self.priority_field = priority_field
+        #: Read the next batch on a thread of its own while the engine works on this one:
+        #: with the run on several threads, reading would otherwise leave the others idle.
+        self.read_ahead = any(s.threads > 1 for s in self.sources)
 
     @property
     def ids(self) -> list[Any]:
@@ -189,11 +195,43 @@ class FileStore:
             self._ids = []
         from neardup import io as ndio  # files only: `import neardup` does not load io
 
-        for batch in ndio.iter_batches(self.sources, self.batch_size):
+        batches = ndio.iter_batches(self.sources, self.batch_size)
+        for batch in read_ahead(batches) if self.read_ahead else batches:
             if pass_name == "sign":
                 self._ids.append(batch.ids)
             yield batch
             self.progress("read" if pass_name == "sign" else pass_name, len(batch))
+
+
+T = TypeVar("T")
+
+_END = object()
+
+
+def read_ahead(items: Iterator[T]) -> Iterator[T]:
+    """The items of ``items``, each next one taken on a worker thread while the caller works
+    on the current one: the readers release the GIL while they parse, so reading overlaps the
+    engine's work. Same items in the same order; an error of ``items`` is raised where it
+    would be without reading ahead (after every item before it). ``items`` runs on the worker
+    thread only, one step at a time, and is closed once its last step has finished.
+
+    >>> list(read_ahead(iter(range(3))))
+    [0, 1, 2]
+    """
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="neardup-read") as pool:
+        pending: concurrent.futures.Future[T | object] = pool.submit(next, items, _END)
+        try:
+            while True:
+                item = pending.result()
+                if item is _END:
+                    return
+                pending = pool.submit(next, items, _END)
+                yield cast(T, item)
+        finally:
+            concurrent.futures.wait([pending])  # the step in flight ends before the close
+            close = getattr(items, "close", None)
+            if close is not None:
+                pool.submit(close).result()
 
 
 def char_lengths(texts: Any) -> np.ndarray:
