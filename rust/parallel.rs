@@ -119,6 +119,45 @@ pub fn sort_unstable<T: Ord + Send>(values: &mut [T], threads: usize) -> Result<
     Ok(())
 }
 
+/// Copies `parts`, one after another, into the front of `dest` (which must hold them all), on
+/// `threads` threads (1 = in order on the caller's thread). For buffers written once: the
+/// copy faults in and zeroes the destination's fresh pages, work that a single thread would
+/// do alone while the others wait.
+pub fn copy_concat<T: Copy + Send + Sync>(
+    dest: &mut [T],
+    parts: &[&[T]],
+    threads: usize,
+) -> Result<()> {
+    check_threads(threads)?;
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    if total > dest.len() {
+        return Err(Error::new(format!(
+            "{total} values do not fit a buffer of {}",
+            dest.len()
+        )));
+    }
+    let mut pairs = Vec::with_capacity(parts.len());
+    let mut rest = dest;
+    for part in parts {
+        let (room, tail) = std::mem::take(&mut rest).split_at_mut(part.len());
+        pairs.push((room, *part));
+        rest = tail;
+    }
+    if threads == 1 || parts.len() < 2 {
+        for (room, part) in pairs {
+            room.copy_from_slice(part);
+        }
+        return Ok(());
+    }
+    pool(threads)?.install(|| {
+        pairs
+            .into_par_iter()
+            .with_max_len(1)
+            .for_each(|(room, part)| room.copy_from_slice(part))
+    });
+    Ok(())
+}
+
 /// `0..len` cut into at most `parts` consecutive ranges of nearly equal length (none empty
 /// unless `len` is 0, then one empty range).
 pub fn split(len: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
@@ -193,4 +232,32 @@ where
             .for_each(|(block, rows)| work(block * ROWS_PER_TASK, rows));
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_concat_puts_the_parts_in_order_at_the_front_on_any_thread_count() {
+        let parts: Vec<Vec<u64>> = (0..7u64)
+            .map(|p| (0..p * 3).map(|v| p * 100 + v).collect())
+            .collect();
+        let views: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
+        let expected: Vec<u64> = parts.concat();
+        for threads in [1, 2, 3] {
+            let mut dest = vec![u64::MAX; expected.len() + 5];
+            copy_concat(&mut dest, &views, threads).unwrap();
+            assert_eq!(&dest[..expected.len()], expected.as_slice());
+            assert!(dest[expected.len()..].iter().all(|&v| v == u64::MAX));
+        }
+    }
+
+    #[test]
+    fn copy_concat_refuses_parts_that_do_not_fit() {
+        let mut dest = vec![0u64; 3];
+        let parts: [&[u64]; 2] = [&[1, 2], &[3, 4]];
+        assert!(copy_concat(&mut dest, &parts, 2).is_err());
+        assert_eq!(dest, [0, 0, 0]);
+    }
 }

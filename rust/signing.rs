@@ -4,7 +4,7 @@
 use crate::error::{filled_vec, matrix_len, probe_allocation, reserve, Error, Result};
 use crate::hashing::{mix64, HashVersion};
 use crate::minhash::{Algorithm, Signer};
-use crate::parallel::{for_row_blocks, map_blocks};
+use crate::parallel::{copy_concat, for_row_blocks, map_blocks};
 use crate::rows::prefetch_bytes;
 use crate::shingle::{SetsView, Shingler, Unit};
 use crate::simhash;
@@ -61,9 +61,11 @@ pub enum KeptSets<'a> {
     /// A new vector (`SignedTexts::hashes`).
     Own,
     /// The front of the caller's buffer, when they fit (`SignedTexts::hashes` is then None);
-    /// else, as `Own`. On several threads each block fills a vector of its own, copied there. Exact verification holds the sets of a whole run in one buffer: this
+    /// else, as `Own`. Exact verification holds the sets of a whole run in one buffer: this
     /// writes them there once, instead of into a new vector (whose fresh pages cost a fault
-    /// each) and then again into the buffer.
+    /// each) and then again into the buffer. On several threads each block fills a vector of
+    /// its own, copied there by every thread ([`copy_concat`]: the buffer's fresh pages are
+    /// faulted in and zeroed in parallel, not by the caller's thread alone).
     Into(&'a mut [u64]),
 }
 
@@ -189,11 +191,10 @@ pub fn sign_texts(
             if let KeptSets::Into(buffer) = keep {
                 let total: usize = blocks.iter().flat_map(|b| &b.hashes).map(Vec::len).sum();
                 if total <= buffer.len() {
-                    let mut used = 0;
-                    for part in blocks.iter_mut().filter_map(|b| b.hashes.take()) {
-                        buffer[used..used + part.len()].copy_from_slice(&part);
-                        used += part.len();
-                    }
+                    let parts: Vec<&[u64]> =
+                        blocks.iter().flat_map(|b| b.hashes.as_deref()).collect();
+                    copy_concat(buffer, &parts, threads)?;
+                    blocks.iter_mut().for_each(|b| b.hashes = None);
                 }
             }
             join_blocks(blocks.into_iter().map(Ok).collect(), texts.len(), num_perm)
