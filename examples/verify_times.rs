@@ -26,7 +26,17 @@ fn main() {
         _core::hashing::HashVersion::V2,
     )
     .unwrap();
-    let candidates = _core::lsh::candidates(&signatures, 128, 42, 3, 1).unwrap();
+    let candidates = _core::lsh::candidates(
+        &signatures,
+        128,
+        42,
+        3,
+        _core::lsh::BucketRule::WHOLE,
+        None,
+        1,
+    )
+    .unwrap()
+    .pairs;
     let rounds: usize = std::env::var("ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())

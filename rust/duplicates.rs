@@ -38,9 +38,11 @@ pub(crate) fn check_verification(
 }
 
 /// LSH candidates verified against `threshold`: the pairs i < j (sorted) that reach it and their
-/// similarity. Documents whose signature is the empty set's take no part. The candidates, and
-/// their estimates, are found on `threads` threads (the same pairs whatever their number);
-/// exact verification is [`exact_pairs_at_least`]'s.
+/// similarity. Documents whose signature is the empty set's take no part; large buckets are
+/// split as `rule` says. The candidates, and their estimates, are found on `threads` threads
+/// (the same pairs whatever their number); exact verification is [`exact_pairs_at_least`]'s,
+/// after the screen of [`lsh::screen_min_equal`].
+#[allow(clippy::too_many_arguments)] // the search's inputs, each needed
 pub fn lsh_duplicates(
     signatures: &[u32],
     num_perm: usize,
@@ -48,12 +50,20 @@ pub fn lsh_duplicates(
     rows: usize,
     threshold: f64,
     verify: Verify<'_>,
+    rule: lsh::BucketRule,
     threads: usize,
 ) -> Result<ScoredPairs> {
     lsh::check_banding(bands, rows, num_perm)?;
     check_verification(signatures, num_perm, threshold, verify)?;
     let active = lsh::non_empty_rows(signatures, num_perm);
-    let candidates = lsh::candidate_pairs(signatures, num_perm, bands, rows, &active, threads)?;
+    let screen = match verify {
+        Verify::Exact(_) => Some(lsh::screen_min_equal(num_perm, threshold, lsh::SCREEN_MISS)),
+        Verify::Estimate => None,
+    };
+    let candidates = lsh::candidate_pairs(
+        signatures, num_perm, bands, rows, &active, rule, screen, threads,
+    )?
+    .pairs;
     let signature_rows = Rows::new(signatures, num_perm);
     let row = |i: u32| signature_rows.row(i as usize);
     // Candidates are sorted by (i, j), so the output is too.
@@ -96,13 +106,33 @@ mod tests {
             ShingleSets::build(&texts, 2, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         let sigs = minhash_sets(view, 64, 0, 1, Algorithm::Classic).unwrap();
-        let (pairs, sims) = lsh_duplicates(&sigs, 64, 32, 2, 0.5, Verify::Exact(view), 1).unwrap();
+        let (pairs, sims) = lsh_duplicates(
+            &sigs,
+            64,
+            32,
+            2,
+            0.5,
+            Verify::Exact(view),
+            lsh::BucketRule::WHOLE,
+            1,
+        )
+        .unwrap();
         assert_eq!(pairs, vec![(0, 1)]);
         assert_eq!(sims, vec![4.0 / 6.0]);
     }
 
     #[test]
     fn signatures_without_columns_are_an_error() {
-        assert!(lsh_duplicates(&[], 0, 1, 1, 0.5, Verify::Estimate, 1).is_err());
+        assert!(lsh_duplicates(
+            &[],
+            0,
+            1,
+            1,
+            0.5,
+            Verify::Estimate,
+            lsh::BucketRule::WHOLE,
+            1
+        )
+        .is_err());
     }
 }

@@ -8,23 +8,27 @@
 //! one-half point lies a little lower; `half_point` gives it).
 //!
 //! One file per step: [`banding`] (the S-curve, argument checks), [`keys`] (band keys),
-//! [`candidates`] (buckets → sorted candidate pairs), `components` (the buckets' connected
+//! [`groups`] (a band's buckets, large ones split unless dense), [`candidates`] (groups → sorted candidate pairs), `components` (the buckets' connected
 //! components, for verification in chunks), with [`copies`] (identical signatures
 //! collapsed), [`pair_buffer`] (sorted, de-duplicated pair codes) and [`radix`] (their sort).
 
 pub mod banding;
 pub mod candidates;
 mod components;
-mod copies;
+pub(crate) mod copies;
+pub mod groups;
 pub mod keys;
 mod pair_buffer;
 pub mod radix;
 
 pub use banding::{
     check_banding, check_threshold, collision_probabilities, collision_probability, half_point,
-    params, s_star,
+    params, s_star, screen_min_equal, SCREEN_MISS,
 };
-pub use candidates::{candidate_pairs, candidates, rows_in_candidates};
+pub use candidates::{candidate_pairs, candidates, rows_in_candidates, Candidates};
 pub use components::bucket_components;
+pub(crate) use copies::IdenticalRows;
+pub(crate) use groups::Grouper;
+pub use groups::{BucketRule, SplitCost};
 pub use keys::{band_keys, band_keys_on, bucket_pairs_bound, non_empty_rows, sorted_band};
 pub use radix::radix_sort;

@@ -22,6 +22,7 @@ use crate::rows::{Rows, ScoredPairs};
 /// at a time, in parallel, the next bands while the buckets of the last are visited; the
 /// buckets are visited in band order on one thread, as on one thread (the leaders depend on
 /// the clusters so far), so the edges are the same.
+#[allow(clippy::too_many_arguments)] // the search's inputs, each needed
 pub fn lsh_cluster_edges(
     signatures: &[u32],
     num_perm: usize,
@@ -29,24 +30,48 @@ pub fn lsh_cluster_edges(
     rows: usize,
     threshold: f64,
     verify: Verify<'_>,
+    rule: lsh::BucketRule,
     threads: usize,
 ) -> Result<ScoredPairs> {
     let n = check_verification(signatures, num_perm, threshold, verify)?;
-    let keys = lsh::band_keys_on(signatures, num_perm, bands, rows, threads)?;
+    lsh::check_banding(bands, rows, num_perm)?;
+    parallel::check_threads(threads)?;
     let active = lsh::non_empty_rows(signatures, num_perm);
+    let all: Vec<u32> = (0..n as u32).filter(|&i| active[i as usize]).collect();
+    let copies = lsh::IdenticalRows::find(signatures, num_perm, &all, threads)?;
+    let ids = &copies.representatives;
     let signature_rows = Rows::new(signatures, num_perm);
     let row = |i: u32| signature_rows.row(i as usize);
     let similarity = |i: u32, j: u32| match verify {
         Verify::Estimate => minhash::estimate(row(i), row(j)) as f64,
         Verify::Exact(sets) => jaccard_u64(sets.get(i as usize), sets.get(j as usize)),
     };
-    // The buckets of bands first.. (at most `threads` of them), sorted in parallel.
+    // Each representative's copies, so a group of representatives is visited with them.
+    let mut copy_start = vec![0usize; n + 1];
+    for &(rep, _) in &copies.members {
+        copy_start[rep as usize + 1] += 1;
+    }
+    for i in 0..n {
+        copy_start[i + 1] += copy_start[i];
+    }
+    let copies_of = |r: u32| &copies.members[copy_start[r as usize]..copy_start[r as usize + 1]];
+    // The groups of bands first.. (at most `threads` of them), found in parallel: one list of
+    // members (representatives with their copies, ascending) and the end of each group.
     let wave = |first: usize| {
         let width = threads.min(bands.saturating_sub(first));
         parallel::map_tasks(width, threads, |k| {
-            let mut bucket = Vec::with_capacity(n);
-            lsh::sorted_band(&keys, bands, first + k, &active, &mut bucket);
-            bucket
+            let mut grouper = lsh::Grouper::new(signature_rows, rows, ids, rule, false);
+            let (mut members, mut ends) = (Vec::new(), Vec::new());
+            grouper.band(first + k, &mut |group| {
+                let start = members.len();
+                for &r in group {
+                    members.push(r);
+                    members.extend(copies_of(r).iter().map(|&(_, c)| c));
+                }
+                members[start..].sort_unstable();
+                ends.push(members.len());
+            });
+            (members, ends)
         })
     };
     let mut forest = Forest {
@@ -54,17 +79,30 @@ pub fn lsh_cluster_edges(
         edges: Vec::new(),
         leaders: Vec::new(),
     };
-    let mut buckets = wave(0)?;
+    // Copies first: each representative with its copies is one group.
+    for &r in ids {
+        if !copies_of(r).is_empty() {
+            let mut group = vec![r];
+            group.extend(copies_of(r).iter().map(|&(_, c)| c));
+            group.sort_unstable();
+            forest.visit(&group, &similarity, threshold);
+        }
+    }
+    let mut waves = wave(0)?;
     let mut first = 0;
-    while !buckets.is_empty() {
-        first += buckets.len();
+    while !waves.is_empty() {
+        first += waves.len();
         let visit = || {
-            for bucket in &buckets {
-                forest.visit(bucket, &similarity, threshold);
+            for (members, ends) in &waves {
+                let mut start = 0;
+                for &end in ends {
+                    forest.visit(&members[start..end], &similarity, threshold);
+                    start = end;
+                }
             }
         };
         let ((), next) = parallel::join(threads, visit, || wave(first))?;
-        buckets = next?;
+        waves = next?;
     }
     let mut edges = forest.edges;
     edges.sort_unstable_by_key(|&(i, j, _)| (i, j));
@@ -79,35 +117,25 @@ struct Forest {
 }
 
 impl Forest {
-    /// Visits the buckets of one band, sorted by key: each member against the leaders.
-    fn visit(
-        &mut self,
-        bucket: &[(u64, u32)],
-        similarity: &impl Fn(u32, u32) -> f64,
-        threshold: f64,
-    ) {
-        for run in bucket.chunk_by(|a, b| a.0 == b.0) {
-            if run.len() < 2 {
-                continue;
+    /// Visits one group (ascending): each member against the group's leaders.
+    fn visit(&mut self, group: &[u32], similarity: &impl Fn(u32, u32) -> f64, threshold: f64) {
+        self.leaders.clear();
+        for &x in group {
+            let mut joined = false;
+            for &leader in &self.leaders {
+                if self.sets.find(leader) == self.sets.find(x) {
+                    joined = true;
+                    continue;
+                }
+                let s = similarity(leader, x);
+                if s >= threshold {
+                    self.sets.union(leader, x);
+                    self.edges.push((leader.min(x), leader.max(x), s as f32));
+                    joined = true;
+                }
             }
-            self.leaders.clear();
-            for &(_, x) in run {
-                let mut joined = false;
-                for &leader in &self.leaders {
-                    if self.sets.find(leader) == self.sets.find(x) {
-                        joined = true;
-                        continue;
-                    }
-                    let s = similarity(leader, x);
-                    if s >= threshold {
-                        self.sets.union(leader, x);
-                        self.edges.push((leader.min(x), leader.max(x), s as f32));
-                        joined = true;
-                    }
-                }
-                if !joined {
-                    self.leaders.push(x);
-                }
+            if !joined {
+                self.leaders.push(x);
             }
         }
     }
@@ -130,10 +158,28 @@ mod tests {
             ShingleSets::build(&texts, 3, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
         let sigs = minhash_sets(view, 16, 0, 1, Algorithm::Classic).unwrap();
-        let (edges, sims) =
-            lsh_cluster_edges(&sigs, 16, 4, 4, 0.5, Verify::Exact(view), 1).unwrap();
+        let (edges, sims) = lsh_cluster_edges(
+            &sigs,
+            16,
+            4,
+            4,
+            0.5,
+            Verify::Exact(view),
+            lsh::BucketRule::WHOLE,
+            1,
+        )
+        .unwrap();
         for threads in [2, 3] {
-            let again = lsh_cluster_edges(&sigs, 16, 4, 4, 0.5, Verify::Exact(view), threads);
+            let again = lsh_cluster_edges(
+                &sigs,
+                16,
+                4,
+                4,
+                0.5,
+                Verify::Exact(view),
+                lsh::BucketRule::WHOLE,
+                threads,
+            );
             assert_eq!(again.unwrap(), (edges.clone(), sims.clone()));
         }
         // One edge per joined document: a spanning tree of the 2,000 copies, nothing more.

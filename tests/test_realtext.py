@@ -74,14 +74,14 @@ def test_recall_first_banding_finds_99_percent_on_every_seed(chinese, threshold)
     assert max(found) - min(found) <= 0.01, found
 
 
-def test_boilerplate_families_fall_back_within_the_candidate_budget(descriptions):
+def test_boilerplate_families_keep_recall_first(descriptions):
+    # Template families: most documents share long sections. The banding stays recall-first
+    # (the extra candidates are screened and the large buckets split, so the work stays
+    # linear) and recall holds on every seed.
     texts, truth = descriptions
-    found, params = recalls(texts, truth, 0.3, "word", seeds=range(2))
-    assert "over the budget" in params["banding_reason"]
-    assert params["expected_recall"] < 0.99
-    assert params["candidates"] <= 2 * params["predicted_candidates"]
-    # Still no worse than the classic banding's chance at T.
-    assert min(found) >= neardup.lsh_probability(0.3, *neardup.lsh_params(0.3)), found
-    # High thresholds stay recall-first: the family's pairs above 0.8 are few.
+    found, params = recalls(texts, truth, 0.3, "word", seeds=range(3))
+    assert params["banding_reason"].startswith("recall-first")
+    assert params["banding_recall"] >= 0.99
+    assert min(found) >= 0.99, found
     result = neardup.find_duplicates(texts, 0.8, method="minhash")
     assert result.params["banding_reason"].startswith("recall-first")

@@ -6,6 +6,7 @@ temporary files are gone afterwards, on a failed write too."""
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import numpy as np
@@ -123,12 +124,14 @@ def test_a_failed_spill_write_raises_and_leaves_no_files(monkeypatch, tmp_path):
 def test_bucket_components_are_those_of_the_lsh_candidate_graph():
     texts = list(neardup.synth.generate(bases=30, singles=60, seed=8).texts)
     sig = stages.minhash(texts, num_perm=32, k=3)
-    for bands, rows in [(16, 2), (8, 4), (32, 1)]:
-        candidates = stages.lsh_candidates(sig, bands, rows)
+    for (bands, rows), limit in itertools.product([(16, 2), (8, 4), (32, 1)], [None, 4]):
+        rule = {"threshold": 0.5, "bucket_limit": limit}
+        candidates = stages.lsh_candidates(sig, bands, rows, **rule)
+        in_candidates = stages.lsh_candidate_rows(sig, bands, rows, **rule)
         for threads in (1, 2, 3):
-            labels, wanted = near.bucket_components(sig, bands, rows, threads)
+            labels, wanted = near.bucket_components(sig, bands, rows, threads, 0.5, limit)
             np.testing.assert_array_equal(labels, stages.clusters(candidates, len(sig)))
-            np.testing.assert_array_equal(wanted, stages.lsh_candidate_rows(sig, bands, rows))
+            np.testing.assert_array_equal(wanted, in_candidates)
             assert 0 < wanted.sum() < len(sig)
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "jsonl_scan",
     "lsh_bucket_components",
     "lsh_bucket_pairs_bound",
+    "lsh_candidate_search",
     "lsh_candidates",
     "lsh_duplicates",
     "lsh_half_point",
@@ -37,6 +38,7 @@ __all__ = [
     "lsh_probability",
     "lsh_rows_in_candidates",
     "lsh_s_star",
+    "lsh_screen_min_equal",
     "minhash_sets",
     "minhash_texts",
     "normalize",
@@ -115,16 +117,47 @@ def band_hashes(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
 ) -> npt.NDArray[np.uint64]: ...
 def lsh_bucket_pairs_bound(
-    signatures: npt.NDArray[np.uint32], bands: int, rows: int, limit: int, threads: int = 1
+    signatures: npt.NDArray[np.uint32],
+    bands: int,
+    rows: int,
+    limit: int,
+    threads: int = 1,
+    threshold: float | None = None,
+    bucket_limit: int | None = None,
 ) -> int: ...
 def lsh_candidates(
-    signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
+    signatures: npt.NDArray[np.uint32],
+    bands: int,
+    rows: int,
+    threads: int = 1,
+    threshold: float | None = None,
+    bucket_limit: int | None = None,
 ) -> _Pairs: ...
+def lsh_candidate_search(
+    signatures: npt.NDArray[np.uint32],
+    bands: int,
+    rows: int,
+    threshold: float,
+    bucket_limit: int | None,
+    screen: bool,
+    threads: int = 1,
+) -> tuple[_Pairs, int, int, float]: ...
+def lsh_screen_min_equal(num_perm: int, threshold: float) -> int: ...
 def lsh_rows_in_candidates(
-    signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
+    signatures: npt.NDArray[np.uint32],
+    bands: int,
+    rows: int,
+    threads: int = 1,
+    threshold: float | None = None,
+    bucket_limit: int | None = None,
 ) -> npt.NDArray[np.bool_]: ...
 def lsh_bucket_components(
-    signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
+    signatures: npt.NDArray[np.uint32],
+    bands: int,
+    rows: int,
+    threads: int = 1,
+    threshold: float | None = None,
+    bucket_limit: int | None = None,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]: ...
 def lsh_duplicates(
     signatures: npt.NDArray[np.uint32],
@@ -135,6 +168,7 @@ def lsh_duplicates(
     hashes: npt.NDArray[np.uint64] | None = None,
     spanning: bool = False,
     threads: int = 1,
+    bucket_limit: int | None = None,
 ) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
 def estimate_jaccard(
     signatures: npt.NDArray[np.uint32], pairs: _Pairs

@@ -10,9 +10,11 @@ P(s) = 1 - (1 - s^r)^b. Two rules pick (b, r) for a threshold T and P slots:
 - **recall-first** (``recall=ρ``): every (b, r) with P(T) >= ρ and b * r <= P is admissible;
   for each r the fewest bands that reach ρ. When verification is exact, precision is bought
   afterwards, so the candidate stage aims at recall and the only cost of a flatter curve is
-  more candidates to verify. :func:`choose_banding` picks among the admissible bandings the one
-  a sample of the corpus predicts to make the fewest candidates (the cost model), and falls
-  back to the classic rule, with the reason recorded, when even that would explode.
+  more candidates to verify. :func:`choose_banding` takes the steepest admissible r with bands
+  over every slot, and a sample of the corpus predicts its candidates (the cost model). It
+  never trades recall for work: large buckets are split (:data:`BUCKET_LIMIT`) and candidates
+  that cannot reach the threshold are screened out by their signatures before exact
+  verification, so the extra work of a flatter curve stays linear in n.
 """
 
 from __future__ import annotations
@@ -30,14 +32,17 @@ from neardup.errors import ArgumentTypeError, InvalidArgumentError
 #: Recall at the threshold that :func:`choose_banding` guarantees when verification is exact.
 DEFAULT_RECALL = 0.99
 
+#: LSH buckets of more documents than this are looked at before they are paired: kept whole
+#: when a sample of their pairs says they are mostly duplicates, else split by more signature
+#: slots (``rust/lsh/groups.rs``), so text shared by many documents (a footer, a licence)
+#: cannot make the candidates grow as n². None keeps every bucket whole.
+BUCKET_LIMIT = 32
+
 #: Documents whose signatures the cost model bands (a uniform sample, fixed seed).
 SAMPLE_SIZE = 1_000
 
-#: Lower recall targets tried, in order, when the recall-first banding is over the budget.
-FALLBACK_RECALLS = (0.95, 0.9, 0.8)
-
-#: Admissible bandings the cost model compares (the steepest ones; flatter ones only add).
-COMPARED_BANDINGS = 4
+#: The reason :func:`choose_banding` gives for its recall-first banding.
+STEEPEST = "recall-first: the steepest r with P(T) >= the target, bands over every slot"
 
 #: The cost model's work, in units of shingling and signing one shingle (P = 128), fitted to
 #: ``time.process_time`` of ``find_duplicates`` with forced bandings against
@@ -50,12 +55,6 @@ CANDIDATE_COST = 1.8
 #: ...and each shingle of the two sets that verifying a candidate intersects (an 8-wide
 #: merge: a hundred of them cost what shingling and signing one shingle costs).
 MERGE_COST = 0.01
-
-#: Verification work that the candidates beyond the predicted duplicate pairs may cost, as a
-#: fraction of the sign pass's work, before :func:`choose_banding` falls back to a steeper
-#: banding: 1 keeps exact verification within about twice the time of ``verify="estimate"``.
-#: Without set sizes that is DOCUMENT_COST / CANDIDATE_COST ≈ 55 extra candidates a document.
-VERIFY_BUDGET = 1.0
 
 
 def _positive(name: str, value: int) -> int:
@@ -337,17 +336,20 @@ class _Sample:
             DOCUMENT_COST * documents + float(shingles),
         )
 
-    def predict(self, bands: int, rows: int, threshold: float) -> _Prediction:
+    def predict(
+        self, bands: int, rows: int, threshold: float, bucket_limit: int | None = BUCKET_LIMIT
+    ) -> _Prediction:
         """Candidate pairs of the whole corpus, scaled from the sample's: a pair of documents
         lands in a uniform sample of m of n with probability m(m-1) / (n(n-1)), so the scaled
-        count is unbiased. ``duplicates``: those whose MinHash estimate reaches T (what the
-        output will hold anyway, so not counted against the budget)."""
-        from neardup import stages
-
-        pairs = stages.lsh_candidates(self.signatures, bands, rows)
+        count is unbiased. The sample's candidates are those exact verification would see
+        (buckets split past ``bucket_limit``, the screen applied). ``duplicates``: those whose
+        MinHash estimate reaches T (what the output will hold anyway)."""
+        pairs = _core.lsh_candidate_search(
+            self.signatures, bands, rows, threshold, bucket_limit, True, 1
+        )[0]
         m = len(self.signatures)
         scale = 1.0 if m >= self.n or m < 2 else self.n * (self.n - 1) / (m * (m - 1))
-        above = stages.estimate_jaccard(self.signatures, pairs) >= threshold
+        above = _core.estimate_jaccard(self.signatures, pairs) >= threshold
         work = CANDIDATE_COST + MERGE_COST * (self.sizes[pairs[:, 0]] + self.sizes[pairs[:, 1]])
         excess = float(work[~above].sum()) * scale
         return _Prediction(
@@ -364,27 +366,31 @@ def choose_banding(
     sizes: Any = None,
     sign_pass: tuple[int, int] | None = None,
     n: int | None = None,
+    bucket_limit: int | None = BUCKET_LIMIT,
 ) -> Banding:
     """The banding the pipeline uses when none is given: the one place that decides it.
 
     ``verify="estimate"``: the classic rule (:func:`lsh_params` without ``recall``). Exact
-    verification: the recall-first bandings (P(T) >= ``recall``); given ``signatures``
-    (uint32[n, num_perm]) the one that a sample of 1,000 documents predicts to make the fewest
-    candidates, else the steepest. With ``n``, ``signatures`` are taken as a uniform sample
-    (e.g. :func:`banding_sample`) of a corpus of ``n`` distinct sets and the prediction is
-    scaled to ``n``; without it they are the corpus, sampled by position. ``sizes`` (the
-    documents' shingle counts, optional) let the cost model weigh each candidate by the sets
-    its verification intersects; ``sign_pass``
-    (documents, shingles) is what the sign pass read when that was more than the signatures'
-    documents (exact duplicates are signed once but shingled every time). When the
-    candidates beyond the predicted duplicate pairs (typically pairs sharing boilerplate) are
-    predicted to cost more verification work than the sign pass (:data:`VERIFY_BUDGET`), the
-    steepest banding within the budget at a lower recall target (0.95, 0.9, 0.8) is used, else
-    the classic one, and ``reason`` says so.
+    verification, recall-first: the steepest r for which P(T) >= ``recall`` can be reached
+    within ``num_perm`` slots, with bands over every slot (b = num_perm // r). Bands beyond the
+    fewest that reach the target cost work linear in n, since the screen keeps their extra
+    candidates cheap, and they buy recall where the collisions of a family's pairs are
+    correlated (template text). The target is never lowered to save work: buckets larger than
+    ``bucket_limit`` are split unless dense, and hopeless candidates screened out
+    (:func:`neardup.stages.lsh_candidates`), which keeps the work of a flat curve linear.
+
+    Given ``signatures`` (uint32[n, num_perm]), a sample of 1,000 of them predicts the
+    candidates and their verification work (``predicted_candidates``; the work relative to the
+    sign pass in ``reason``). With ``n``, ``signatures`` are taken as a uniform sample (e.g.
+    :func:`banding_sample`) of a corpus of ``n`` distinct sets and the prediction is scaled to
+    ``n``; without it they are the corpus, sampled by position. ``sizes`` (the documents'
+    shingle counts, optional) weigh each predicted candidate by the sets its verification
+    intersects; ``sign_pass`` (documents, shingles) is what the sign pass read when that was
+    more than the signatures' documents.
 
     >>> b = choose_banding(0.3, 128, "exact")
     >>> (b.bands, b.rows), round(b.expected_recall, 4)
-    ((49, 2), 0.9902)
+    ((64, 2), 0.9976)
     >>> choose_banding(0.3, 128, "estimate").reason
     'classic rule (S* at or below T): the estimate verifies the candidates'
     """
@@ -392,6 +398,8 @@ def choose_banding(
     num_perm = _positive("num_perm", num_perm)
     check_choice("verify", verify, ("exact", "estimate"))
     recall = _check_recall(recall)
+    if bucket_limit is not None:
+        bucket_limit = check_int("bucket_limit", bucket_limit, low=2)
     classic = _core.lsh_params(threshold, num_perm)
     if verify == "estimate":
         return Banding(
@@ -400,16 +408,14 @@ def choose_banding(
             None,
             "classic rule (S* at or below T): the estimate verifies the candidates",
         )
-    admissible = recall_bandings(threshold, num_perm, recall) or [(num_perm, 1)]
+    # The steepest curve that reaches the target, over every slot: bands beyond the fewest
+    # that reach it cost work linear in n (the screen keeps their extra candidates cheap) and
+    # buy recall where the collisions of a family's pairs are correlated (templates).
+    rows = (recall_bandings(threshold, num_perm, recall) or [(num_perm, 1)])[0][1]
+    bands = num_perm // rows
+    expected = lsh_probability(threshold, bands, rows)
     if signatures is None:
-        bands, rows = admissible[0]
-        return Banding(
-            bands,
-            rows,
-            lsh_probability(threshold, bands, rows),
-            None,
-            f"recall-first: steepest banding with P(T) >= {recall}",
-        )
+        return Banding(bands, rows, expected, None, STEEPEST)
     from neardup.stages import _signatures
 
     signatures = _signatures(signatures)
@@ -423,55 +429,14 @@ def choose_banding(
     sample = _Sample.draw(
         signatures, _set_sizes(sizes, len(signatures)), _sign_pass(sign_pass, corpus), n
     )
-    compared = admissible[:COMPARED_BANDINGS]
-    predictions = {banding: sample.predict(*banding, threshold) for banding in compared}
-    # Fewest predicted candidates; on a tie (e.g. a tiny corpus) the steeper curve.
-    bands, rows = min(compared, key=lambda banding: predictions[banding].candidates)
-    chosen = predictions[(bands, rows)]
-    budget = VERIFY_BUDGET * sample.sign_work
-    if chosen.excess_work <= budget:
-        return Banding(
-            bands,
-            rows,
-            lsh_probability(threshold, bands, rows),
-            chosen.candidates,
-            f"recall-first: fewest predicted candidates among bandings with P(T) >= {recall}",
-        )
-    over = (
-        f"recall-first {bands}x{rows} was predicted to make {chosen.candidates} candidates, "
-        f"{chosen.candidates - chosen.duplicates} of them beyond the duplicate pairs, costing "
-        f"{chosen.excess_work / sample.sign_work:.1f}x the sign pass's work, over the budget "
-        f"of {VERIFY_BUDGET}x (boilerplate shared across documents? see strip_boilerplate)"
-    )
-    # Steeper bandings, a lower recall target at a time, until one fits the budget.
-    for lower in FALLBACK_RECALLS:
-        if lower >= recall:
-            continue
-        for steeper in recall_bandings(threshold, num_perm, lower)[:COMPARED_BANDINGS]:
-            if lsh_probability(threshold, *steeper) <= lsh_probability(threshold, *classic):
-                continue
-            guess = predictions.get(steeper) or sample.predict(*steeper, threshold)
-            if guess.excess_work <= budget:
-                return Banding(
-                    *steeper,
-                    lsh_probability(threshold, *steeper),
-                    guess.candidates,
-                    f"P(T) >= {lower}: {over}",
-                )
-    fallback = sample.predict(*classic, threshold)
-    if fallback.excess_work >= chosen.excess_work:  # the classic banding would cost no less
-        return Banding(
-            bands,
-            rows,
-            lsh_probability(threshold, bands, rows),
-            chosen.candidates,
-            f"recall-first, over budget but no steeper banding is cheaper: {over}",
-        )
+    predicted = sample.predict(bands, rows, threshold, bucket_limit)
     return Banding(
-        *classic,
-        lsh_probability(threshold, *classic),
-        fallback.candidates,
-        f"classic rule: {over}",
+        bands,
+        rows,
+        expected,
+        predicted.candidates,
+        f"{STEEPEST}; predicted verification work beyond the duplicate pairs "
+        f"{predicted.excess_work / max(sample.sign_work, 1.0):.2g}x the sign pass's",
     )
 
 

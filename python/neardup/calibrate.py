@@ -119,7 +119,7 @@ class Calibration:
         | 0.0398 | 0.0389 | 0.0493 | 0.0570 | 0.0611 | 0.0649 |
         <BLANKLINE>
         Recommended threshold: **0.11** (p99 + 0.05, rounded up)
-        LSH at P=128: bands=40, rows=1, S*=0.025
+        LSH at P=128: bands=128, rows=1, S*=0.008
         """
         q = self.quantiles
         lines = [

@@ -215,7 +215,8 @@ def dedup_files(
     ``options`` are those of :func:`neardup.find_duplicates` (``threshold``, ``method``,
     ``num_perm``, ``k``, ``unit``, ``bands``, ``rows``, ``seed``, ``verify``, ``pairs``,
     ``keep``, ``strip_boilerplate``, ``simhash_bits``, ``max_hamming``, ``threads``,
-    ``algorithm``, ``hash_version``, ``auto_exact_limit``, ``spanning_limit``), checked by
+    ``algorithm``, ``hash_version``, ``auto_exact_limit``, ``spanning_limit``,
+    ``bucket_limit``), checked by
     :func:`neardup.make_plan` and run by the same stages, so the rows kept are the rows
     ``find_duplicates(texts, ...).keep`` keeps. An output that is an input is refused
     before anything is read. Empty documents are always kept.

@@ -463,6 +463,7 @@ def run_banding(
         n=n,
         sizes=sizes,
         sign_pass=sign_pass,
+        bucket_limit=resolved.bucket_limit,
     )
     info.update(
         expected_recall=chosen.expected_recall,

@@ -25,6 +25,7 @@ __all__ = [
     "InputTypeError",
     "InvalidArgumentError",
     "NeardupError",
+    "NeardupWarning",
     "ResourceError",
 ]
 
@@ -97,4 +98,14 @@ class IndexCorruptError(NeardupError):
     >>> raise IndexCorruptError("corpus.ndx: 10 band rows for 5 documents")
     Traceback (most recent call last):
     neardup.errors.IndexCorruptError: corpus.ndx: 10 band rows for 5 documents
+    """
+
+
+class NeardupWarning(UserWarning):
+    """Warning of something the user may want to change: a default that lowered the expected
+    recall to keep the work linear, or work predicted to be very large. Filter it with
+    ``warnings.filterwarnings("ignore", category=NeardupWarning)``.
+
+    >>> issubclass(NeardupWarning, UserWarning)
+    True
     """

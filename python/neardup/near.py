@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import sys
+import warnings
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -28,6 +29,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import numpy as np
 
 from neardup import _core, stages
+from neardup.banding import DEFAULT_RECALL, lsh_probability
+from neardup.errors import NeardupWarning
 from neardup.plan import Plan
 
 if TYPE_CHECKING:
@@ -39,6 +42,10 @@ if TYPE_CHECKING:
 #: of the candidate graph at a time, each chunk verified alone (a chunk is larger only when one
 #: component is).
 VERIFY_BUDGET = 1 << 24
+
+#: How far below the recall target (or the banding's own P(T), if lower) the expected recall may
+#: fall, because LSH buckets were split, before a :class:`NeardupWarning` says so.
+RECALL_WARNING = 1e-3
 
 #: Where the spill file's temporary directory is made (None: the system's, ``TMPDIR``).
 SPILL_DIR: str | None = None
@@ -229,17 +236,24 @@ class Evidence:
 
 
 def candidate_bound(
-    signatures: np.ndarray, bands: int, rows: int, limit: int, threads: int = 1
+    signatures: np.ndarray,
+    bands: int,
+    rows: int,
+    limit: int,
+    threads: int = 1,
+    threshold: float | None = None,
+    bucket_limit: int | None = None,
 ) -> int:
     """An upper bound on LSH candidate pairs, counted band by band (stops past ``limit``),
-    ``threads`` bands at a time (the same bound for every thread count).
+    ``threads`` bands at a time (the same bound for every thread count), large buckets split
+    as ``bucket_limit`` says (:func:`neardup.stages.lsh_candidates`).
 
     >>> sig = stages.minhash(["a b c"] * 4, num_perm=8, k=1)
     >>> candidate_bound(sig, 4, 2, 100)
     24
     """
     return _core.lsh_bucket_pairs_bound(
-        np.ascontiguousarray(signatures), bands, rows, limit, threads
+        np.ascontiguousarray(signatures), bands, rows, limit, threads, threshold, bucket_limit
     )
 
 
@@ -261,7 +275,12 @@ def candidate_sets(ev: Evidence, wanted: np.ndarray) -> stages.ShingleSets:
 
 
 def bucket_components(
-    signatures: np.ndarray, bands: int, rows: int, threads: int = 1
+    signatures: np.ndarray,
+    bands: int,
+    rows: int,
+    threads: int = 1,
+    threshold: float | None = None,
+    bucket_limit: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(int64[m] component labels: each one's lowest document, bool[m] in some bucket of two
     or more) of the LSH bucket graph (documents sharing a band key are linked, the keys of
@@ -273,7 +292,9 @@ def bucket_components(
     >>> [x.tolist() for x in bucket_components(sig, 8, 2)]
     [[0, 0, 2], [True, True, False]]
     """
-    return _core.lsh_bucket_components(np.ascontiguousarray(signatures), bands, rows, threads)
+    return _core.lsh_bucket_components(
+        np.ascontiguousarray(signatures), bands, rows, threads, threshold, bucket_limit
+    )
 
 
 def verify_chunks(
@@ -405,29 +426,37 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
     sig = ev.signatures
     assert sig is not None and plan.bands is not None and plan.rows is not None
     bands, rows, threshold, threads = plan.bands, plan.rows, plan.threshold, plan.threads
+    limit = plan.bucket_limit
     mode = plan.pairs
     if mode == "auto":
-        bound = candidate_bound(sig, bands, rows, plan.spanning_limit, threads)
+        bound = candidate_bound(sig, bands, rows, plan.spanning_limit, threads, threshold, limit)
         mode = "spanning" if bound > plan.spanning_limit else "all"
         if mode == "spanning":
             info["pairs_reason"] = f"LSH buckets hold more than {plan.spanning_limit:,} pairs"
     info["pairs_used"] = mode
     if plan.verify == "estimate":
-        pairs, sims = stages.lsh_duplicates(
-            sig, bands, rows, threshold, spanning=mode == "spanning", threads=threads
-        )
-        info["candidates"] = len(pairs) if mode == "spanning" else None
-        return pairs, sims
+        if mode == "spanning":
+            pairs, sims = stages.lsh_duplicates(
+                sig, bands, rows, threshold, spanning=True, threads=threads, bucket_limit=limit
+            )
+            info["candidates"] = len(pairs)
+            return pairs, sims
+        candidates = _search(plan, sig, info, screen=False)
+        sims = stages.estimate_jaccard(sig, candidates)
+        keep = sims.astype(np.float64) >= threshold
+        return candidates[keep], sims[keep]
     if mode == "spanning":  # leaders chosen by exact Jaccard: the sets of bucket members
         chunk = None
         if ev.sets is None and ev.set_sizes is not None:
-            labels, wanted = bucket_components(sig, bands, rows, threads)
+            labels, wanted = bucket_components(sig, bands, rows, threads, threshold, limit)
             chunk = verify_chunks(labels, wanted, ev.set_sizes, VERIFY_BUDGET)
         if chunk is None:
-            wanted = stages.lsh_candidate_rows(sig, bands, rows, threads)
+            wanted = stages.lsh_candidate_rows(
+                sig, bands, rows, threads, threshold=threshold, bucket_limit=limit
+            )
             ev.sets = candidate_sets(ev, wanted)
             pairs, sims = stages.lsh_duplicates(
-                sig, bands, rows, threshold, ev.sets, spanning=True, threads=threads
+                sig, bands, rows, threshold, ev.sets, True, threads, bucket_limit=limit
             )
         else:  # each chunk's buckets alone: whole components, so the same leaders
 
@@ -435,7 +464,7 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
                 members: np.ndarray, sets: stages.ShingleSets
             ) -> tuple[np.ndarray, np.ndarray]:
                 return stages.lsh_duplicates(
-                    sig[members], bands, rows, threshold, sets, spanning=True, threads=threads
+                    sig[members], bands, rows, threshold, sets, True, threads, bucket_limit=limit
                 )
 
             pairs, sims = _in_chunks(ev, chunk, spanning)
@@ -443,13 +472,51 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
         if chunk is not None:
             return pairs, sims  # the signatures estimate kept similarities
     else:
-        candidates = stages.lsh_candidates(sig, bands, rows, threads)
-        info["candidates"] = len(candidates)
+        candidates = _search(plan, sig, info, screen=True)
         pairs, sims = verify_candidates(plan, ev, candidates)
         if ev.sets is None:  # verified in chunks: the signatures estimate kept similarities
             return pairs, sims
     ev.signatures = None  # exact Jaccard from here on: free the signatures
     return pairs, sims
+
+
+def _search(plan: Plan, sig: np.ndarray, info: dict[str, Any], screen: bool) -> np.ndarray:
+    """The LSH candidates of the plan's banding (``screen``: only those whose signatures
+    agree on enough slots for exact verification to be worth it), with what the search counted
+    in ``info``: ``candidates``, ``screened``, ``bucket_splits`` and ``expected_recall`` (the
+    banding's P(T), lowered where buckets were split; the banding's own in
+    ``banding_recall``). Warns when splitting lowered it."""
+    assert plan.bands is not None and plan.rows is not None
+    pairs, screened, splits, recall = _core.lsh_candidate_search(
+        np.ascontiguousarray(sig),
+        plan.bands,
+        plan.rows,
+        plan.threshold,
+        plan.bucket_limit,
+        screen and plan.algorithm == "classic",
+        plan.threads,
+    )
+    banding_recall = float(
+        info.get("expected_recall") or lsh_probability(plan.threshold, plan.bands, plan.rows)
+    )
+    info.update(
+        candidates=len(pairs),
+        screened=screened,
+        bucket_splits=splits,
+        banding_recall=banding_recall,
+        expected_recall=min(recall, banding_recall),
+    )
+    if recall < min(banding_recall, DEFAULT_RECALL) - RECALL_WARNING:
+        warnings.warn(
+            f"LSH buckets of more than {plan.bucket_limit} documents that were not mostly "
+            f"duplicates (shared boilerplate?) were split to keep the work linear: expected "
+            f"recall at threshold {plan.threshold:g} is {recall:.4f} instead of "
+            f"{banding_recall:.4f}. bucket_limit=None (--bucket-limit none) keeps every bucket "
+            "whole; strip_boilerplate=0.1 removes shared text first.",
+            NeardupWarning,
+            stacklevel=2,
+        )
+    return pairs
 
 
 def _simhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:

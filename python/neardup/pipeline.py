@@ -10,7 +10,7 @@ import numpy as np
 from neardup import engine, stages
 from neardup.errors import InvalidArgumentError
 from neardup.keep import NO_PRIORITIES
-from neardup.plan import AUTO_EXACT_LIMIT, SPANNING_LIMIT, Method, make_plan
+from neardup.plan import AUTO_EXACT_LIMIT, BUCKET_LIMIT, SPANNING_LIMIT, Method, make_plan
 from neardup.stores import MemoryStore
 
 
@@ -209,6 +209,7 @@ def find_duplicates(
     keep: Literal["first", "longest"] | Any = "first",
     auto_exact_limit: int = AUTO_EXACT_LIMIT,
     spanning_limit: int = SPANNING_LIMIT,
+    bucket_limit: int | None = BUCKET_LIMIT,
 ) -> DuplicateResult:
     """Finds near-duplicate documents, clusters them and picks one to keep per cluster.
 
@@ -242,6 +243,16 @@ def find_duplicates(
     would exceed ``spanning_limit`` (20 million: the LSH buckets' candidate pairs, or the pairs
     to report), and then with spanning pairs: the clusters and ``keep`` are the same, memory
     stays O(n + pairs reported), and ``params["pairs_used"]`` says which was used.
+
+    ``bucket_limit`` (MinHash, 32): an LSH bucket of more documents is kept whole only when a
+    sample of its pairs is mostly above the threshold, else split by more signature slots, so
+    shared boilerplate cannot make the work grow as n². A pair that meets only in split
+    buckets can be missed: ``params["expected_recall"]`` counts it (P(T) of the banding,
+    lowered where buckets were split), and a :class:`neardup.errors.NeardupWarning` says so
+    when it falls below the target; ``bucket_limit=None`` keeps every bucket whole. With exact
+    verification, candidates whose signatures agree on too few slots for J >= T (a chance
+    below 1e-9 per pair at the threshold) are dropped before their sets are compared
+    (``params["screened"]``).
 
     ``keep``: ``"first"`` keeps the lowest index of each cluster, ``"longest"`` the document
     with the most characters, and an array of numbers (one per document: a numpy array, a
@@ -278,6 +289,7 @@ def find_duplicates(
         hash_version=hash_version,
         auto_exact_limit=auto_exact_limit,
         spanning_limit=spanning_limit,
+        bucket_limit=bucket_limit,
     )
     if plan.keep == "priority" and priorities is None:
         raise InvalidArgumentError(NO_PRIORITIES)  # before any work

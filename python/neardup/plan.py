@@ -12,7 +12,7 @@ Two steps, because some choices need the corpus: :func:`make_plan` checks every 
 
 >>> plan = make_plan(threshold=0.5).resolve(10_000)
 >>> plan.method, plan.bands, plan.rows
-('minhash', 35, 3)
+('minhash', 42, 3)
 >>> make_plan(num_perm=0)
 Traceback (most recent call last):
 ...
@@ -35,6 +35,7 @@ from neardup._validate import (
     check_seed,
     check_threshold,
 )
+from neardup.banding import BUCKET_LIMIT
 from neardup.errors import InvalidArgumentError
 
 Method = Literal["auto", "exact-jaccard", "minhash", "simhash", "sha256", "sha256-normalized"]
@@ -69,6 +70,7 @@ AUTO_EXACT_LIMIT = 5_000
 #: m(m - 1)/2 pairs of memory and verification.
 SPANNING_LIMIT = 20_000_000
 
+
 #: Upper bound on ``num_perm`` (a signature of 2**16 slots is 256 KiB per document already).
 MAX_NUM_PERM = 1 << 16
 #: Upper bound on ``k`` (longer shingles make every document a single shingle).
@@ -88,7 +90,7 @@ class Plan:
 
     >>> p = make_plan(method="minhash", threshold=0.3).resolve(100)
     >>> p.bands, p.rows, p.verify
-    (49, 2, 'exact')
+    (64, 2, 'exact')
     """
 
     method: str = "auto"
@@ -110,6 +112,7 @@ class Plan:
     hash_version: int = _core.HASH_VERSION
     auto_exact_limit: int = AUTO_EXACT_LIMIT
     spanning_limit: int = SPANNING_LIMIT
+    bucket_limit: int | None = BUCKET_LIMIT
     #: The method the user asked for (``"auto"`` stays visible after resolution).
     requested_method: str = "auto"
 
@@ -162,7 +165,7 @@ class Plan:
         """One line a human reads: the method and the options that shaped it.
 
         >>> print(make_plan(method="minhash", hash_version=1).resolve(10).describe())
-        minhash, threshold 0.3, k=5 word shingles, P=128 classic, LSH 49x2, verify exact, ...
+        minhash, threshold 0.3, k=5 word shingles, P=128 classic, LSH 64x2, verify exact, ...
         """
         parts = [self.method, f"threshold {self.threshold:g}"]
         if self.uses_shingles:
@@ -208,6 +211,7 @@ def make_plan(
     hash_version: int | None = None,
     auto_exact_limit: int = AUTO_EXACT_LIMIT,
     spanning_limit: int = SPANNING_LIMIT,
+    bucket_limit: int | None = BUCKET_LIMIT,
 ) -> Plan:
     """Checks every option (whatever method will run) and returns the unresolved plan.
 
@@ -256,6 +260,7 @@ def make_plan(
         )
     auto_exact_limit = check_int("auto_exact_limit", auto_exact_limit, low=0)
     spanning_limit = check_int("spanning_limit", spanning_limit, low=0)
+    bucket_limit = check_optional_int("bucket_limit", bucket_limit, low=2)
     return Plan(
         method=method,
         threshold=threshold,
@@ -276,6 +281,7 @@ def make_plan(
         hash_version=hash_version,
         auto_exact_limit=auto_exact_limit,
         spanning_limit=spanning_limit,
+        bucket_limit=bucket_limit,
         requested_method=method,
     )
 
@@ -288,7 +294,7 @@ def lsh_banding(threshold: float, num_perm: int, verify: str = "exact") -> tuple
     is exact; ``find_duplicates`` refines it on a sample of the signatures).
 
     >>> lsh_banding(0.3, 128), lsh_banding(0.3, 128, "estimate")
-    ((49, 2), (42, 3))
+    ((64, 2), (42, 3))
     """
     from neardup.banding import choose_banding
 

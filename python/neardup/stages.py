@@ -23,6 +23,7 @@ from neardup._validate import (
 
 # The S-curve maths and the banding rules live in neardup.banding; re-exported as stages.
 from neardup.banding import (  # noqa: F401
+    BUCKET_LIMIT,
     lsh_half_point,
     lsh_params,
     lsh_probability,
@@ -343,24 +344,60 @@ def band_hashes(signatures: Any, bands: int, rows: int, threads: int = 1) -> np.
     return _core.band_hashes(sig, *_banding(sig, bands, rows), _check_positive("threads", threads))
 
 
-def lsh_candidates(signatures: Any, bands: int, rows: int, threads: int = 1) -> np.ndarray:
+def _bucket_args(
+    bands: int, rows: int, threshold: float | None, bucket_limit: int | None
+) -> tuple[float | None, int | None]:
+    if threshold is not None:
+        threshold = check_threshold(threshold)
+    if bucket_limit is not None:
+        bucket_limit = check_int("bucket_limit", bucket_limit, low=2)
+    return threshold, bucket_limit
+
+
+def lsh_candidates(
+    signatures: Any,
+    bands: int,
+    rows: int,
+    threads: int = 1,
+    *,
+    threshold: float | None = None,
+    bucket_limit: int | None = BUCKET_LIMIT,
+) -> np.ndarray:
     """Candidate pairs int64[m, 2] (i < j, sorted, unique): documents sharing a band key.
 
     Empty documents (signature all 0xFFFFFFFF) are never candidates. ``threads`` splits the
-    bands between threads; the pairs are the same for every thread count.
+    bands between threads; the pairs are the same for every thread count. A bucket of more
+    than ``bucket_limit`` documents is paired whole only when at least 1/64 of a sample of its
+    pairs have a MinHash estimate clearly above ``threshold`` (default: the banding's S*);
+    else it is split by one more signature slot at a time, so a footer shared by many
+    documents cannot make the pairs grow as n². ``bucket_limit=None``: every bucket whole.
 
     >>> sig = minhash(["a b c d e f", "a b c d e f", "x y z"], num_perm=16, k=2)
     >>> lsh_candidates(sig, bands=8, rows=2).tolist()
     [[0, 1]]
     """
     sig = _signatures(signatures)
+    bands, rows = _banding(sig, bands, rows)
     return _core.lsh_candidates(
-        sig, *_banding(sig, bands, rows), _check_positive("threads", threads)
+        sig,
+        bands,
+        rows,
+        _check_positive("threads", threads),
+        *_bucket_args(bands, rows, threshold, bucket_limit),
     )
 
 
-def lsh_candidate_rows(signatures: Any, bands: int, rows: int, threads: int = 1) -> np.ndarray:
-    """bool[n]: the documents that appear in some LSH candidate pair (:func:`lsh_candidates`).
+def lsh_candidate_rows(
+    signatures: Any,
+    bands: int,
+    rows: int,
+    threads: int = 1,
+    *,
+    threshold: float | None = None,
+    bucket_limit: int | None = BUCKET_LIMIT,
+) -> np.ndarray:
+    """bool[n]: the documents that appear in some LSH candidate pair (:func:`lsh_candidates`,
+    with the same ``threshold`` and ``bucket_limit``).
 
     Found bucket by bucket without listing pairs, so a bucket of m documents costs m, not
     m(m - 1)/2; the documents to shingle for exact verification (``shingles(..., only=)``).
@@ -370,8 +407,13 @@ def lsh_candidate_rows(signatures: Any, bands: int, rows: int, threads: int = 1)
     [True, True, False]
     """
     sig = _signatures(signatures)
+    bands, rows = _banding(sig, bands, rows)
     return _core.lsh_rows_in_candidates(
-        sig, *_banding(sig, bands, rows), _check_positive("threads", threads)
+        sig,
+        bands,
+        rows,
+        _check_positive("threads", threads),
+        *_bucket_args(bands, rows, threshold, bucket_limit),
     )
 
 
@@ -383,6 +425,8 @@ def lsh_duplicates(
     shinglesets: ShingleSets | None = None,
     spanning: bool = False,
     threads: int = 1,
+    *,
+    bucket_limit: int | None = BUCKET_LIMIT,
 ) -> tuple[np.ndarray, np.ndarray]:
     """LSH candidates verified in one pass: (int64[m, 2] pairs i < j, float32[m] similarity).
 
@@ -392,6 +436,9 @@ def lsh_duplicates(
     with its leaders only, so m identical documents cost m - 1 comparisons (clusters can come
     out finer than the components of all pairs, never coarser). ``threads``: the candidates
     (and estimates) are found on that many threads, with the same result for every count.
+    Large buckets are split as :func:`lsh_candidates` says (``bucket_limit``, at
+    ``threshold``); exact verification first drops candidates whose signatures agree on too
+    few slots for J >= threshold (a chance below 1e-9 for a pair at the threshold).
 
     >>> sig = minhash(["a b c d e f", "a b c d e f", "x y z"], num_perm=16, k=2)
     >>> pairs, sim = lsh_duplicates(sig, 8, 2, threshold=0.9)
@@ -402,9 +449,10 @@ def lsh_duplicates(
     bands, rows = _banding(sig, bands, rows)
     threshold = check_threshold(threshold)
     threads = _check_positive("threads", threads)
+    _, bucket_limit = _bucket_args(bands, rows, threshold, bucket_limit)
     if shinglesets is None:
         return _core.lsh_duplicates(
-            sig, bands, rows, threshold, None, None, bool(spanning), threads
+            sig, bands, rows, threshold, None, None, bool(spanning), threads, bucket_limit
         )
     if not isinstance(shinglesets, ShingleSets):
         raise ArgumentTypeError("shinglesets must be a ShingleSets (see neardup.shingles)")
@@ -421,6 +469,7 @@ def lsh_duplicates(
         shinglesets.hashes,
         bool(spanning),
         threads,
+        bucket_limit,
     )
 
 

@@ -4,6 +4,7 @@
 use super::{contiguous, matrix, pair_matrix, run, sets_view, signature_rows, PairsAnd};
 use crate::duplicates::{self, Verify};
 use crate::error::Error;
+use crate::lsh::{BucketRule, SCREEN_MISS};
 use crate::spanning;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
@@ -16,6 +17,8 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(band_hashes, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_bucket_pairs_bound, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_candidate_search, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_screen_min_equal, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_rows_in_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_bucket_components, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_duplicates, m)?)?;
@@ -70,8 +73,31 @@ fn band_hashes<'py>(
     matrix(py, keys, bands)
 }
 
+/// The bucket rule of a call: `bucket_limit` None keeps every bucket whole; the dense test
+/// and the recall count use `threshold` (None: the banding's S*).
+fn bucket_rule(
+    bands: usize,
+    rows: usize,
+    threshold: Option<f64>,
+    bucket_limit: Option<usize>,
+) -> Result<BucketRule, Error> {
+    let Some(limit) = bucket_limit else {
+        return Ok(BucketRule::WHOLE);
+    };
+    if limit < 2 {
+        return Err(Error::new(format!(
+            "bucket_limit must be at least 2, got {limit}"
+        )));
+    }
+    crate::lsh::check_banding(bands, rows, usize::MAX)?;
+    let threshold = threshold.unwrap_or_else(|| crate::lsh::s_star(bands, rows));
+    crate::lsh::check_threshold(threshold)?;
+    Ok(BucketRule { limit, threshold })
+}
+
 #[pyfunction]
-#[pyo3(signature = (signatures, bands, rows, limit, threads=1))]
+#[pyo3(signature = (signatures, bands, rows, limit, threads=1, threshold=None, bucket_limit=None))]
+#[allow(clippy::too_many_arguments)] // the Python signature
 fn lsh_bucket_pairs_bound(
     py: Python<'_>,
     signatures: PyReadonlyArray2<'_, u32>,
@@ -79,47 +105,100 @@ fn lsh_bucket_pairs_bound(
     rows: usize,
     limit: u64,
     threads: usize,
+    threshold: Option<f64>,
+    bucket_limit: Option<usize>,
 ) -> PyResult<u64> {
     let (num_perm, slots) = signature_rows(&signatures)?;
+    let rule = bucket_rule(bands, rows, threshold, bucket_limit)?;
     run(py, || {
-        crate::lsh::bucket_pairs_bound(slots, num_perm, bands, rows, limit, threads)
+        crate::lsh::bucket_pairs_bound(slots, num_perm, bands, rows, rule, limit, threads)
     })
 }
 
 #[pyfunction]
-#[pyo3(signature = (signatures, bands, rows, threads=1))]
+#[pyo3(signature = (signatures, bands, rows, threads=1, threshold=None, bucket_limit=None))]
 fn lsh_candidates<'py>(
     py: Python<'py>,
     signatures: PyReadonlyArray2<'py, u32>,
     bands: usize,
     rows: usize,
     threads: usize,
+    threshold: Option<f64>,
+    bucket_limit: Option<usize>,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let (num_perm, slots) = signature_rows(&signatures)?;
-    let pairs = run(py, || {
-        crate::lsh::candidates(slots, num_perm, bands, rows, threads)
+    let rule = bucket_rule(bands, rows, threshold, bucket_limit)?;
+    let found = run(py, || {
+        crate::lsh::candidates(slots, num_perm, bands, rows, rule, None, threads)
     })?;
-    pair_matrix(py, pairs)
+    pair_matrix(py, found.pairs)
+}
+
+/// (pairs, screened, buckets split, expected recall) of the engine's candidate search.
+type Search<'py> = PyResult<(Bound<'py, PyArray2<i64>>, u64, u64, f64)>;
+
+#[pyfunction]
+#[pyo3(signature = (signatures, bands, rows, threshold, bucket_limit, screen, threads=1))]
+#[allow(clippy::too_many_arguments)] // the Python signature
+fn lsh_candidate_search<'py>(
+    py: Python<'py>,
+    signatures: PyReadonlyArray2<'py, u32>,
+    bands: usize,
+    rows: usize,
+    threshold: f64,
+    bucket_limit: Option<usize>,
+    screen: bool,
+    threads: usize,
+) -> Search<'py> {
+    let (num_perm, slots) = signature_rows(&signatures)?;
+    let rule = bucket_rule(bands, rows, Some(threshold), bucket_limit)?;
+    let rule = BucketRule { threshold, ..rule };
+    let screen = screen.then(|| crate::lsh::screen_min_equal(num_perm, threshold, SCREEN_MISS));
+    let found = run(py, || {
+        crate::lsh::check_threshold(threshold)?;
+        crate::lsh::candidates(slots, num_perm, bands, rows, rule, screen, threads)
+    })?;
+    Ok((
+        pair_matrix(py, found.pairs)?,
+        found.screened,
+        found.splits,
+        found.expected_recall,
+    ))
 }
 
 #[pyfunction]
-#[pyo3(signature = (signatures, bands, rows, threads=1))]
+fn lsh_screen_min_equal(py: Python<'_>, num_perm: usize, threshold: f64) -> PyResult<usize> {
+    run(py, || {
+        crate::lsh::check_threshold(threshold)?;
+        Ok(crate::lsh::screen_min_equal(
+            num_perm,
+            threshold,
+            SCREEN_MISS,
+        ))
+    })
+}
+
+#[pyfunction]
+#[pyo3(signature = (signatures, bands, rows, threads=1, threshold=None, bucket_limit=None))]
 fn lsh_rows_in_candidates<'py>(
     py: Python<'py>,
     signatures: PyReadonlyArray2<'py, u32>,
     bands: usize,
     rows: usize,
     threads: usize,
+    threshold: Option<f64>,
+    bucket_limit: Option<usize>,
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
     let (num_perm, slots) = signature_rows(&signatures)?;
+    let rule = bucket_rule(bands, rows, threshold, bucket_limit)?;
     Ok(run(py, || {
-        crate::lsh::rows_in_candidates(slots, num_perm, bands, rows, threads)
+        crate::lsh::rows_in_candidates(slots, num_perm, bands, rows, rule, threads)
     })?
     .into_pyarray(py))
 }
 
 #[pyfunction]
-#[pyo3(signature = (signatures, bands, rows, threads=1))]
+#[pyo3(signature = (signatures, bands, rows, threads=1, threshold=None, bucket_limit=None))]
 #[allow(clippy::type_complexity)] // (labels, in a bucket), as Python sees them
 fn lsh_bucket_components<'py>(
     py: Python<'py>,
@@ -127,16 +206,19 @@ fn lsh_bucket_components<'py>(
     bands: usize,
     rows: usize,
     threads: usize,
+    threshold: Option<f64>,
+    bucket_limit: Option<usize>,
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<bool>>)> {
     let (num_perm, slots) = signature_rows(&signatures)?;
+    let rule = bucket_rule(bands, rows, threshold, bucket_limit)?;
     let (labels, wanted) = run(py, || {
-        crate::lsh::bucket_components(slots, num_perm, bands, rows, threads)
+        crate::lsh::bucket_components(slots, num_perm, bands, rows, rule, threads)
     })?;
     Ok((labels.into_pyarray(py), wanted.into_pyarray(py)))
 }
 
 #[pyfunction]
-#[pyo3(signature = (signatures, bands, rows, threshold, offsets=None, hashes=None, spanning=false, threads=1))]
+#[pyo3(signature = (signatures, bands, rows, threshold, offsets=None, hashes=None, spanning=false, threads=1, bucket_limit=None))]
 #[allow(clippy::too_many_arguments)] // the Python signature
 fn lsh_duplicates<'py>(
     py: Python<'py>,
@@ -148,7 +230,9 @@ fn lsh_duplicates<'py>(
     hashes: Option<PyReadonlyArray1<'py, u64>>,
     spanning: bool,
     threads: usize,
+    bucket_limit: Option<usize>,
 ) -> PairsAnd<'py, f32> {
+    let rule = bucket_rule(bands, rows, Some(threshold), bucket_limit)?;
     let (num_perm, slots) = signature_rows(&signatures)?;
     let verify = match (&offsets, &hashes) {
         (Some(o), Some(h)) => Verify::Exact(sets_view(o, h)?),
@@ -157,9 +241,13 @@ fn lsh_duplicates<'py>(
     };
     let (pairs, similarity) = run(py, || {
         if spanning {
-            spanning::lsh_cluster_edges(slots, num_perm, bands, rows, threshold, verify, threads)
+            spanning::lsh_cluster_edges(
+                slots, num_perm, bands, rows, threshold, verify, rule, threads,
+            )
         } else {
-            duplicates::lsh_duplicates(slots, num_perm, bands, rows, threshold, verify, threads)
+            duplicates::lsh_duplicates(
+                slots, num_perm, bands, rows, threshold, verify, rule, threads,
+            )
         }
     })?;
     Ok((pair_matrix(py, pairs)?, similarity.into_pyarray(py)))

@@ -81,9 +81,74 @@ pub fn params(threshold: f64, num_perm: usize) -> Result<(usize, usize)> {
     Ok(best.unwrap_or((num_perm, 1)))
 }
 
+/// The chance bound of the screen: a pair of Jaccard at least the threshold is screened out
+/// with probability at most this (per pair).
+pub const SCREEN_MISS: f64 = 1e-9;
+
+/// The fewest equal slots (of `num_perm`) a candidate needs to go on to exact verification:
+/// the largest c with P(X < c) <= `miss` for X ~ Binomial(num_perm, threshold).
+///
+/// Under MinHash each slot of a pair of Jaccard s agrees independently with probability s, so a
+/// pair with s >= threshold has fewer than c equal slots with probability at most `miss`. The
+/// candidate stage only looks at pairs that agree on a whole band, an event that raises the
+/// count (Harris' inequality: conditioning on an increasing event), so the bound holds for
+/// candidates too. Slots that agree by a 32-bit collision of different minima only raise it.
+pub fn screen_min_equal(num_perm: usize, threshold: f64, miss: f64) -> usize {
+    // Lower tail summed term by term in log space (num_perm is at most a few thousand).
+    let (n, p) = (num_perm as f64, threshold);
+    if p >= 1.0 {
+        return num_perm;
+    }
+    let ln_choose = |k: f64| ln_gamma(n + 1.0) - ln_gamma(k + 1.0) - ln_gamma(n - k + 1.0);
+    let mut tail = 0.0;
+    for c in 0..=num_perm {
+        // tail = P(X < c) before adding P(X = c)
+        let k = c as f64;
+        let term = (ln_choose(k) + k * p.ln() + (n - k) * (-p).ln_1p()).exp();
+        if tail + term > miss {
+            return c;
+        }
+        tail += term;
+    }
+    num_perm
+}
+
+/// ln Γ(x) for x >= 1 (Lanczos, g = 7: relative error below 1e-13, ample for a tail bound).
+fn ln_gamma(x: f64) -> f64 {
+    const G: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    let x = x - 1.0;
+    let mut a = G[0];
+    let t = x + 7.5;
+    for (i, g) in G.iter().enumerate().skip(1) {
+        a += g / (x + i as f64);
+    }
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn screen_bound_matches_the_binomial_tail() {
+        // P(Bin(128, 0.3) <= 10) = 4.6e-10 <= 1e-9 < P(<= 11): keep 11 or more equal slots.
+        assert_eq!(screen_min_equal(128, 0.3, 1e-9), 11);
+        assert_eq!(screen_min_equal(128, 0.5, 1e-9), 31);
+        assert_eq!(screen_min_equal(128, 0.8, 1e-9), 73);
+        assert_eq!(screen_min_equal(128, 0.1, 1e-9), 0);
+        assert_eq!(screen_min_equal(16, 1.0, 1e-9), 16);
+        assert!((ln_gamma(11.0) - 3_628_800f64.ln()).abs() < 1e-10);
+    }
 
     #[test]
     fn article_banding_at_threshold_0_3() {

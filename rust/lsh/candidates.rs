@@ -2,37 +2,55 @@
 
 use super::banding::check_banding;
 use super::copies::IdenticalRows;
-use super::keys::{band_key, non_empty_rows};
+use super::groups::{BucketRule, Grouper, SplitCost};
+use super::keys::non_empty_rows;
 use super::pair_buffer::{PairBuffer, FLUSH_PAIRS};
 use crate::error::{reserve, Result};
-use crate::parallel::{check_threads, map_tasks, share_tasks};
+use crate::parallel::{self, check_threads, map_tasks, share_tasks};
 use crate::rows::Rows;
+
+/// What a candidate search returns besides the pairs.
+#[derive(Debug, Clone)]
+pub struct Candidates {
+    /// Every candidate pair i < j, once, sorted.
+    pub pairs: Vec<(u32, u32)>,
+    /// Pairs that met in a bucket but were dropped by the screen (too few equal slots).
+    pub screened: u64,
+    /// Buckets split by the [`BucketRule`] (every part split again counts).
+    pub splits: u64,
+    /// Mean chance that a pair exactly at the rule's threshold is a candidate, over the
+    /// active documents: P(T) of the banding, lowered where buckets were split.
+    pub expected_recall: f64,
+}
 
 /// Every candidate pair i < j of the active rows, once, sorted by (i, j), on `threads` threads
 /// (the same pairs whatever their number).
 ///
-/// Band by band: the band keys of the active documents are computed in one sequential pass,
-/// partitioned by their top bits (one counting-sort pass, so every partition is a few hundred
-/// documents), and each partition is bucketed in a small open-addressing table that stays in
-/// L1 cache (a bucket is a chain through `next`, no vector per bucket). A document joining a
-/// bucket pairs with the members already in it. Pairs go into a buffer of `FLUSH_PAIRS` codes
-/// (or as many as the result already holds, if more) which, when full and at the end, is
-/// radix-sorted, de-duplicated and merged into the sorted result: a pair that collides in many
-/// bands costs one 8-byte entry per collision and no look-up in any other band, memory stays
-/// within a small multiple of the result, and the caller verifies each pair once.
+/// Band by band the active documents are grouped by [`Grouper`]: buckets of band keys, a
+/// bucket larger than `rule.limit` kept whole only when dense, else split by more slots. Every
+/// pair of a group goes into a buffer of `FLUSH_PAIRS` codes (or as many as the result already
+/// holds, if more) which, when full and at the end, is radix-sorted, de-duplicated and merged
+/// into the sorted result: a pair that collides in many bands costs one 8-byte entry per
+/// collision and no look-up in any other band, and memory stays within a small multiple of
+/// the result. `screen` (a number of slots): pairs whose signatures agree on fewer slots are
+/// dropped after the merge (each distinct pair compared once; see `banding::screen_min_equal`
+/// for the bound that makes this safe for exact verification).
 ///
 /// On several threads each thread takes the next band not yet taken into a sorted set of its
 /// own, and the sets are merged (in parallel, by ranges of codes): the union of sorted,
 /// distinct sets does not depend on which thread took which band. A pair colliding in bands of several
 /// threads is held once per thread until the merge.
+#[allow(clippy::too_many_arguments)] // the search's inputs, each needed
 pub fn candidate_pairs(
     signatures: &[u32],
     num_perm: usize,
     bands: usize,
     rows: usize,
     active: &[bool],
+    rule: BucketRule,
+    screen: Option<usize>,
     threads: usize,
-) -> Result<Vec<(u32, u32)>> {
+) -> Result<Candidates> {
     check_banding(bands, rows, num_perm)?;
     check_threads(threads)?;
     let all: Vec<u32> = (0..active.len())
@@ -44,20 +62,81 @@ pub fn candidate_pairs(
     // m copies costs O(m) before the output instead of one bucket of m in every band.
     let copies = IdenticalRows::find(signatures, num_perm, &all, threads)?;
     let ids = &copies.representatives;
+    let signature_rows = Rows::new(signatures, num_perm);
     // A pair is coded i·2^id_bits + j: 2·id_bits significant bits, the fewest radix passes.
     let id_bits = (usize::BITS - active.len().leading_zeros()) as usize;
     let found = share_tasks(
         bands,
         threads,
-        || Bander::new(Rows::new(signatures, num_perm), rows, ids, id_bits),
-        |bander, band| bander.band(band),
-        |bander| bander.pending.finish(),
+        || {
+            let grouper = Grouper::new(signature_rows, rows, ids, rule, true);
+            let pending = PairBuffer::new(2 * id_bits, (ids.len() * 4).min(FLUSH_PAIRS));
+            (grouper, pending)
+        },
+        |(grouper, pending), band| {
+            grouper.band(band, &mut |group| {
+                for (k, &a) in group.iter().enumerate() {
+                    for &b in &group[k + 1..] {
+                        pending.push(((a as u64) << id_bits) | b as u64);
+                    }
+                }
+            })
+        },
+        |(grouper, pending)| (grouper.cost, pending.finish()),
     )?;
-    let pairs = merge_distinct(found.into_iter().collect::<Result<_>>()?, threads)?;
+    let mut cost = SplitCost::new(active.len());
+    let mut lists = Vec::with_capacity(found.len());
+    for (part_cost, list) in found {
+        if let Some(part_cost) = part_cost {
+            cost.add(&part_cost);
+        }
+        lists.push(list?);
+    }
+    let mut pairs = merge_distinct(lists, threads)?;
     let low = (1u64 << id_bits) - 1;
     let decode = |c: u64| ((c >> id_bits) as u32, (c & low) as u32);
+    let mut screened = 0u64;
+    if let Some(min_equal) = screen {
+        let before = pairs.len();
+        let ranges = parallel::split(pairs.len(), threads * 4);
+        let kept = map_tasks(ranges.len(), threads, |part| {
+            Ok(pairs[ranges[part].clone()]
+                .iter()
+                .copied()
+                .filter(|&c| {
+                    let (a, b) = decode(c);
+                    equal_slots(
+                        signature_rows.row(a as usize),
+                        signature_rows.row(b as usize),
+                    ) >= min_equal
+                })
+                .collect::<Vec<u64>>())
+        })?;
+        pairs = Vec::new();
+        reserve(
+            &mut pairs,
+            kept.iter().map(|k| k.as_ref().map_or(0, Vec::len)).sum(),
+            "the candidate pairs",
+        )?;
+        for part in kept {
+            pairs.extend_from_slice(&part?);
+        }
+        screened = (before - pairs.len()) as u64;
+    }
+    let weights = ids.iter().map(|&r| {
+        let start = copies.members.partition_point(|&(rep, _)| rep < r);
+        let end = copies.members.partition_point(|&(rep, _)| rep <= r);
+        (r, 1 + (end - start) as u64)
+    });
+    let expected_recall = cost.expected_recall(weights, bands, rows, rule.threshold);
+    let result = |pairs: Vec<(u32, u32)>| Candidates {
+        pairs,
+        screened,
+        splits: cost.splits,
+        expected_recall,
+    };
     if copies.members.is_empty() {
-        return decoded(pairs, decode);
+        return decoded(pairs, decode).map(result);
     }
     // Expand: a pair of representatives stands for every pair across their groups, and every
     // group is a clique.
@@ -91,141 +170,13 @@ pub fn candidate_pairs(
         }
         start = end;
     }
-    decoded(expanded.finish()?, decode)
+    decoded(expanded.finish()?, decode).map(result)
 }
 
-/// The bucketing of one thread's bands: its scratch state and the pairs it found.
-struct Bander<'a> {
-    signatures: Rows<'a, u32>,
-    rows: usize,
-    ids: &'a [u32],
-    id_bits: usize,
-    part_bits: u32,
-    keys: Vec<u64>,
-    parted: Vec<(u64, u32)>,
-    starts: Vec<usize>,
-    next: Vec<u32>,
-    table: Vec<Slot>,
-    generation: u32,
-    bytes: Vec<u8>,
-    pending: PairBuffer,
-}
-
-impl<'a> Bander<'a> {
-    fn new(signatures: Rows<'a, u32>, rows: usize, ids: &'a [u32], id_bits: usize) -> Self {
-        let m = ids.len();
-        // About 256 documents per partition.
-        let part_bits = (usize::BITS - (m / 256).leading_zeros()).min(16);
-        Bander {
-            signatures,
-            rows,
-            ids,
-            id_bits,
-            part_bits,
-            keys: vec![0u64; m],
-            parted: vec![(0, 0); m],
-            starts: vec![0usize; (1 << part_bits) + 1],
-            next: vec![NONE; m],
-            table: Vec::new(),
-            generation: 0,
-            bytes: vec![0u8; rows * 4],
-            pending: PairBuffer::new(2 * id_bits, (m * 4).min(FLUSH_PAIRS)),
-        }
-    }
-
-    fn part_of(&self, key: u64) -> usize {
-        if self.part_bits == 0 {
-            0
-        } else {
-            (key >> (64 - self.part_bits)) as usize
-        }
-    }
-
-    /// Buckets band `band` and pushes the pairs of every bucket.
-    fn band(&mut self, band: usize) {
-        let parts = 1usize << self.part_bits;
-        for (key, &i) in self.keys.iter_mut().zip(self.ids) {
-            *key = band_key(
-                self.signatures.row(i as usize),
-                band,
-                self.rows,
-                &mut self.bytes,
-            );
-        }
-        self.starts.fill(0);
-        for k in 0..self.keys.len() {
-            let p = self.part_of(self.keys[k]);
-            self.starts[p + 1] += 1;
-        }
-        for p in 0..parts {
-            self.starts[p + 1] += self.starts[p];
-        }
-        let mut fill = self.starts.clone();
-        for pos in 0..self.keys.len() {
-            let key = self.keys[pos];
-            let p = self.part_of(key);
-            self.parted[fill[p]] = (key, pos as u32);
-            fill[p] += 1;
-        }
-        for p in 0..parts {
-            let (lo, hi) = (self.starts[p], self.starts[p + 1]);
-            if hi - lo >= 2 {
-                self.bucket(lo..hi);
-            }
-        }
-    }
-
-    /// Buckets one partition of the band (`parted[range]`) in the open-addressing table.
-    fn bucket(&mut self, range: std::ops::Range<usize>) {
-        let capacity = (2 * range.len()).next_power_of_two();
-        if self.table.len() < capacity {
-            self.table.resize(
-                capacity,
-                Slot {
-                    key: 0,
-                    head: NONE,
-                    generation: 0,
-                },
-            );
-        }
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.table.iter_mut().for_each(|slot| slot.generation = 0);
-            self.generation = 1;
-        }
-        let generation = self.generation;
-        let mask = capacity - 1;
-        let (ids, id_bits) = (self.ids, self.id_bits);
-        for &(key, pos) in &self.parted[range] {
-            // The band key is an XXH3 output: its low bits are uniform.
-            let mut s = (key as usize) & mask;
-            loop {
-                let slot = &mut self.table[s];
-                if slot.generation != generation {
-                    *slot = Slot {
-                        key,
-                        head: pos,
-                        generation,
-                    };
-                    self.next[pos as usize] = NONE;
-                    break;
-                }
-                if slot.key == key {
-                    let i = ids[pos as usize] as u64;
-                    let mut member = slot.head;
-                    while member != NONE {
-                        self.pending
-                            .push(((ids[member as usize] as u64) << id_bits) | i);
-                        member = self.next[member as usize];
-                    }
-                    self.next[pos as usize] = slot.head;
-                    slot.head = pos;
-                    break;
-                }
-                s = (s + 1) & mask;
-            }
-        }
-    }
+/// How many slots two signatures of equal width agree on.
+#[inline]
+fn equal_slots(a: &[u32], b: &[u32]) -> usize {
+    a.iter().zip(b).map(|(x, y)| (x == y) as usize).sum()
 }
 
 /// The union of sorted, distinct code lists, sorted and distinct: merged range by range of
@@ -287,83 +238,99 @@ fn decoded(codes: Vec<u64>, decode: impl Fn(u64) -> (u32, u32)) -> Result<Vec<(u
     Ok(pairs)
 }
 
-#[derive(Clone, Copy)]
-struct Slot {
-    key: u64,
-    head: u32,
-    generation: u32,
-}
-
-const NONE: u32 = u32::MAX;
-
-/// Which rows share a bucket with another active row in some band: the rows that appear in
-/// some candidate pair, found without listing the pairs (a bucket of m rows costs m, not
-/// m(m - 1)/2). On `threads` threads each takes the next band not yet taken; the rows found
-/// are the union, the same whatever the thread count.
+/// Which rows share a group (a bucket, or a part of a split one: [`Grouper`]) with another
+/// active row in some band, or have a copy (an identical signature): the rows that appear in
+/// some candidate pair before the screen, found without listing the pairs (a group of m rows
+/// costs m, not m(m - 1)/2). On `threads` threads each takes the next band not yet taken; the
+/// rows found are the union, the same whatever the thread count.
 pub fn rows_in_candidates(
     signatures: &[u32],
     num_perm: usize,
     bands: usize,
     rows: usize,
+    rule: BucketRule,
     threads: usize,
 ) -> Result<Vec<bool>> {
     check_banding(bands, rows, num_perm)?;
     check_threads(threads)?;
     let active = non_empty_rows(signatures, num_perm);
-    let ids: Vec<u32> = (0..active.len() as u32)
-        .filter(|&i| active[i as usize])
-        .collect();
+    let n = active.len();
+    let all: Vec<u32> = (0..n as u32).filter(|&i| active[i as usize]).collect();
+    let copies = IdenticalRows::find(signatures, num_perm, &all, threads)?;
+    let ids = &copies.representatives;
     let signature_rows = Rows::new(signatures, num_perm);
     let found = share_tasks(
         bands,
         threads,
         || {
-            let found = vec![false; active.len()];
-            (found, Vec::with_capacity(ids.len()), vec![0u8; rows * 4])
+            (
+                Grouper::new(signature_rows, rows, ids, rule, false),
+                vec![false; n],
+            )
         },
-        |(found, bucket, bytes), band| {
-            bucket.clear();
-            bucket.extend(ids.iter().map(|&i| {
-                let key = band_key(signature_rows.row(i as usize), band, rows, bytes);
-                (key, i)
-            }));
-            bucket.sort_unstable();
-            for run in bucket
-                .chunk_by(|a, b| a.0 == b.0)
-                .filter(|run| run.len() > 1)
-            {
-                for &(_, row) in run {
-                    found[row as usize] = true;
+        |(grouper, found), band| {
+            grouper.band(band, &mut |group| {
+                for &i in group {
+                    found[i as usize] = true;
                 }
-            }
+            })
         },
-        |(found, _, _)| found,
+        |(_, found)| found,
     )?;
-    let mut found = found.into_iter();
-    let mut all = found.next().unwrap_or_else(|| vec![false; active.len()]);
+    let mut all_found = vec![false; n];
     for more in found {
-        all.iter_mut().zip(more).for_each(|(a, b)| *a |= b);
+        all_found.iter_mut().zip(more).for_each(|(a, b)| *a |= b);
     }
-    Ok(all)
+    for &(rep, copy) in &copies.members {
+        all_found[rep as usize] = true;
+        all_found[copy as usize] = true;
+    }
+    Ok(all_found)
 }
 
-/// All candidate pairs (i < j), sorted, found on `threads` threads.
+/// All candidate pairs (i < j), sorted, found on `threads` threads, with what the search
+/// counted ([`candidate_pairs`] over the rows that are not the empty set's signature).
 pub fn candidates(
     signatures: &[u32],
     num_perm: usize,
     bands: usize,
     rows: usize,
+    rule: BucketRule,
+    screen: Option<usize>,
     threads: usize,
-) -> Result<Vec<(u32, u32)>> {
+) -> Result<Candidates> {
     check_banding(bands, rows, num_perm)?;
     let active = non_empty_rows(signatures, num_perm);
-    candidate_pairs(signatures, num_perm, bands, rows, &active, threads)
+    candidate_pairs(
+        signatures, num_perm, bands, rows, &active, rule, screen, threads,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lsh::keys::{band_keys, sorted_band};
+
+    /// The pairs of plain LSH: every bucket whole, no screen.
+    fn whole(
+        sigs: &[u32],
+        num_perm: usize,
+        bands: usize,
+        rows: usize,
+        threads: usize,
+    ) -> Vec<(u32, u32)> {
+        candidates(
+            sigs,
+            num_perm,
+            bands,
+            rows,
+            BucketRule::WHOLE,
+            None,
+            threads,
+        )
+        .unwrap()
+        .pairs
+    }
 
     /// The plain reference `candidates` is checked against: calls `visit(i, j)` once for every candidate pair i < j, in the first band where the pair
     /// collides (later collisions of the same pair are skipped by comparing earlier band keys, so no
@@ -419,7 +386,7 @@ mod tests {
             u32::MAX,
             u32::MAX,
         ];
-        assert_eq!(candidates(&sigs, 4, 2, 2, 1).unwrap(), vec![(0, 2)]);
+        assert_eq!(whole(&sigs, 4, 2, 2, 1), vec![(0, 2)]);
     }
 
     /// `candidates` (bucketed, collapsed, radix-sorted) equals the plain band-by-band visit, and
@@ -442,12 +409,13 @@ mod tests {
             }
             for threads in [1, 2, 3] {
                 assert_eq!(
-                    candidates(sigs, num_perm, bands, rows, threads).unwrap(),
+                    whole(sigs, num_perm, bands, rows, threads),
                     want,
                     "b={bands} r={rows} threads={threads}"
                 );
                 assert_eq!(
-                    rows_in_candidates(sigs, num_perm, bands, rows, threads).unwrap(),
+                    rows_in_candidates(sigs, num_perm, bands, rows, BucketRule::WHOLE, threads)
+                        .unwrap(),
                     in_pairs,
                     "b={bands} r={rows} threads={threads}"
                 );
@@ -492,8 +460,8 @@ mod tests {
             sigs[i * num_perm] = i as u32;
             sigs[i * num_perm + 1] = i as u32;
         }
-        let pairs = candidates(&sigs, num_perm, 2, 1, 1).unwrap();
-        assert_eq!(candidates(&sigs, num_perm, 2, 1, 2).unwrap(), pairs);
+        let pairs = whole(&sigs, num_perm, 2, 1, 1);
+        assert_eq!(whole(&sigs, num_perm, 2, 1, 2), pairs);
         assert_eq!(pairs.len(), 1500 * 1499 / 2);
         assert!(pairs.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(pairs[0], (0, 1));

@@ -2,69 +2,56 @@
 //! exact verification in chunks needs to cut the documents into whole components.
 
 use super::banding::check_banding;
-use super::keys::{band_key, non_empty_rows};
+use super::copies::IdenticalRows;
+use super::groups::{BucketRule, Grouper};
+use super::keys::non_empty_rows;
 use crate::cluster::UnionFind;
 use crate::error::Result;
 use crate::parallel::{check_threads, share_tasks};
 use crate::rows::Rows;
-use crate::shingle::SetSorter;
 
 /// (component label of every document: the lowest document of its component, whether it
-/// shares a bucket with another document in some band) of the graph linking documents whose
-/// band keys (the keys of [`super::candidates`]) agree in some band. Empty signatures are in
-/// no bucket. On `threads` threads each takes the next band not yet taken into a union-find
-/// of its own; the union of their partitions is the same whatever the thread count.
-///
-/// A band's documents are grouped by one sort of u64 values, the key's top bits with the
-/// document's index in the low `index_bits` (the bucket sort on top bits of the pair bound,
-/// faster than sorting (key, index) pairs): two documents whose keys agree in those top bits
-/// only are linked too. That only joins components, which verification then treats as one
-/// chunk (its pairs come from the real buckets), with a chance of about
-/// n^2 / 2^(65 - index_bits) per band: 3e-2 at n = 10^6, 3e-11 at 10^3.
+/// appears in some candidate pair) of the graph linking the documents of each group
+/// ([`Grouper`] under `rule`, the groups [`super::candidates`] pairs up) and every copy of a
+/// signature with its first. Empty signatures are in no group. On `threads` threads each takes
+/// the next band not yet taken into a union-find of its own; the union of their partitions is
+/// the same whatever the thread count.
 pub fn bucket_components(
     signatures: &[u32],
     num_perm: usize,
     bands: usize,
     rows: usize,
+    rule: BucketRule,
     threads: usize,
 ) -> Result<(Vec<i64>, Vec<bool>)> {
     check_banding(bands, rows, num_perm)?;
     check_threads(threads)?;
     let active = non_empty_rows(signatures, num_perm);
     let n = active.len();
-    let ids: Vec<u32> = (0..n as u32).filter(|&i| active[i as usize]).collect();
+    let all: Vec<u32> = (0..n as u32).filter(|&i| active[i as usize]).collect();
+    let copies = IdenticalRows::find(signatures, num_perm, &all, threads)?;
+    let ids = &copies.representatives;
     let signature_rows = Rows::new(signatures, num_perm);
-    let index_bits = (usize::BITS - n.max(2).saturating_sub(1).leading_zeros()) as u64;
-    let index_mask = (1u64 << index_bits) - 1;
     let parts = share_tasks(
         bands,
         threads,
         || {
             let sets = UnionFind::new(n);
-            let scratch = (Vec::with_capacity(ids.len()), vec![0u8; rows * 4]);
-            (sets, vec![false; n], scratch, SetSorter::default())
+            let grouper = Grouper::new(signature_rows, rows, ids, rule, false);
+            (sets, vec![false; n], grouper)
         },
-        |(sets, found, (bucket, bytes), sorter), band| {
+        |(sets, found, grouper), band| {
             let Ok(sets) = sets else { return };
-            bucket.clear();
-            bucket.extend(ids.iter().map(|&i| {
-                let key = band_key(signature_rows.row(i as usize), band, rows, bytes);
-                (key & !index_mask) | i as u64
-            }));
-            sorter.sort(bucket);
-            for run in bucket
-                .chunk_by(|a, b| a >> index_bits == b >> index_bits)
-                .filter(|run| run.len() > 1)
-            {
-                for pair in run.windows(2) {
-                    sets.union((pair[0] & index_mask) as u32, (pair[1] & index_mask) as u32);
+            grouper.band(band, &mut |group| {
+                for pair in group.windows(2) {
+                    sets.union(pair[0], pair[1]);
                 }
-                for &v in run {
-                    found[(v & index_mask) as usize] = true;
+                for &i in group {
+                    found[i as usize] = true;
                 }
-            }
+            });
         },
-        |(sets, found, _, _)| sets.map(|sets| (sets, found)),
+        |(sets, found, _)| sets.map(|sets| (sets, found)),
     )?;
     let mut all = UnionFind::new(n)?;
     let mut wanted = vec![false; n];
@@ -77,6 +64,11 @@ pub fn bucket_components(
             }
         }
         wanted.iter_mut().zip(found).for_each(|(a, b)| *a |= b);
+    }
+    for &(rep, copy) in &copies.members {
+        all.union(rep, copy);
+        wanted[rep as usize] = true;
+        wanted[copy as usize] = true;
     }
     Ok((all.labels()?, wanted))
 }
@@ -92,13 +84,19 @@ mod tests {
         let sigs: Vec<u32> = (0..n * num_perm)
             .map(|x| (crate::hashing::mix64(x as u64 * 7 + 1) % 9) as u32)
             .collect();
-        let pairs = super::super::candidates(&sigs, num_perm, bands, rows, 1).unwrap();
+        let pairs =
+            super::super::candidates(&sigs, num_perm, bands, rows, BucketRule::WHOLE, None, 1)
+                .unwrap()
+                .pairs;
         let edges: Vec<(i64, i64)> = pairs.iter().map(|&(a, b)| (a as i64, b as i64)).collect();
         let want_labels = crate::cluster::clusters(&edges, n).unwrap();
-        let want_rows = super::super::rows_in_candidates(&sigs, num_perm, bands, rows, 1).unwrap();
+        let want_rows =
+            super::super::rows_in_candidates(&sigs, num_perm, bands, rows, BucketRule::WHOLE, 1)
+                .unwrap();
         for threads in [1, 2, 3] {
             let (labels, wanted) =
-                bucket_components(&sigs, num_perm, bands, rows, threads).unwrap();
+                bucket_components(&sigs, num_perm, bands, rows, BucketRule::WHOLE, threads)
+                    .unwrap();
             assert_eq!(labels, want_labels, "threads={threads}");
             assert_eq!(wanted, want_rows, "threads={threads}");
         }

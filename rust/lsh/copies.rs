@@ -6,7 +6,7 @@ use crate::parallel::{map_blocks, sort_unstable};
 use crate::rows::Rows;
 
 /// Groups of rows with identical signatures among `ids` (ascending).
-pub(super) struct IdenticalRows {
+pub(crate) struct IdenticalRows {
     /// The first row of every group (and every row without a copy), ascending.
     pub representatives: Vec<u32>,
     /// (representative, row) for every other row of a group, sorted.
@@ -16,7 +16,12 @@ pub(super) struct IdenticalRows {
 impl IdenticalRows {
     /// The groups, hashing and sorting on `threads` threads (the same groups whatever their
     /// number: the (hash, row) keys are distinct, so their sorted order is unique).
-    pub fn find(signatures: &[u32], num_perm: usize, ids: &[u32], threads: usize) -> Result<Self> {
+    pub(crate) fn find(
+        signatures: &[u32],
+        num_perm: usize,
+        ids: &[u32],
+        threads: usize,
+    ) -> Result<Self> {
         let signature_rows = Rows::new(signatures, num_perm);
         let row = |i: u32| signature_rows.row(i as usize);
         let blocks = map_blocks(ids.len(), threads, |block| {

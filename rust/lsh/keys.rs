@@ -2,6 +2,8 @@
 //! seed = t); documents with equal keys in a band share that band's bucket.
 
 use super::banding::check_banding;
+use super::copies::IdenticalRows;
+use super::groups::{BucketRule, Grouper};
 use crate::error::{reserve, Result};
 use crate::hashing::hash_with_seed;
 use crate::minhash::is_empty_signature;
@@ -56,9 +58,10 @@ pub fn band_keys_on(
 }
 
 /// An upper bound on the candidate pairs of a banding without listing them: the sum over
-/// bands of m(m - 1)/2 for every bucket of m documents (a pair sharing several buckets counts
-/// once per bucket), counted band by band and stopped as soon as it passes `limit`. Each
-/// band's keys are sorted by a bucket pass on their top bits (they are uniform hashes).
+/// bands of w(w - 1)/2 for every group of w documents ([`Grouper`] under `rule`, copies of a
+/// signature counted with their representative, which they follow into every bucket; with
+/// every bucket whole, the sum of m(m - 1)/2 over the buckets of m documents), counted band by
+/// band and stopped as soon as it passes `limit`.
 ///
 /// On `threads` threads each takes the next band not yet taken, with its own buffers; the
 /// threads stop once the bands counted so far from band 0 on, without a gap, pass `limit`,
@@ -69,12 +72,28 @@ pub fn bucket_pairs_bound(
     num_perm: usize,
     bands: usize,
     rows: usize,
+    rule: BucketRule,
     limit: u64,
     threads: usize,
 ) -> Result<u64> {
     check_banding(bands, rows, num_perm)?;
     check_threads(threads)?;
-    let signatures = Rows::new(signatures, num_perm);
+    let active = non_empty_rows(signatures, num_perm);
+    let all: Vec<u32> = (0..active.len() as u32)
+        .filter(|&i| active[i as usize])
+        .collect();
+    let copies = IdenticalRows::find(signatures, num_perm, &all, threads)?;
+    let mut weight = vec![1u64; active.len()];
+    // Copies share every bucket of their representative: each band's pairs among them.
+    let mut copy_pairs = 0u64;
+    for &(rep, _) in &copies.members {
+        // the w-th member of a group pairs with the w earlier ones
+        copy_pairs = copy_pairs.saturating_add(weight[rep as usize]);
+        weight[rep as usize] += 1;
+    }
+    let clique = |w: u64| w * (w - 1) / 2;
+    let ids = &copies.representatives;
+    let signature_rows = Rows::new(signatures, num_perm);
     // counts[band] once counted; `passed` once a gapless prefix of bands passes the limit.
     let counts = Mutex::new(vec![None; bands]);
     let passed = AtomicBool::new(false);
@@ -91,36 +110,17 @@ pub fn bucket_pairs_bound(
     share_tasks(
         bands,
         threads,
-        || {
-            let keys = Vec::with_capacity(signatures.len());
-            (
-                keys,
-                vec![0u8; rows * 4],
-                crate::shingle::SetSorter::default(),
-            )
-        },
-        |(keys, bytes, sorter), band| {
+        || Grouper::new(signature_rows, rows, ids, rule, false),
+        |grouper, band| {
             if passed.load(Ordering::Relaxed) {
                 return;
             }
-            keys.clear();
-            keys.extend(
-                signatures
-                    .iter()
-                    .map(|signature| band_key(signature, band, rows, bytes)),
-            );
-            sorter.sort(keys);
-            let mut pairs = 0u64;
-            let mut run = 0u64;
-            for (i, &key) in keys.iter().enumerate() {
-                // `run` counts the earlier equal keys: each pairs with this one.
-                run = if i > 0 && keys[i - 1] == key {
-                    run + 1
-                } else {
-                    0
-                };
-                pairs += run;
-            }
+            let mut pairs = copy_pairs;
+            grouper.band(band, &mut |group| {
+                let w: u64 = group.iter().map(|&i| weight[i as usize]).sum();
+                let within: u64 = group.iter().map(|&i| clique(weight[i as usize])).sum();
+                pairs = pairs.saturating_add(clique(w) - within);
+            });
             let mut counts = counts.lock().unwrap_or_else(|p| p.into_inner());
             counts[band] = Some(pairs);
             if in_order(&counts).1 {
@@ -181,10 +181,13 @@ mod tests {
             assert_eq!(band_keys_on(&sigs, num_perm, 4, 2, threads).unwrap(), keys);
         }
         for limit in [0, 10_000, 200_000, u64::MAX] {
-            let want = bucket_pairs_bound(&sigs, num_perm, 8, 1, limit, 1).unwrap();
+            let want =
+                bucket_pairs_bound(&sigs, num_perm, 8, 1, BucketRule::WHOLE, limit, 1).unwrap();
             assert!(want > limit || limit == u64::MAX);
             for threads in [2, 3] {
-                let got = bucket_pairs_bound(&sigs, num_perm, 8, 1, limit, threads).unwrap();
+                let got =
+                    bucket_pairs_bound(&sigs, num_perm, 8, 1, BucketRule::WHOLE, limit, threads)
+                        .unwrap();
                 assert_eq!(got, want, "limit={limit} threads={threads}");
             }
         }

@@ -21,6 +21,7 @@ from neardup.errors import ArgumentTypeError, InvalidArgumentError, NeardupError
 from neardup.plan import (
     ALGORITHMS,
     AUTO_EXACT_LIMIT,
+    BUCKET_LIMIT,
     HASH_VERSIONS,
     KEEP,
     METHODS,
@@ -202,6 +203,14 @@ def add_plan_args(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"--pairs auto switches to spanning past this many pairs (default {SPANNING_LIMIT:,})",
     )
+    p.add_argument(
+        "--bucket-limit",
+        type=_bucket_limit,
+        default=BUCKET_LIMIT,
+        metavar="N|none",
+        help="MinHash: LSH buckets of more documents are split by more slots unless mostly "
+        f"duplicates, so shared boilerplate stays linear (default {BUCKET_LIMIT}; none: never)",
+    )
 
 
 def plan_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -231,7 +240,24 @@ def plan_options(args: argparse.Namespace) -> dict[str, Any]:
         "hash_version": args.hash_version,
         "auto_exact_limit": args.auto_exact_limit,
         "spanning_limit": args.spanning_limit,
+        "bucket_limit": args.bucket_limit,
     }
+
+
+def _bucket_limit(value: str) -> int | None:
+    """``--bucket-limit``: a whole number, or ``none`` (every bucket whole).
+
+    >>> _bucket_limit("none"), _bucket_limit("64")
+    (None, 64)
+    """
+    if value.strip().lower() == "none":
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number or none, got {value!r}"
+        ) from None
 
 
 def guarded(command: str, work: Callable[[], int]) -> int:

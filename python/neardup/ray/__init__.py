@@ -61,7 +61,7 @@ def ray_plan(n: int, **options: Any) -> Plan:
 
     >>> plan = ray_plan(20_000, threshold=0.5)
     >>> plan.method, plan.bands, plan.rows, plan.pairs
-    ('minhash', 35, 3, 'all')
+    ('minhash', 42, 3, 'all')
     >>> ray_plan(100, method="simhash")
     Traceback (most recent call last):
     ...

@@ -1,0 +1,489 @@
+//! A band's buckets, bounded: the groups of documents every LSH stage pairs up.
+//!
+//! A bucket holds the documents whose band key agrees. Text that many documents share (a
+//! footer, navigation, a licence) can hold the minima of a whole band for a good share of the
+//! corpus, so one bucket of m unrelated documents would give m(m - 1)/2 candidates: quadratic
+//! in n. A bucket larger than [`BucketRule::limit`] is therefore looked at before it is paired:
+//!
+//! - **dense** (at least 1/64 of a sample of its pairs have a MinHash estimate two standard
+//!   errors above the threshold): listing its pairs is work within a constant factor of the
+//!   output, and the bucket stays whole;
+//! - otherwise it is **split** by one more signature slot (LSH-forest style: the slots after
+//!   the band's own, cyclically), and each part of three or more is looked at again: kept
+//!   whole when dense, else split on. Documents that share only boilerplate part ways within a
+//!   few slots; near copies of one text stay together.
+//!
+//! A pair of Jaccard s that meets in a bucket split e times stays together with probability
+//! s^e: the recall that costs is counted per document ([`SplitCost`]) and reported by the
+//! callers as the run's expected recall, so it is never lowered silently.
+
+use super::keys::band_key;
+use crate::hashing::mix64;
+use crate::rows::Rows;
+
+/// When a bucket is split.
+#[derive(Debug, Clone, Copy)]
+pub struct BucketRule {
+    /// Buckets of at most this many documents are never split (`usize::MAX`: none is).
+    pub limit: usize,
+    /// The Jaccard threshold: the dense test compares the estimate with it, and the recall
+    /// cost of a split is counted at it.
+    pub threshold: f64,
+}
+
+impl BucketRule {
+    /// Every bucket whole, as plain LSH has it.
+    pub const WHOLE: BucketRule = BucketRule {
+        limit: usize::MAX,
+        threshold: 1.0,
+    };
+}
+
+/// Pairs sampled from a large bucket to decide whether it is dense.
+const DENSE_SAMPLE: usize = 256;
+/// A bucket is dense when at least 1/DENSE_SHARE of its sampled pairs reach the threshold.
+const DENSE_SHARE: usize = 64;
+/// A sampled pair counts towards density when its estimate is this many standard errors of the
+/// estimator at T above T.
+const DENSE_MARGIN: f64 = 2.0;
+/// Fixed-point scale of the per-document log-miss increments (exact integer sums, so the
+/// total does not depend on which thread took which band).
+const FIXED: f64 = (1u64 << 40) as f64;
+
+/// What splitting cost in recall: per document, the increase of ln P(a partner at the
+/// threshold is missed), in units of 2^-40, summed over the bands where it was split.
+#[derive(Debug, Clone, Default)]
+pub struct SplitCost {
+    /// Per document (index into the signature rows).
+    pub log_miss: Vec<i64>,
+    /// Buckets split (counting every part split again).
+    pub splits: u64,
+}
+
+impl SplitCost {
+    pub fn new(n: usize) -> Self {
+        SplitCost {
+            log_miss: vec![0; n],
+            splits: 0,
+        }
+    }
+
+    /// Adds another thread's costs.
+    pub fn add(&mut self, other: &SplitCost) {
+        for (a, b) in self.log_miss.iter_mut().zip(&other.log_miss) {
+            *a += b;
+        }
+        self.splits += other.splits;
+    }
+
+    /// The mean over `docs` (with their weights: copies count for their representative) of the
+    /// chance that a partner at the threshold shares a kept bucket with the document, for a
+    /// banding of `bands` × `rows` at `threshold`.
+    pub fn expected_recall(
+        &self,
+        docs: impl Iterator<Item = (u32, u64)>,
+        bands: usize,
+        rows: usize,
+        threshold: f64,
+    ) -> f64 {
+        let per_band = threshold.powi(rows as i32);
+        let base = bands as f64 * (-per_band).ln_1p();
+        let (mut total, mut weight) = (0.0, 0u64);
+        for (doc, w) in docs {
+            let miss = (base + self.log_miss[doc as usize] as f64 / FIXED).exp();
+            total += (1.0 - miss.min(1.0)) * w as f64;
+            weight += w;
+        }
+        if weight == 0 {
+            -(base.exp_m1())
+        } else {
+            total / weight as f64
+        }
+    }
+}
+
+/// Groups the documents of one band at a time; owns its scratch (one per thread).
+pub(crate) struct Grouper<'a> {
+    signatures: Rows<'a, u32>,
+    rows: usize,
+    ids: &'a [u32],
+    rule: BucketRule,
+    part_bits: u32,
+    keys: Vec<u64>,
+    parted: Vec<(u64, u32)>,
+    starts: Vec<usize>,
+    next: Vec<u32>,
+    table: Vec<Slot>,
+    generation: u32,
+    bytes: Vec<u8>,
+    group: Vec<u32>,
+    work: Vec<(u32, u32)>,
+    /// Miss increments of a split at depth 1, 2, ... (index depth - 1).
+    depth_cost: Vec<i64>,
+    pub cost: Option<SplitCost>,
+}
+
+#[derive(Clone, Copy)]
+struct Slot {
+    key: u64,
+    head: u32,
+    generation: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl<'a> Grouper<'a> {
+    /// A grouper of the documents `ids` (ascending; no two with identical signatures, or
+    /// splitting may never separate them); `cost`: count what splits cost in recall.
+    pub fn new(
+        signatures: Rows<'a, u32>,
+        rows: usize,
+        ids: &'a [u32],
+        rule: BucketRule,
+        cost: bool,
+    ) -> Self {
+        let m = ids.len();
+        // About 256 documents per partition: each partition's table stays in L1 cache.
+        let part_bits = (usize::BITS - (m / 256).leading_zeros()).min(16);
+        let per_band = rule.threshold.powi(rows as i32);
+        let extra = signatures.width().saturating_sub(rows);
+        let depth_cost = (1..=extra)
+            .map(|e| {
+                let kept = per_band * rule.threshold.powi(e as i32);
+                (((-kept).ln_1p() - (-per_band).ln_1p()) * FIXED).round() as i64
+            })
+            .collect();
+        Grouper {
+            signatures,
+            rows,
+            ids,
+            rule,
+            part_bits,
+            keys: vec![0u64; m],
+            parted: vec![(0, 0); m],
+            starts: vec![0usize; (1 << part_bits) + 1],
+            next: vec![NONE; m],
+            table: Vec::new(),
+            generation: 0,
+            bytes: vec![0u8; rows * 4],
+            group: Vec::new(),
+            work: Vec::new(),
+            depth_cost,
+            cost: cost.then(|| SplitCost::new(signatures.len())),
+        }
+    }
+
+    fn part_of(&self, key: u64) -> usize {
+        if self.part_bits == 0 {
+            0
+        } else {
+            (key >> (64 - self.part_bits)) as usize
+        }
+    }
+
+    /// Calls `visit` with every group (two or more documents, ascending) of band `band`.
+    pub fn band(&mut self, band: usize, visit: &mut impl FnMut(&[u32])) {
+        let parts = 1usize << self.part_bits;
+        for (key, &i) in self.keys.iter_mut().zip(self.ids) {
+            *key = band_key(
+                self.signatures.row(i as usize),
+                band,
+                self.rows,
+                &mut self.bytes,
+            );
+        }
+        self.starts.fill(0);
+        for k in 0..self.keys.len() {
+            let p = self.part_of(self.keys[k]);
+            self.starts[p + 1] += 1;
+        }
+        for p in 0..parts {
+            self.starts[p + 1] += self.starts[p];
+        }
+        let mut fill = self.starts.clone();
+        for pos in 0..self.keys.len() {
+            let key = self.keys[pos];
+            let p = self.part_of(key);
+            self.parted[fill[p]] = (key, pos as u32);
+            fill[p] += 1;
+        }
+        for p in 0..parts {
+            let (lo, hi) = (self.starts[p], self.starts[p + 1]);
+            if hi - lo >= 2 {
+                self.partition(band, lo..hi, visit);
+            }
+        }
+    }
+
+    /// Buckets one partition of the band (`parted[range]`) in the open-addressing table (a
+    /// bucket is a chain through `next`), then visits each bucket of two or more.
+    fn partition(
+        &mut self,
+        band: usize,
+        range: std::ops::Range<usize>,
+        visit: &mut impl FnMut(&[u32]),
+    ) {
+        let capacity = (2 * range.len()).next_power_of_two();
+        if self.table.len() < capacity {
+            self.table.resize(
+                capacity,
+                Slot {
+                    key: 0,
+                    head: NONE,
+                    generation: 0,
+                },
+            );
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.table.iter_mut().for_each(|slot| slot.generation = 0);
+            self.generation = 1;
+        }
+        let generation = self.generation;
+        let mask = capacity - 1;
+        let mut heads = Vec::new();
+        for &(key, pos) in &self.parted[range] {
+            // The band key is an XXH3 output: its low bits are uniform.
+            let mut s = (key as usize) & mask;
+            loop {
+                let slot = &mut self.table[s];
+                if slot.generation != generation {
+                    *slot = Slot {
+                        key,
+                        head: pos,
+                        generation,
+                    };
+                    self.next[pos as usize] = NONE;
+                    heads.push(s as u32);
+                    break;
+                }
+                if slot.key == key {
+                    self.next[pos as usize] = slot.head;
+                    slot.head = pos;
+                    break;
+                }
+                s = (s + 1) & mask;
+            }
+        }
+        for s in heads {
+            let head = self.table[s as usize].head;
+            if self.next[head as usize] == NONE {
+                continue; // a bucket of one
+            }
+            self.group.clear();
+            let mut member = head;
+            while member != NONE {
+                self.group.push(self.ids[member as usize]);
+                member = self.next[member as usize];
+            }
+            self.group.reverse(); // inserted in ascending order, chained newest first
+            if self.group.len() <= self.rule.limit {
+                visit(&self.group);
+            } else {
+                self.split(band, visit);
+            }
+        }
+    }
+
+    /// Visits the groups of the large bucket in `self.group`: whole if dense, else split by
+    /// one more slot at a time until each part is small or dense.
+    fn split(&mut self, band: usize, visit: &mut impl FnMut(&[u32])) {
+        let extra = self.signatures.width() - self.rows;
+        self.work.clear();
+        self.work.extend(self.group.iter().map(|&i| (0, i)));
+        // (start, end, depth) of the parts still to look at.
+        let mut stack = vec![(0usize, self.work.len(), 0usize)];
+        while let Some((start, end, depth)) = stack.pop() {
+            // A part split off a large bucket that is not dense is boilerplate's doing: it is
+            // split on down to pairs, so its documents add no candidates.
+            let size = end - start;
+            let whole =
+                size <= 2 || depth >= extra || self.dense(&self.work[start..end], band, depth);
+            if whole {
+                self.group.clear();
+                self.group
+                    .extend(self.work[start..end].iter().map(|&(_, i)| i));
+                self.group.sort_unstable();
+                self.charge(start..end, depth);
+                visit(&self.group);
+                continue;
+            }
+            if let Some(cost) = &mut self.cost {
+                cost.splits += 1;
+            }
+            let slot = (band * self.rows + self.rows + depth) % self.signatures.width();
+            for entry in &mut self.work[start..end] {
+                entry.0 = self.signatures.row(entry.1 as usize)[slot];
+            }
+            self.work[start..end].sort_unstable();
+            let mut at = start;
+            while at < end {
+                let value = self.work[at].0;
+                let run = self.work[at..end]
+                    .iter()
+                    .take_while(|e| e.0 == value)
+                    .count();
+                if run >= 2 {
+                    stack.push((at, at + run, depth + 1));
+                } else {
+                    self.charge(at..at + 1, depth + 1);
+                }
+                at += run;
+            }
+        }
+    }
+
+    /// Counts a split at `depth` against the documents of `work[range]`.
+    fn charge(&mut self, range: std::ops::Range<usize>, depth: usize) {
+        if depth == 0 {
+            return;
+        }
+        if let Some(cost) = &mut self.cost {
+            let add = self.depth_cost[depth.min(self.depth_cost.len()) - 1];
+            for &(_, i) in &self.work[range] {
+                cost.log_miss[i as usize] += add;
+            }
+        }
+    }
+
+    /// Whether at least 1/DENSE_SHARE of a fixed sample of the part's pairs have a MinHash
+    /// estimate clearly above the threshold (by DENSE_MARGIN standard errors).
+    fn dense(&self, part: &[(u32, u32)], band: usize, depth: usize) -> bool {
+        let m = part.len();
+        let width = self.signatures.width();
+        // Two standard errors above T: a bucket of pairs just below T (their estimates
+        // scattered around it) must not pass for dense.
+        let t = self.rule.threshold;
+        let margin = DENSE_MARGIN * (t * (1.0 - t) / width as f64).sqrt();
+        let need = ((t + margin) * width as f64).ceil() as usize;
+        let mut state = mix64((band as u64) << 32 ^ (depth as u64) << 16 ^ m as u64)
+            ^ mix64(part.iter().map(|e| e.1 as u64).min().unwrap_or(0));
+        let mut likely = 0;
+        for _ in 0..DENSE_SAMPLE {
+            state = mix64(state.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            let a = (state % m as u64) as usize;
+            let b = ((state >> 32) % (m as u64 - 1)) as usize;
+            let b = if b >= a { b + 1 } else { b };
+            let (x, y) = (
+                self.signatures.row(part[a].1 as usize),
+                self.signatures.row(part[b].1 as usize),
+            );
+            let equal: usize = x.iter().zip(y).map(|(p, q)| (p == q) as usize).sum();
+            likely += (equal >= need) as usize;
+        }
+        likely * DENSE_SHARE >= DENSE_SAMPLE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Signatures of `n` unrelated documents whose first `shared` slots are one boilerplate
+    /// value for the documents in `footer` and otherwise distinct.
+    fn footer_corpus(n: usize, num_perm: usize, shared: usize, footer: usize) -> Vec<u32> {
+        let mut sigs = Vec::with_capacity(n * num_perm);
+        for i in 0..n {
+            for p in 0..num_perm {
+                let boiler = i < footer && p < shared;
+                sigs.push(if boiler {
+                    7 + p as u32
+                } else {
+                    mix64((i * num_perm + p) as u64) as u32
+                });
+            }
+        }
+        sigs
+    }
+
+    fn groups(
+        sigs: &[u32],
+        num_perm: usize,
+        rows: usize,
+        band: usize,
+        rule: BucketRule,
+    ) -> Vec<Vec<u32>> {
+        let n = sigs.len() / num_perm;
+        let ids: Vec<u32> = (0..n as u32).collect();
+        let mut grouper = Grouper::new(Rows::new(sigs, num_perm), rows, &ids, rule, true);
+        let mut out = Vec::new();
+        grouper.band(band, &mut |g| out.push(g.to_vec()));
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_whole_rule_keeps_the_boilerplate_bucket() {
+        let sigs = footer_corpus(500, 16, 2, 300);
+        let found = groups(&sigs, 16, 2, 0, BucketRule::WHOLE);
+        assert_eq!(found, vec![(0..300).collect::<Vec<u32>>()]);
+    }
+
+    #[test]
+    fn a_boilerplate_bucket_is_split_until_small() {
+        // 300 documents share band 0 (slots 0-1) and slot 2; nothing else.
+        let sigs = footer_corpus(500, 16, 3, 300);
+        let rule = BucketRule {
+            limit: 8,
+            threshold: 0.5,
+        };
+        let found = groups(&sigs, 16, 2, 0, rule);
+        // split by slot 2 (still shared: one part of 300), then slot 3: all apart
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_dense_bucket_stays_whole() {
+        // 100 documents equal on 12 of 16 slots (estimate 0.75 >= 0.5), distinct elsewhere.
+        let sigs = footer_corpus(100, 16, 12, 100);
+        let rule = BucketRule {
+            limit: 8,
+            threshold: 0.5,
+        };
+        let found = groups(&sigs, 16, 2, 0, rule);
+        assert_eq!(found, vec![(0..100).collect::<Vec<u32>>()]);
+    }
+
+    #[test]
+    fn near_copies_inside_boilerplate_stay_together() {
+        // 200 boilerplate documents (band 0 shared) among which 0..5 are near copies of each
+        // other (slots 2.. equal but one).
+        let num_perm = 16;
+        let mut sigs = footer_corpus(200, num_perm, 2, 200);
+        for i in 1..5 {
+            for p in 2..num_perm - 1 {
+                sigs[i * num_perm + p] = sigs[p];
+            }
+        }
+        let rule = BucketRule {
+            limit: 8,
+            threshold: 0.5,
+        };
+        let found = groups(&sigs, num_perm, 2, 0, rule);
+        assert_eq!(found, vec![vec![0, 1, 2, 3, 4]]);
+    }
+
+    #[test]
+    fn split_cost_lowers_expected_recall_only_where_split() {
+        let sigs = footer_corpus(400, 16, 3, 300);
+        let ids: Vec<u32> = (0..400).collect();
+        let rule = BucketRule {
+            limit: 8,
+            threshold: 0.5,
+        };
+        let mut grouper = Grouper::new(Rows::new(&sigs, 16), 2, &ids, rule, true);
+        grouper.band(0, &mut |_| {});
+        let cost = grouper.cost.unwrap();
+        assert!(cost.splits >= 2);
+        assert!(cost.log_miss[..300].iter().all(|&c| c > 0));
+        assert!(cost.log_miss[300..].iter().all(|&c| c == 0));
+        let untouched = cost.expected_recall((300..400).map(|i| (i, 1)), 8, 2, 0.5);
+        let plain = 1.0 - (1.0f64 - 0.25).powi(8);
+        assert!((untouched - plain).abs() < 1e-12);
+        let split = cost.expected_recall((0..300).map(|i| (i, 1)), 8, 2, 0.5);
+        assert!(split < plain);
+        // split at depth 2 (slot 2 shared, slot 3 not): band 0 keeps a partner w.p. 0.25*0.25
+        let want = 1.0 - 0.75f64.powi(7) * (1.0 - 0.25 * 0.25);
+        assert!((split - want).abs() < 1e-9, "{split} vs {want}");
+    }
+}
