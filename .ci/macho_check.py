@@ -12,7 +12,8 @@ What is checked, and why:
   subtype (arm64e would need the pointer-authentication ABI), file type MH_DYLIB or MH_BUNDLE
   (what ``dlopen`` loads), MH_DYLDLINK and MH_TWOLEVEL set and no flag outside the set a
   linker writes on a shared library;
-* the libraries it links: all from /usr/lib (macOS's own), libSystem among them; the minimum
+* the libraries it links: all macOS's own (/usr/lib, /System/Library/Frameworks), libSystem
+  among them (a library from elsewhere, e.g. Homebrew's, is missing on most Macs); the minimum
   macOS in LC_BUILD_VERSION equals the wheel tag's (``--min-macos``);
 * the code signature: arm64 macOS kills a process that maps a page whose hash is not the
   one in the signature's CodeDirectory, so any byte changed after linking (a patched header
@@ -25,9 +26,11 @@ What is checked, and why:
 * the symbol bindings dyld performs (the bind and lazy-bind opcodes, or the chained-fixups
   imports): every CPython symbol (``_Py*``) is looked up in the flat namespace (library ordinal
   -2, ``-undefined dynamic_lookup``), so it binds to whichever interpreter loaded the module;
-  every other one comes from a named /usr/lib library (two-level namespace), so a symbol the
-  system lacks fails the check here rather than ``import`` on a Mac; ``_PyInit__core`` is
-  exported.
+  every other one comes from one of the linked libraries (two-level namespace), so a symbol
+  bound to nowhere fails the check here rather than ``import`` on a Mac; ``_PyInit__core`` is
+  exported. (The symbol table's library ordinals are not checked: dyld reads them only for
+  old files without LC_DYLD_INFO or chained fixups, and zig writes 0 there for the
+  flat-lookup symbols where ld64 writes 0xfe.)
 
 MH_NOUNDEFS is accepted although the module has undefined (flat-lookup) symbols: Apple's ld64
 sets MH_NOUNDEFS together with MH_TWOLEVEL on every two-level-namespace image, with or without
@@ -85,8 +88,27 @@ FLAG_NAMES = {
     0x80000000: "MH_DYLIB_IN_CACHE",
 }
 FLAGS_REQUIRED = 0x4 | 0x80  # MH_DYLDLINK | MH_TWOLEVEL
-# What ld64 and zig write on a shared library (see the module docstring for MH_NOUNDEFS).
-FLAGS_ALLOWED = FLAGS_REQUIRED | 0x1 | 0x8000 | 0x10000 | 0x100000 | 0x800000 | 0x1000000 | 0x2000000
+# What ld64 and zig may write on a shared library (the module docstring says why MH_NOUNDEFS is
+# harmless). Refused: whatever else, e.g. MH_FORCE_FLAT (every image bound flat),
+# MH_ALLOW_STACK_EXECUTION, MH_PREBOUND, MH_INCRLINK, MH_DYLIB_IN_CACHE.
+FLAGS_ALLOWED = FLAGS_REQUIRED | sum(
+    bit
+    for bit, name in FLAG_NAMES.items()
+    if name
+    in (
+        "MH_NOUNDEFS",
+        "MH_BINDATLOAD",
+        "MH_WEAK_DEFINES",
+        "MH_BINDS_TO_WEAK",
+        "MH_NO_REEXPORTED_DYLIBS",
+        "MH_PIE",
+        "MH_DEAD_STRIPPABLE_DYLIB",
+        "MH_HAS_TLV_DESCRIPTORS",
+        "MH_NO_HEAP_EXECUTION",
+        "MH_APP_EXTENSION_SAFE",
+        "MH_NLIST_OUTOFSYNC_WITH_DYLDINFO",
+    )
+)
 
 LC_REQ_DYLD = 0x80000000
 LC_SEGMENT_64 = 0x19
@@ -105,6 +127,7 @@ LC_DYLD_INFO_ONLY = 0x22 | LC_REQ_DYLD
 LC_BUILD_VERSION = 0x32
 LC_DYLD_CHAINED_FIXUPS = 0x34 | LC_REQ_DYLD
 PLATFORM_MACOS = 1
+SYSTEM_LIBRARIES = ("/usr/lib/lib", "/System/Library/Frameworks/")  # on every Mac
 
 CSMAGIC_EMBEDDED_SIGNATURE = 0xFADE0CC0
 CSMAGIC_CODEDIRECTORY = 0xFADE0C02
@@ -431,9 +454,9 @@ def check(data: bytes, min_macos: str = "11.0") -> Report:
             if platform != PLATFORM_MACOS:
                 raise MachOError(f"LC_BUILD_VERSION platform {platform}, expected macOS (1)")
             minos = _version(raw_minos)
-    bad = [d for d in dylibs if not d.startswith("/usr/lib/lib")]
+    bad = [d for d in dylibs if not d.startswith(SYSTEM_LIBRARIES)]
     if bad:
-        raise MachOError(f"links libraries outside macOS's /usr/lib: {bad}")
+        raise MachOError(f"links libraries that are not macOS's own (/usr/lib, frameworks): {bad}")
     if "/usr/lib/libSystem.B.dylib" not in dylibs:
         raise MachOError(f"does not link /usr/lib/libSystem.B.dylib: {dylibs}")
     if minos != min_macos:

@@ -63,6 +63,16 @@ def _bind_opcodes(imports: list[tuple[str, int]]) -> bytes:
     return bytes(out + b"\x00")
 
 
+def _chained_fixups(imports: list[tuple[str, int]]) -> bytes:
+    """LC_DYLD_CHAINED_FIXUPS data with imports in DYLD_CHAINED_IMPORT format (no page starts)."""
+    names, table = b"\0", b""
+    for symbol, ordinal in imports:
+        table += struct.pack("<I", (ordinal & 0xFF) | len(names) << 9)
+        names += symbol.encode() + b"\0"
+    header = struct.pack("<7I", 0, 28, 28, 28 + len(table), len(imports), 1, 0)
+    return header + table + names
+
+
 def _signature(data: bytes, hash_type: int, requirements: bool) -> bytes:
     """An ad hoc SuperBlob over data (everything before the signature), as ld64 writes it."""
     algorithm, size = {1: ("sha1", 20), 2: ("sha256", 32)}[hash_type]
@@ -102,10 +112,15 @@ def build(
     requirements: bool = False,
     imports: list[tuple[str, int]] | None = None,
     minos: int = 11 << 16,
+    dylib: str = "/usr/lib/libSystem.B.dylib",
+    chained: bool = False,
 ) -> bytes:
     """A minimal arm64 extension: __TEXT (3 pages of pseudo-code), __LINKEDIT (binds, symbol
-    table exporting _PyInit__core, then the code signature at the very end)."""
-    binds = _bind_opcodes(IMPORTS if imports is None else imports)
+    table exporting _PyInit__core, then the code signature at the very end). The imports are
+    bind opcodes (LC_DYLD_INFO_ONLY, what zig and ld64 with -undefined dynamic_lookup write) or
+    chained-fixups imports (LC_DYLD_CHAINED_FIXUPS, newer Apple linkers)."""
+    imports = IMPORTS if imports is None else imports
+    binds = _chained_fixups(imports) if chained else _bind_opcodes(imports)
     strings = b"\0_PyInit__core\0"
     symtab = struct.pack("<IBBHQ", 1, 0x0F, 1, 0, 0x1000)  # N_SECT | N_EXT in section 1
     linkedit = binds + b"\0" * (-len(binds) % 8) + symtab + strings
@@ -118,10 +133,12 @@ def build(
     commands = [
         _segment("__TEXT", 0, TEXT_SIZE),
         _segment("__LINKEDIT", TEXT_SIZE, len(linkedit) + (sig_size if signed else 0)),
-        _lc(0xC, struct.pack("<IIII", 24, 2, 0x10000, 0x10000) + b"/usr/lib/libSystem.B.dylib\0"),
+        _lc(0xC, struct.pack("<IIII", 24, 2, 0x10000, 0x10000) + dylib.encode() + b"\0"),
         _lc(0x32, struct.pack("<IIII", 1, minos, minos, 0)),
         _lc(0x2, struct.pack("<IIII", symoff, 1, symoff + 16, len(strings))),
-        _lc(0x80000022, struct.pack("<10I", 0, 0, TEXT_SIZE, len(binds), 0, 0, 0, 0, 0, 0)),
+        _lc(0x80000034, struct.pack("<II", TEXT_SIZE, len(binds)))
+        if chained
+        else _lc(0x80000022, struct.pack("<10I", 0, 0, TEXT_SIZE, len(binds), 0, 0, 0, 0, 0, 0)),
     ]
     if signed:
         commands.append(_lc(0x1D, struct.pack("<II", sig_off, sig_size)))
@@ -146,8 +163,10 @@ def rejected(data: bytes) -> str:
 
 @pytest.mark.parametrize("hash_type", [1, 2])
 @pytest.mark.parametrize("filetype", [MH_BUNDLE, MH_DYLIB])
-def test_accepts_a_correctly_signed_extension(hash_type, filetype):
-    report = mc.check(build(hash_type=hash_type, filetype=filetype, requirements=True))
+@pytest.mark.parametrize("chained", [False, True])
+def test_accepts_a_correctly_signed_extension(hash_type, filetype, chained):
+    data = build(hash_type=hash_type, filetype=filetype, requirements=True, chained=chained)
+    report = mc.check(data)
     assert report.flat == ["_PyList_New", "_Py_IncRef"]
     assert report.twolevel == {"/usr/lib/libSystem.B.dylib": 1}
     assert report.minos == "11.0" and "MH_NOUNDEFS" in report.flags
@@ -196,6 +215,8 @@ def test_bytes_after_the_signature_are_rejected():
         ({"flags": DYLDLINK}, "lack MH_DYLDLINK and MH_TWOLEVEL"),
         ({"flags": DYLDLINK | TWOLEVEL | 0x20000}, "MH_ALLOW_STACK_EXECUTION"),
         ({"minos": 12 << 16}, "minimum macOS (LC_BUILD_VERSION) is 12.0"),
+        ({"dylib": "/opt/homebrew/lib/libintl.8.dylib"}, "not macOS's own"),
+        ({"dylib": "/usr/lib/libiconv.2.dylib"}, "does not link /usr/lib/libSystem.B.dylib"),
     ],
 )
 def test_wrong_header_or_target_is_rejected(kwargs, expected):
@@ -211,8 +232,9 @@ def test_wrong_header_or_target_is_rejected(kwargs, expected):
         ([("_malloc", LIBSYSTEM)], "no CPython symbol is imported by flat lookup"),
     ],
 )
-def test_imports_bound_the_wrong_way_are_rejected(imports, expected):
-    assert expected in rejected(build(imports=imports))
+@pytest.mark.parametrize("chained", [False, True])
+def test_imports_bound_the_wrong_way_are_rejected(imports, expected, chained):
+    assert expected in rejected(build(imports=imports, chained=chained))
 
 
 def test_command_line_exit_codes_and_wheels(tmp_path):
