@@ -167,7 +167,9 @@ class Report:
 
 def _u32(data: bytes, at: int, what: str, big: bool = False) -> int:
     if at < 0 or at + 4 > len(data):
-        raise MachOError(f"truncated file: {what} at offset {at} is past the end ({len(data)} bytes)")
+        raise MachOError(
+            f"truncated file: {what} at offset {at} is past the end ({len(data)} bytes)"
+        )
     return int(struct.unpack_from(">I" if big else "<I", data, at)[0])
 
 
@@ -246,13 +248,17 @@ def check_signature(data: bytes, commands: list[tuple[int, int, int]]) -> list[s
     if linkedit is None or sum(linkedit) != end:
         raise MachOError(f"the signature does not end __LINKEDIT ({linkedit}, signature end {end})")
     if end != len(data):
-        raise MachOError(f"{len(data) - end} bytes after the signature (unsigned, outside __LINKEDIT)")
+        raise MachOError(
+            f"{len(data) - end} bytes after the signature (unsigned, outside __LINKEDIT)"
+        )
     blob = data[dataoff:end]
     magic, length, count = (_u32(blob, i, "SuperBlob header", big=True) for i in (0, 4, 8))
     if magic != CSMAGIC_EMBEDDED_SIGNATURE:
         raise MachOError(f"signature magic 0x{magic:08x}, expected SuperBlob 0xfade0cc0")
     if length > len(blob) or 12 + 8 * count > length:
-        raise MachOError(f"SuperBlob length {length} / {count} entries do not fit in {len(blob)} bytes")
+        raise MachOError(
+            f"SuperBlob length {length} / {count} entries do not fit in {len(blob)} bytes"
+        )
     blobs: dict[int, bytes] = {}
     for i in range(count):
         slot, off = struct.unpack_from(">II", blob, 12 + 8 * i)
@@ -260,13 +266,17 @@ def check_signature(data: bytes, commands: list[tuple[int, int, int]]) -> list[s
         if off + blen > length or blen < 8:
             raise MachOError(f"blob in slot 0x{slot:x} ({off}+{blen}) is outside the SuperBlob")
         blobs[slot] = blob[off : off + blen]
-    directories = [s for s in blobs if s == CSSLOT_CODEDIRECTORY or s in CSSLOT_ALTERNATE_CODEDIRECTORIES]
+    directories = [
+        s for s in blobs if s == CSSLOT_CODEDIRECTORY or s in CSSLOT_ALTERNATE_CODEDIRECTORIES
+    ]
     if CSSLOT_CODEDIRECTORY not in blobs:
         raise MachOError("the SuperBlob has no CodeDirectory (slot 0)")
     return [_check_directory(data, dataoff, s, blobs[s], blobs) for s in sorted(directories)]
 
 
-def _check_directory(data: bytes, dataoff: int, slot: int, cd: bytes, blobs: dict[int, bytes]) -> str:
+def _check_directory(
+    data: bytes, dataoff: int, slot: int, cd: bytes, blobs: dict[int, bytes]
+) -> str:
     where = f"CodeDirectory (slot 0x{slot:x})"
     if len(cd) < 44:
         raise MachOError(f"{where}: {len(cd)} bytes, too short")
@@ -293,7 +303,9 @@ def _check_directory(data: bytes, dataoff: int, slot: int, cd: bytes, blobs: dic
             f" bytes {min(code_limit, dataoff)}..{max(code_limit, dataoff)} are not covered"
         )
     if n_code != -(-code_limit // page):
-        raise MachOError(f"{where}: {n_code} code slots for {code_limit} bytes in {page}-byte pages")
+        raise MachOError(
+            f"{where}: {n_code} code slots for {code_limit} bytes in {page}-byte pages"
+        )
     first = hash_offset - n_special * hash_size
     if first < 44 or hash_offset + n_code * hash_size > length or length > len(cd):
         raise MachOError(f"{where}: hash slots outside the directory")
@@ -307,7 +319,9 @@ def _check_directory(data: bytes, dataoff: int, slot: int, cd: bytes, blobs: dic
         if digest(data[i * page : min((i + 1) * page, code_limit)]) != stored:
             bad.append(i)
     if bad:
-        shown = ", ".join(f"page {i} (bytes {i * page}..{min((i + 1) * page, code_limit) - 1})" for i in bad[:5])
+        shown = ", ".join(
+            f"page {i} (bytes {i * page}..{min((i + 1) * page, code_limit) - 1})" for i in bad[:5]
+        )
         more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
         raise MachOError(
             f"{where}: {hash_name} hash mismatch in {len(bad)} of {n_code} pages: {shown}{more}."
@@ -320,12 +334,18 @@ def _check_directory(data: bytes, dataoff: int, slot: int, cd: bytes, blobs: dic
             if kind > n_special or digest(blobs[kind]) != stored:
                 raise MachOError(f"{where}: the {name} blob does not match special slot -{kind}")
         elif kind <= n_special and any(stored):
-            raise MachOError(f"{where}: special slot -{kind} ({name}) is set but there is no such blob")
+            raise MachOError(
+                f"{where}: special slot -{kind} ({name}) is set but there is no such blob"
+            )
     ident = _cstring(cd, ident_offset, len(cd), "identifier") if ident_offset else ""
-    kinds = [n for bit, n in ((CS_ADHOC, "ad hoc"), (CS_LINKER_SIGNED, "linker-signed")) if cd_flags & bit]
+    kinds = [
+        n
+        for bit, n in ((CS_ADHOC, "ad hoc"), (CS_LINKER_SIGNED, "linker-signed"))
+        if cd_flags & bit
+    ]
     return (
         f"{where}: {hash_name}, {n_code} pages of {page} bytes up to {code_limit}, all match;"
-        f" identifier {ident!r}, {', '.join(kinds) or 'flags 0x%x' % cd_flags}"
+        f" identifier {ident!r}, {', '.join(kinds) or f'flags 0x{cd_flags:x}'}"
     )
 
 
@@ -400,12 +420,16 @@ def _chained_imports(data: bytes, start: int) -> list[tuple[str, int]]:
     return out
 
 
-def check_bindings(data: bytes, commands: list[tuple[int, int, int]], dylibs: list[str]) -> tuple[list[str], dict[str, int]]:
+def check_bindings(
+    data: bytes, commands: list[tuple[int, int, int]], dylibs: list[str]
+) -> tuple[list[str], dict[str, int]]:
     """The imports dyld binds: CPython's flat, the rest two-level from a linked library."""
     binds: list[tuple[str, int]] = []
     for cmd, at, _ in commands:
         if cmd in (LC_DYLD_INFO, LC_DYLD_INFO_ONLY):
-            bind_off, bind_size, _, _, lazy_off, lazy_size = struct.unpack_from("<6I", data, at + 16)
+            bind_off, bind_size, _, _, lazy_off, lazy_size = struct.unpack_from(
+                "<6I", data, at + 16
+            )
             binds += _binds(data, bind_off, bind_size) + _binds(data, lazy_off, lazy_size)
         elif cmd == LC_DYLD_CHAINED_FIXUPS:
             binds += _chained_imports(data, struct.unpack_from("<I", data, at + 8)[0])
@@ -420,7 +444,8 @@ def check_bindings(data: bytes, commands: list[tuple[int, int, int]], dylibs: li
         elif 1 <= ordinal <= len(dylibs):
             twolevel.setdefault(dylibs[ordinal - 1], set()).add(symbol)
         else:
-            wrong.append(f"{symbol} (library ordinal {ordinal}, not one of the {len(dylibs)} linked libraries)")
+            linked = f"{len(dylibs)} linked libraries"
+            wrong.append(f"{symbol} (library ordinal {ordinal}, not one of the {linked})")
     if wrong:
         raise MachOError(f"{len(wrong)} imports bound wrongly: {'; '.join(sorted(wrong)[:8])}")
     if not flat:
@@ -460,19 +485,25 @@ def check(data: bytes, min_macos: str = "11.0") -> Report:
     if "/usr/lib/libSystem.B.dylib" not in dylibs:
         raise MachOError(f"does not link /usr/lib/libSystem.B.dylib: {dylibs}")
     if minos != min_macos:
-        raise MachOError(f"minimum macOS (LC_BUILD_VERSION) is {minos}, the wheel tag says {min_macos}")
+        raise MachOError(
+            f"minimum macOS (LC_BUILD_VERSION) is {minos}, the wheel tag says {min_macos}"
+        )
     signature = check_signature(data, commands)
     flat, twolevel = check_bindings(data, commands, dylibs)
     if not _exports_init(data, commands):
         raise MachOError(f"{INIT_SYMBOL} is not exported: Python cannot import the module")
-    return Report(flag_names(flags).split("|"), FILE_TYPES[filetype], dylibs, minos, signature, flat, twolevel)
+    return Report(
+        flag_names(flags).split("|"), FILE_TYPES[filetype], dylibs, minos, signature, flat, twolevel
+    )
 
 
 def read_extension(path: Path) -> bytes:
     """The bytes of the file, or of neardup/_core.abi3.so inside a wheel."""
     if path.suffix == ".whl":
         with zipfile.ZipFile(path) as wheel:
-            names = [n for n in wheel.namelist() if n.startswith("neardup/_core") and n.endswith(".so")]
+            names = [
+                n for n in wheel.namelist() if n.startswith("neardup/_core") and n.endswith(".so")
+            ]
             if names != ["neardup/_core.abi3.so"]:
                 raise MachOError(f"{path.name}: expected neardup/_core.abi3.so, found {names}")
             return wheel.read(names[0])

@@ -99,7 +99,9 @@ def _signature(data: bytes, hash_type: int, requirements: bool) -> bytes:
     for slot, blob in blobs:
         index += struct.pack(">II", slot, offset)
         offset += len(blob)
-    return struct.pack(">III", 0xFADE0CC0, offset, len(blobs)) + index + b"".join(b for _, b in blobs)
+    return (
+        struct.pack(">III", 0xFADE0CC0, offset, len(blobs)) + index + b"".join(b for _, b in blobs)
+    )
 
 
 def build(
