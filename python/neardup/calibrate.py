@@ -217,7 +217,10 @@ class Calibration:
         ax.set_title("Jaccard of unrelated pairs vs. threshold and LSH S-curve")
         fig.tight_layout()
         if path is not None:
-            fig.savefig(os.fspath(path), dpi=120)
+            from neardup.io.atomic import atomic_path
+
+            with atomic_path(path) as tmp:  # whole or not at all; a link written through
+                fig.savefig(tmp, dpi=120, format="png")
         return fig
 
 

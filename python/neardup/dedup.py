@@ -169,7 +169,8 @@ class DedupSummary:
 
 def check_outputs(inputs: Sequence[str], outputs: Sequence[str | None]) -> None:
     """Refuse, before anything is read, an output that is one of the inputs (hard links and
-    symbolic links count): writing it would destroy the input; and two outputs to one path.
+    symbolic links count): writing it would destroy the input; and two outputs to one path
+    (a device or a pipe, written to in place, may take several: ``/dev/null``).
 
     >>> check_outputs(["a.jsonl"], ["-", None])
     >>> check_outputs(["a.jsonl"], ["k.jsonl", "k.jsonl"])
@@ -180,7 +181,7 @@ def check_outputs(inputs: Sequence[str], outputs: Sequence[str | None]) -> None:
     given = [o for o in outputs if o is not None]
     named = [o if o == "-" else os.path.abspath(o) for o in given]
     for i, path in enumerate(named):
-        if path in named[:i]:
+        if path in named[:i] and not (path != "-" and ndio.is_streamed(path)):
             raise InvalidArgumentError(f"two outputs are {given[i]}")
     for out in outputs:
         if out is None or out == "-" or not os.path.exists(out):

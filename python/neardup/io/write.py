@@ -275,7 +275,6 @@ def _annotated_parquet(
     tmp: str, sources: Sequence[Source], cut: list[dict[str, np.ndarray]], batch_size: int
 ) -> int:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     writer: Any = None
     written = 0
@@ -288,14 +287,14 @@ def _annotated_parquet(
                     table = table.append_column(name, pa.array(values[at : at + table.num_rows]))
                 at += table.num_rows
                 if writer is None:
-                    writer = pq.ParquetWriter(tmp, table.schema)
+                    writer = parquet.parquet_writer(tmp, table.schema)
                 writer.write_table(table)
                 written += table.num_rows
         if writer is None:  # no rows: an empty file with the columns
             fields = list(sources[0].schema) + [
                 pa.field(name, pa.array(values).type) for name, values in cut[0].items()
             ]
-            writer = pq.ParquetWriter(tmp, pa.schema(fields))
+            writer = parquet.parquet_writer(tmp, pa.schema(fields))
     finally:
         if writer is not None:
             writer.close()
@@ -319,9 +318,13 @@ def write_table(rows: Sequence[dict[str, Any]], path: str | os.PathLike[str]) ->
         elif low.endswith((".parquet", ".pq")):
             parquet.require_pyarrow()
             import pyarrow as pa
-            import pyarrow.parquet as pq
 
-            pq.write_table(pa.Table.from_pylist(list(rows)), tmp)
+            table = pa.Table.from_pylist(list(rows))
+            writer = parquet.parquet_writer(tmp, table.schema)
+            try:
+                writer.write_table(table)
+            finally:
+                writer.close()
         else:
             opener: Any = gzip.open if low.endswith(".gz") else open
             with opener(tmp, "wt", encoding="utf-8") as f:
