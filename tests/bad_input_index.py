@@ -71,6 +71,15 @@ def _with(action):
     return call
 
 
+def _removed_nothing(tmp, ids):
+    with Index(_existing(tmp)) as ix:
+        try:
+            ix.remove(ids)
+        except InputTypeError:
+            pass
+        return sorted(i for i in ("a", "b") if i in ix)
+
+
 def _cli_add(*extra):
     def call(tmp):
         src = tmp / "in.jsonl"
@@ -126,6 +135,38 @@ ROWS = [
     Row("query(k=0)", _with(lambda ix: ix.query([TEXT], k=0)), InvalidArgumentError, "k must"),
     Row("add(ids=[None])", _with(lambda ix: ix.add([None], [TEXT])), InputTypeError, r"ids\[0\]"),
     Row("add(ids=[1.5])", _with(lambda ix: ix.add([1.5], [TEXT])), InputTypeError, "float"),
+    Row(
+        "remove('ab') (a single str)",
+        _with(lambda ix: ix.remove("ab")),
+        InputTypeError,
+        "not a single str",
+    ),
+    Row(
+        "remove('ab') deletes nothing",
+        lambda tmp: _removed_nothing(tmp, "ab"),
+        check=lambda left: left == ["a", "b"],
+    ),
+    Row("remove(b'ab')", _with(lambda ix: ix.remove(b"ab")), InputTypeError, "single bytes"),
+    Row("remove(5)", _with(lambda ix: ix.remove(5)), InputTypeError, "got int"),
+    Row(
+        "add(ids=['a\\udc80']) (lone surrogate)",
+        _with(lambda ix: ix.add(["a\udc80"], [TEXT])),
+        InputError,
+        r"ids\[0\] = 'a\\udc80' is not valid Unicode",
+    ),
+    Row(
+        "remove(['a\\udc80'])",
+        _with(lambda ix: ix.remove(["a\udc80"])),
+        InputError,
+        "lone surrogate",
+    ),
+    Row(
+        "signature('a\\udc80')",
+        _with(lambda ix: ix.signature("a\udc80")),
+        InputError,
+        "lone surrogate",
+    ),
+    Row("'a\\udc80' in index", _with(lambda ix: "a\udc80" in ix), check=lambda r: r is False),
     Row("add(existing id)", _with(lambda ix: ix.add(["a"], [TEXT])), InputError, "already"),
     Row("add(id twice)", _with(lambda ix: ix.add(["c", "c"], [TEXT, TEXT])), InputError, "twice"),
     Row(
@@ -136,6 +177,11 @@ ROWS = [
     ),
     Row("index add --threshold 7", _cli_add("--threshold", "7"), check=exits(2, "threshold")),
     Row("index add --batch-size 0", _cli_add("--batch-size", "0"), check=exits(2, "batch-size")),
+    Row(
+        "index add --batch-size 99999999999999999999",
+        _cli_add("--batch-size", "99999999999999999999"),
+        check=exits(2, "--batch-size must be at most"),
+    ),
     Row(
         "index add --num-perm 64 (mismatch)",
         _cli_add("--num-perm", "64"),

@@ -18,6 +18,10 @@ import numpy as np
 
 from neardup.errors import ArgumentTypeError, InvalidArgumentError
 
+#: The largest ``batch_size`` (documents per batch) any reader or store takes: beyond a
+#: 64-bit index it cannot be a count of documents (``--batch-size 99999999999999999999``).
+MAX_BATCH = 2**62
+
 
 def check_int(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
     """``value`` as an int within [low, high]; bools and floats are refused.

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup.errors import InputError, InvalidArgumentError
+from neardup.errors import InputError, InputTypeError, InvalidArgumentError
 from neardup.plan import lsh_banding, make_plan
 
 __all__ = [
@@ -273,6 +273,11 @@ def calibrate(
     """
     from neardup import jaccard, shingles
 
+    if isinstance(texts, (str, bytes)):  # a str is no list of documents (nor a path here)
+        raise InputTypeError(
+            "texts must be a sequence of documents, not a single str or bytes "
+            "(files: neardup calibrate FILE, or neardup.io.read_texts(path))"
+        )
     plan = make_plan(
         num_perm=num_perm, k=k, unit=unit, seed=seed, strip_boilerplate=strip_boilerplate
     )
@@ -472,10 +477,10 @@ def calibrate_files(
 
     >>> cal, n = calibrate_files(["corpus.jsonl"], sample_pairs=2000)
     """
-    from neardup._validate import check_int
+    from neardup._validate import MAX_BATCH, check_int
     from neardup.io import open_sources
 
-    batch_size = check_int("batch_size", batch_size, low=1)
+    batch_size = check_int("batch_size", batch_size, low=1, high=MAX_BATCH)
     sources = open_sources(inputs, text_field, id_field, id_required)
     try:
         if pairs_file:

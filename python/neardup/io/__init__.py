@@ -34,6 +34,7 @@ from neardup.io.source import (
     iter_batches,
     open_source,
     open_sources,
+    read_once,
     read_texts,
 )
 from neardup.io.write import (
@@ -67,6 +68,7 @@ __all__ = [
     "output_format",
     "output_group",
     "output_target",
+    "read_once",
     "read_texts",
     "signals_held",
     "write_annotated",
