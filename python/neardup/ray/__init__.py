@@ -68,9 +68,7 @@ def check_options(**options: Any) -> Plan:
         options["pairs"] = "all"
     plan = make_plan(**options)
     if plan.method not in ("auto", "minhash"):
-        raise InvalidArgumentError(
-            f"the Ray engine runs method='minhash', not {plan.method!r}"
-        )
+        raise InvalidArgumentError(f"the Ray engine runs method='minhash', not {plan.method!r}")
     for name, value, supported in (
         ("pairs", plan.pairs, "all"),
         ("keep", plan.keep, "first"),
