@@ -14,6 +14,7 @@ import json
 import os
 import socket
 import stat
+import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -215,6 +216,69 @@ def _full_device(tmp: Path) -> Any:
     return proc, _is_char_device(dev)
 
 
+def _full_disk(flag: str, name: str) -> Callable[[Path], Any]:
+    """``FLAG small/NAME`` on a 64 KiB tmpfs that the output overfills: exit 1, an error
+    naming the output, and no temporary file left on the full disk."""
+
+    def call(tmp: Path) -> Any:
+        if os.geteuid() != 0:
+            pytest.skip("mounting needs root")
+        small = tmp / "small"
+        small.mkdir()
+        mount = ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(small)]
+        if subprocess.run(mount, capture_output=True).returncode != 0:
+            pytest.skip("cannot mount a tmpfs here")
+        try:
+            words = [  # about 600 KB of rows, pairs of duplicates (so clusters too)
+                " ".join(f"w{(i // 2 * 7919 + j * 104729) % 1000003}" for j in range(30))
+                for i in range(3000)
+            ]
+            rows = "".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(words))
+            (tmp / "big.jsonl").write_text(rows)
+            extra = [] if flag == "-o" else ["-o", str(tmp / "kept.jsonl")]
+            proc = cli("dedup", str(tmp / "big.jsonl"), "-q", flag, str(small / name), *extra)
+            return proc, sorted(p.name for p in small.iterdir())
+        finally:
+            subprocess.run(["umount", str(small)], check=False)
+
+    return call
+
+
+def _names_full(name: str) -> Callable[[Any], bool]:
+    def check(result: Any) -> bool:
+        proc, left = result
+        one_line = len(proc.stderr.strip().splitlines()) == 1
+        named = f"small/{name}'" in proc.stderr
+        return exits(1, "No space left on device")(proc) and named and one_line and left == []
+
+    return check
+
+
+def _folder_bad_name(flag: str, name: str) -> Callable[[Path], Any]:
+    """A folder holding a file whose name is not UTF-8, with an output that must write its
+    id as text: an error naming the id, exit 1, nothing written."""
+
+    def call(tmp: Path) -> Any:
+        (tmp / "docs").mkdir()
+        for file, text in ((b"a\xff.txt", "one two three four"), (b"b.txt", "one two three four")):
+            with open(os.path.join(os.fsencode(tmp / "docs"), file), "wb") as f:
+                f.write(text.encode())
+        extra = [] if flag == "-o" else ["-o", str(tmp / "kept")]
+        proc = cli("dedup", str(tmp / "docs"), "-q", "--k", "2", flag, str(tmp / name), *extra)
+        return proc, sorted(p.name for p in tmp.iterdir())
+
+    return call
+
+
+def _bad_name_refused(fragment: str) -> Callable[[Any], bool]:
+    def check(result: Any) -> bool:
+        proc, files = result
+        one_line = len(proc.stderr.strip().splitlines()) == 1
+        return exits(1, fragment)(proc) and one_line and files == ["docs"]
+
+    return check
+
+
 def _api_table_to_device(tmp: Path) -> Any:
     dev = _device(tmp, "null", 3)
     ndio.write_table([{"id": 1, "cluster": 0}], dev)
@@ -300,6 +364,26 @@ ROWS = [
         "dedup -o <full device> (disk full)",
         _full_device,
         check=lambda r: exits(1, "No space left on device")(r[0]) and "full" in r[0].stderr,
+    ),
+    Row(
+        "dedup -o <file on a full disk>",
+        _full_disk("-o", "kept.jsonl"),
+        check=_names_full("kept.jsonl"),
+    ),
+    Row(
+        "dedup --clusters <file on a full disk>",
+        _full_disk("--clusters", "c.csv"),
+        check=_names_full("c.csv"),
+    ),
+    Row(
+        "dedup <folder, a non-UTF-8 file name> --clusters c.csv",
+        _folder_bad_name("--clusters", "c.csv"),
+        check=_bad_name_refused("c.csv: row 1: id 'a\\udcff.txt' is not valid Unicode"),
+    ),
+    Row(
+        "dedup <folder, a non-UTF-8 file name> -o k.jsonl",
+        _folder_bad_name("-o", "k.jsonl"),
+        check=_bad_name_refused("a\\udcff.txt: JSONL cannot hold this row"),
     ),
     Row("write_table(<char device>)", _api_table_to_device, check=lambda still: still is True),
     Row(

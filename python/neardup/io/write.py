@@ -308,6 +308,13 @@ def write_table(rows: Sequence[dict[str, Any]], path: str | os.PathLike[str]) ->
     """
     p = os.fspath(path)
     low = p.lower()
+    bad = _not_unicode(rows)
+    if bad is not None:  # refused before anything is written
+        row, column, value = bad
+        raise InputError(
+            f"{p}: row {row + 1}: {column} {value!r} is not valid Unicode (a file name that is "
+            "not UTF-8 decodes to such a str); rename the file, or leave out this output"
+        )
     with atomic_path(p) as tmp:
         if low.endswith(".csv"):
             with open(tmp, "w", encoding="utf-8", newline="") as f:
@@ -330,6 +337,23 @@ def write_table(rows: Sequence[dict[str, Any]], path: str | os.PathLike[str]) ->
             with opener(tmp, "wt", encoding="utf-8") as f:
                 for r in rows:
                     f.write(json.dumps(r, ensure_ascii=False, default=_json_default) + "\n")
+
+
+def _not_unicode(rows: Sequence[dict[str, Any]]) -> tuple[int, str, str] | None:
+    """The first (row, column, value) whose str cannot be written as UTF-8 (a lone
+    surrogate), or None.
+
+    >>> _not_unicode([{"id": "a"}, {"id": "b\\udcff.txt"}])
+    (1, 'id', 'b\\udcff.txt')
+    """
+    for i, row in enumerate(rows):
+        for column, value in row.items():
+            if isinstance(value, str) and not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    return i, column, value
+    return None
 
 
 def _json_default(o: Any) -> Any:
