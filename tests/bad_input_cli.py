@@ -135,6 +135,16 @@ ROWS = [
         _calibrate("--batch-size", "99999999999999999999"),
         check=_one_line(2, "batch_size must be at most"),
     ),
+    Row(
+        "synth --docs 99999999999999999999",
+        lambda tmp: cli("synth", "--docs", "99999999999999999999", "-o", str(tmp / "s.jsonl")),
+        check=_one_line(2, "--docs must be in [10, 1,000,000,000]"),
+    ),
+    Row(
+        "demo --docs 99999999999999999999",
+        lambda tmp: cli("demo", "--docs", "99999999999999999999"),
+        check=_one_line(2, "n_docs must be at most 1,000,000,000"),
+    ),
     # issue 26 item 5: what the Ray engine cannot run is refused before Ray starts
     Row(
         "dedup --engine ray --keep longest",

@@ -268,6 +268,12 @@ ROWS = [
         "threshold",
     ),
     Row("query(k=0)", _with(lambda ix: ix.query([TEXT], k=0)), InvalidArgumentError, "k must"),
+    Row(
+        "query(k=10**20)",
+        _with(lambda ix: ix.query([TEXT], k=10**20)),
+        InvalidArgumentError,
+        "k must be at most 4611686018427387904",
+    ),
     Row("add(ids=[None])", _with(lambda ix: ix.add([None], [TEXT])), InputTypeError, r"ids\[0\]"),
     Row("add(ids=[1.5])", _with(lambda ix: ix.add([1.5], [TEXT])), InputTypeError, "float"),
     Row(

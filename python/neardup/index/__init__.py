@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from neardup import _core
-from neardup._validate import check_int, check_threshold
+from neardup._validate import MAX_COUNT, check_int, check_threshold
 from neardup.errors import (
     IndexCorruptError,
     IndexMismatchError,
@@ -300,7 +300,7 @@ class Index:
         [[Match(id='d1', similarity=0.7421875)]]
         """
         if k is not None:
-            k = check_int("k", k, low=1)
+            k = check_int("k", k, low=1, high=MAX_COUNT)
         if threshold is not None:
             thr = check_threshold(threshold)
         else:
