@@ -5,7 +5,7 @@ from __future__ import annotations
 from bad_input import Row
 
 import neardup
-from neardup.errors import ArgumentTypeError, InvalidArgumentError
+from neardup.errors import ArgumentTypeError, InputTypeError, InvalidArgumentError
 
 SMALL = ["one two three four five six", "one two three four five seven"]
 
@@ -47,3 +47,38 @@ ROWS = [
     Row(f"find_duplicates({name})", _find(options), raises, match)
     for name, options, raises, match in _BAD_OPTIONS
 ]
+
+# A single str where a sequence of documents (or ids) goes is refused, never iterated as
+# characters (issue 26 item 2; Index.remove is in bad_input_index.py).
+ROWS += [
+    Row("calibrate('one str')", lambda tmp: neardup.calibrate("one two"), InputTypeError, "single"),
+    Row(
+        "strip_boilerplate('one str')",
+        lambda tmp: neardup.strip_boilerplate("one two"),
+        ArgumentTypeError,
+        "must be a ShingleSets",
+    ),
+    Row(
+        "pairs_within_groups('one str')",
+        lambda tmp: neardup.pairs_within_groups("one two"),
+        InvalidArgumentError,
+        "1-d integer array",
+    ),
+    Row(
+        "open_sources('one path') is one path",
+        lambda tmp: _one_path(tmp),
+        check=lambda n: n == 1,
+    ),
+]
+
+
+def _one_path(tmp):
+    from neardup import io as ndio
+
+    (tmp / "c.jsonl").write_text('{"text": "one two"}\n')
+    sources = ndio.open_sources(str(tmp / "c.jsonl"))
+    try:
+        return len(sources)
+    finally:
+        for s in sources:
+            s.close()

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup._validate import check_int
+from neardup._validate import MAX_BATCH, check_int
 from neardup.errors import InputError, InputTypeError
 
 CoreTexts = list[str] | tuple[np.ndarray, np.ndarray]
@@ -154,7 +154,7 @@ def iter_batches(texts: Any, batch_size: int) -> Iterator[CoreTexts]:
     >>> [len(b) for b in iter_batches(iter(["a", "b", "c"]), 2)]
     [2, 1]
     """
-    batch_size = check_int("batch_size", batch_size, low=1)
+    batch_size = check_int("batch_size", batch_size, low=1, high=MAX_BATCH)
     batch: list[Any] = []
     start = 0
     for item in texts:

@@ -18,6 +18,12 @@ import numpy as np
 
 from neardup.errors import ArgumentTypeError, InvalidArgumentError
 
+#: The largest count of documents an option may name (``batch_size``, a top-k): beyond a
+#: 64-bit index it cannot be one (``--batch-size 99999999999999999999`` is refused by name).
+MAX_COUNT = 2**62
+#: The largest ``batch_size`` (documents per batch) any reader or store takes.
+MAX_BATCH = MAX_COUNT
+
 
 def check_int(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
     """``value`` as an int within [low, high]; bools and floats are refused.

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup.errors import InvalidArgumentError
+from neardup.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = [
     "FrequencyCounter",
@@ -166,6 +166,13 @@ def strip_boilerplate(shinglesets: Any, max_df: float = 0.1) -> tuple[Any, Strip
     >>> stats.shingles_dropped > 0
     True
     """
+    from neardup.stages import ShingleSets
+
+    if not isinstance(shinglesets, ShingleSets):  # texts belong in neardup.shingles first
+        raise ArgumentTypeError(
+            "shinglesets must be a ShingleSets (see neardup.shingles), "
+            f"got {type(shinglesets).__name__}"
+        )
     max_df = _check_max_df(max_df)
     drop = frequent_shingles(shinglesets, max_df)
     new, removed = remove_shingles(shinglesets, drop)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup.errors import InputError, InvalidArgumentError
+from neardup.errors import InputError, InputTypeError, InvalidArgumentError
 from neardup.plan import lsh_banding, make_plan
 
 __all__ = [
@@ -217,7 +217,10 @@ class Calibration:
         ax.set_title("Jaccard of unrelated pairs vs. threshold and LSH S-curve")
         fig.tight_layout()
         if path is not None:
-            fig.savefig(os.fspath(path), dpi=120)
+            from neardup.io.atomic import atomic_path
+
+            with atomic_path(path) as tmp:  # whole or not at all; a link written through
+                fig.savefig(tmp, dpi=120, format="png")
         return fig
 
 
@@ -270,6 +273,11 @@ def calibrate(
     """
     from neardup import jaccard, shingles
 
+    if isinstance(texts, (str, bytes)):  # a str is no list of documents (nor a path here)
+        raise InputTypeError(
+            "texts must be a sequence of documents, not a single str or bytes "
+            "(files: neardup calibrate FILE, or neardup.io.read_texts(path))"
+        )
     plan = make_plan(
         num_perm=num_perm, k=k, unit=unit, seed=seed, strip_boilerplate=strip_boilerplate
     )
@@ -469,10 +477,10 @@ def calibrate_files(
 
     >>> cal, n = calibrate_files(["corpus.jsonl"], sample_pairs=2000)
     """
-    from neardup._validate import check_int
+    from neardup._validate import MAX_BATCH, check_int
     from neardup.io import open_sources
 
-    batch_size = check_int("batch_size", batch_size, low=1)
+    batch_size = check_int("batch_size", batch_size, low=1, high=MAX_BATCH)
     sources = open_sources(inputs, text_field, id_field, id_required)
     try:
         if pairs_file:

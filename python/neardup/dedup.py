@@ -27,7 +27,7 @@ import numpy as np
 
 from neardup import engine
 from neardup import io as ndio
-from neardup._validate import check_int
+from neardup._validate import MAX_BATCH, check_int
 from neardup.errors import InvalidArgumentError
 from neardup.plan import AUTO_EXACT_LIMIT, SPANNING_LIMIT, make_plan
 from neardup.stores import FileStore, Progress
@@ -169,7 +169,8 @@ class DedupSummary:
 
 def check_outputs(inputs: Sequence[str], outputs: Sequence[str | None]) -> None:
     """Refuse, before anything is read, an output that is one of the inputs (hard links and
-    symbolic links count): writing it would destroy the input; and two outputs to one path.
+    symbolic links count): writing it would destroy the input; and two outputs to one path
+    (a device or a pipe, written to in place, may take several: ``/dev/null``).
 
     >>> check_outputs(["a.jsonl"], ["-", None])
     >>> check_outputs(["a.jsonl"], ["k.jsonl", "k.jsonl"])
@@ -180,7 +181,7 @@ def check_outputs(inputs: Sequence[str], outputs: Sequence[str | None]) -> None:
     given = [o for o in outputs if o is not None]
     named = [o if o == "-" else os.path.abspath(o) for o in given]
     for i, path in enumerate(named):
-        if path in named[:i]:
+        if path in named[:i] and not (path != "-" and ndio.is_streamed(path)):
             raise InvalidArgumentError(f"two outputs are {given[i]}")
     for out in outputs:
         if out is None or out == "-" or not os.path.exists(out):
@@ -191,7 +192,7 @@ def check_outputs(inputs: Sequence[str], outputs: Sequence[str | None]) -> None:
 
 
 def dedup_files(
-    inputs: Sequence[str],
+    inputs: Sequence[str] | str,
     output: str | None,
     *,
     text_field: str = "text",
@@ -230,10 +231,12 @@ def dedup_files(
     kept 4, removed 2 (33.3%)
     time: ...
     """
+    if isinstance(inputs, (str, os.PathLike)):  # one path, not its characters
+        inputs = [os.fspath(inputs)]
     if priority_field is not None and options.get("keep", "first") in ("first", "priority"):
         options["keep"] = "priority"
     plan = make_plan(**options)
-    batch_size = check_int("batch_size", batch_size, low=1)
+    batch_size = check_int("batch_size", batch_size, low=1, high=MAX_BATCH)
     if (plan.keep == "priority") != (priority_field is not None):
         raise InvalidArgumentError(
             "keep='priority' and a priority field (--keep-priority COLUMN) go together; "

@@ -21,6 +21,7 @@ __all__ = [
     "ArgumentTypeError",
     "IndexCorruptError",
     "IndexMismatchError",
+    "IndexReadOnlyError",
     "InputError",
     "InputTypeError",
     "InvalidArgumentError",
@@ -98,6 +99,16 @@ class IndexCorruptError(NeardupError):
     >>> raise IndexCorruptError("corpus.ndx: 10 band rows for 5 documents")
     Traceback (most recent call last):
     neardup.errors.IndexCorruptError: corpus.ndx: 10 band rows for 5 documents
+    """
+
+
+class IndexReadOnlyError(NeardupError, PermissionError):
+    """A write (``add``, ``remove``, creating an index) to an index that is opened read-only:
+    its file, its folder or its file system is not writable. Reads (``query``, ``stats``,
+    ``check``) work; the index is not damaged.
+
+    >>> isinstance(IndexReadOnlyError("corpus.ndx: read-only"), PermissionError)
+    True
     """
 
 

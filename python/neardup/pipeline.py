@@ -174,6 +174,12 @@ def pairs_within_groups(labels: np.ndarray) -> np.ndarray:
     >>> pairs_within_groups(np.array([0, 1, 0, 0])).tolist()
     [[0, 2], [0, 3], [2, 3]]
     """
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.dtype.kind not in "iu":
+        raise InvalidArgumentError(
+            f"labels must be a 1-d integer array of group labels, got {labels.dtype} "
+            f"of shape {labels.shape}"
+        )
     order = np.argsort(labels, kind="stable")
     sorted_labels = labels[order]
     boundaries = np.flatnonzero(np.diff(sorted_labels)) + 1

@@ -31,7 +31,7 @@ import numpy as np
 
 from neardup._texts import CoreTexts, as_core_texts, count
 from neardup.errors import InvalidArgumentError
-from neardup.keep import NO_PRIORITIES, check_priorities, row_priority
+from neardup.keep import NO_PRIORITIES, check_priorities, exact_priorities, row_priority
 
 if TYPE_CHECKING:
     from neardup import io as ndio
@@ -92,14 +92,15 @@ class MemoryStore:
         self.texts: CoreTexts = as_core_texts(texts)
         self.n = count(self.texts)
         self.batch_size = batch_size
-        #: float64[n] for ``keep="priority"`` (checked here: one number per document).
+        #: The priorities for ``keep="priority"`` (checked here: one number per document),
+        #: integers as integers (:func:`neardup.keep.check_priorities`).
         self._priorities = None if priorities is None else check_priorities(priorities, self.n)
 
     def priorities(self, rows: np.ndarray) -> np.ndarray:
         """The priorities of ``rows`` (``keep="priority"``).
 
         >>> MemoryStore(["x", "y"], priorities=[2, 1]).priorities(np.array([1])).tolist()
-        [1.0]
+        [1]
         """
         if self._priorities is None:
             raise InvalidArgumentError(NO_PRIORITIES)
@@ -173,7 +174,7 @@ class FileStore:
             raise InvalidArgumentError("keep='priority' needs a priority field (--keep-priority)")
         wanted = np.zeros(sum(s.n_rows or 0 for s in self.sources), dtype=bool)
         wanted[rows] = True
-        out: list[float] = []
+        out: list[int | float] = []
         start = 0
         for src in self.sources:
             part = wanted[start : start + (src.n_rows or 0)]
@@ -181,7 +182,7 @@ class FileStore:
             if part.any():
                 for where, record in src.reader.records(src, part):
                     out.append(row_priority(where, self.priority_field, record, src.fmt == "csv"))
-        return np.asarray(out, dtype=np.float64)
+        return exact_priorities(out)  # integers compared as integers, floats as floats
 
     def batches(self, pass_name: str) -> Iterator[ndio.Batch]:
         """Every batch of every input in turn, with a running position.

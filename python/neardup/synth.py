@@ -443,6 +443,10 @@ def pair_kinds(
     return out
 
 
+#: The largest synthetic corpus (about 100 GB of text): past it a size is a typo.
+MAX_DOCS = 10**9
+
+
 def preset(n_docs: int) -> tuple[int, int]:
     """(bases, singles) for a corpus of ``n_docs`` documents.
 
@@ -457,6 +461,8 @@ def preset(n_docs: int) -> tuple[int, int]:
         return PRESETS[n_docs]
     if n_docs < 1:
         raise InvalidArgumentError(f"n_docs must be >= 1, got {n_docs}")
+    if n_docs > MAX_DOCS:
+        raise InvalidArgumentError(f"n_docs must be at most {MAX_DOCS:,}, got {n_docs}")
     bases = n_docs // 10
     return bases, n_docs - _GROUP * bases
 

@@ -19,6 +19,9 @@ from typing import Any
 
 from neardup.errors import InvalidArgumentError
 
+#: The largest config file read (a file of option values is a few hundred bytes).
+MAX_CONFIG_BYTES = 1 << 20
+
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
     """Adds ``--config FILE`` to a subcommand's parser.
@@ -98,9 +101,23 @@ def apply_config(parser: argparse.ArgumentParser, path: str) -> None:
     tomllib = _toml_reader()
     try:
         with open(path, "rb") as f:
-            table = tomllib.load(f)
+            data = f.read(MAX_CONFIG_BYTES + 1)  # bounded: /dev/zero never ends
     except FileNotFoundError:
         raise InvalidArgumentError(f"--config {path}: no such file") from None
+    except IsADirectoryError:
+        raise InvalidArgumentError(f"--config {path}: is a folder, not a TOML file") from None
+    except OSError as error:
+        raise InvalidArgumentError(f"--config {path}: cannot read ({error.strerror})") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise InvalidArgumentError(
+            f"--config {path}: larger than {MAX_CONFIG_BYTES // 1024} KiB, not an options file"
+        )
+    try:
+        table = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise InvalidArgumentError(
+            f"--config {path}: not UTF-8 text (byte {error.start}); TOML files are UTF-8"
+        ) from None
     except tomllib.TOMLDecodeError as error:
         raise InvalidArgumentError(f"--config {path}: not valid TOML: {error}") from None
     actions = _option_actions(parser)

@@ -150,13 +150,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _act(args: argparse.Namespace) -> int:
-    from neardup._validate import check_int
+    from neardup._validate import MAX_BATCH, check_int
     from neardup.index import Index
     from neardup.io import iter_batches, open_sources
 
     started = time.perf_counter()
     if args.action in ("add", "query"):
-        check_int("--batch-size", args.batch_size, low=1)
+        check_int("--batch-size", args.batch_size, low=1, high=MAX_BATCH)
     if args.action == "add":
         with Index(
             args.index,

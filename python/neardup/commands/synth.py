@@ -56,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.docs < 10:
         raise InvalidArgumentError(f"--docs must be at least 10, got {args.docs}")
+    if args.docs > synth.MAX_DOCS:
+        raise InvalidArgumentError(f"--docs must be at most {synth.MAX_DOCS:,}, got {args.docs}")
     if not 0.0 <= args.boilerplate < 1.0:
         raise InvalidArgumentError(f"--boilerplate must be in [0, 1), got {args.boilerplate}")
     share = check_fraction("--holdout-share", args.holdout_share)

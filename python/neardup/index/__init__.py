@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from neardup import _core
-from neardup._validate import check_int, check_threshold
+from neardup._validate import MAX_COUNT, check_int, check_threshold
 from neardup.errors import (
     IndexCorruptError,
     IndexMismatchError,
@@ -64,12 +64,34 @@ _CHUNK = 500  # SQL parameters per IN (...) list
 
 
 def _check_ids(ids: Any) -> list[str]:
-    """Ids as stored (text); ints are written in decimal, anything else is refused."""
-    if isinstance(ids, (str, bytes)):
-        raise InputTypeError("ids must be a sequence of ids, not a single string")
+    """Ids as stored (UTF-8 text); ints are written in decimal, anything else is refused:
+    a single str (its characters are no ids), a str SQLite cannot store as UTF-8 (a lone
+    surrogate, as a file name that is not UTF-8 decodes to).
+
+    >>> _check_ids(["a", 7])
+    ['a', '7']
+    >>> _check_ids("abc")
+    Traceback (most recent call last):
+    ...
+    neardup.errors.InputTypeError: ids must be a sequence of ids, not a single str: ['abc']
+    """
+    if isinstance(ids, (str, bytes, bytearray)):
+        shown = [ids] if len(ids) <= 40 else "[...]"
+        kind = type(ids).__name__
+        raise InputTypeError(f"ids must be a sequence of ids, not a single {kind}: {shown}")
+    if not isinstance(ids, Iterable):
+        raise InputTypeError(f"ids must be a sequence of ids, got {type(ids).__name__}")
     out = []
     for i, x in enumerate(ids):
         if isinstance(x, str):
+            if not x.isascii():
+                try:
+                    x.encode("utf-8")
+                except UnicodeEncodeError as e:
+                    raise InputError(
+                        f"ids[{i}] = {x!r} is not valid Unicode (a lone surrogate at "
+                        f"{e.start}, as a file name that is not UTF-8 gives); ids are UTF-8"
+                    ) from None
             out.append(x)
         elif isinstance(x, numbers.Integral) and not isinstance(x, bool):
             out.append(str(int(x)))
@@ -278,7 +300,7 @@ class Index:
         [[Match(id='d1', similarity=0.7421875)]]
         """
         if k is not None:
-            k = check_int("k", k, low=1)
+            k = check_int("k", k, low=1, high=MAX_COUNT)
         if threshold is not None:
             thr = check_threshold(threshold)
         else:
@@ -373,13 +395,16 @@ class Index:
     def remove(self, ids: Iterable[Any]) -> int:
         """Delete documents by id in one transaction; returns how many were present.
 
+        ``ids`` is a sequence of ids: a single str is refused (:class:`InputTypeError`) and
+        nothing is deleted, as ``add`` and ``query`` refuse one.
+
         >>> ix = Index("remove.ndx", threshold=0.5)
         >>> ix.add(["d2"], ["the quick brown fox jumps over the lazy dog"])
         [[]]
         >>> ix.remove(["d2", "missing"])
         1
         """
-        sids = _check_ids(list(ids))
+        sids = _check_ids(ids)  # before any list(): list("abc") would be three ids
         gone: list[int] = []
         with self._store.transaction() as db:
             for start in range(0, len(sids), _CHUNK):
@@ -403,7 +428,7 @@ class Index:
     def __contains__(self, doc_id: object) -> bool:
         try:
             (sid,) = _check_ids([doc_id])
-        except InputTypeError:
+        except (InputTypeError, InputError):  # no such id can be stored
             return False
         with self._store.guard() as db:
             return db.execute("SELECT 1 FROM docs WHERE id = ?", (sid,)).fetchone() is not None

@@ -18,6 +18,8 @@ import contextlib
 import json
 import os
 import sqlite3
+import stat
+import urllib.parse
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -27,9 +29,11 @@ import numpy as np
 from neardup.errors import (
     IndexCorruptError,
     IndexMismatchError,
+    IndexReadOnlyError,
     InputError,
     InvalidArgumentError,
     NeardupError,
+    ResourceError,
 )
 from neardup.plan import HASH_VERSIONS, Plan, make_plan
 
@@ -112,7 +116,57 @@ def _database_error(path: str, e: sqlite3.Error) -> NeardupError:
     code = getattr(e, "sqlite_errorname", "")
     if code in ("SQLITE_BUSY", "SQLITE_LOCKED"):
         return IndexCorruptError(f"{path}: the index is locked by another process ({e})")
+    if code.startswith("SQLITE_READONLY"):
+        return IndexReadOnlyError(f"{path}: the index is read-only ({code}); nothing was written")
+    if code == "SQLITE_FULL":
+        return ResourceError(f"{path}: no space left on device ({code}); nothing was written")
     return IndexCorruptError(f"{path}: damaged index ({code or 'database error'}: {e})")
+
+
+#: Database errors after which the file is still sound (writes may be tried again).
+_SOUND = ("SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_FULL")
+
+
+def _kind(path: str) -> str | None:
+    """What ``path`` is when it is neither a regular file nor missing (a folder, a device)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    return "not a regular file"
+
+
+def _writable(path: str) -> bool:
+    """Whether this process may write the index file and create its ``-wal``/``-shm`` files
+    beside it: ``access`` sees what root cannot write too (a read-only file system, an
+    immutable file or folder), which the permission bits do not show."""
+    folder = os.path.dirname(path) or "."
+    return os.access(path, os.W_OK) and os.access(folder, os.W_OK)
+
+
+def _connect(path: str, read_only: bool) -> sqlite3.Connection:
+    """A connection to ``path``; read-only when the file or its folder is not writable.
+
+    A read-only WAL database needs its ``-shm`` file: when the folder cannot hold a new one
+    and there is no ``-wal`` (so no writer, which would need one), the file is opened as
+    immutable.
+    """
+    if not read_only:
+        return sqlite3.connect(path, isolation_level=None, timeout=30.0)
+    folder = os.path.dirname(path) or "."
+    mode = "ro"
+    if not os.access(folder, os.W_OK) and not os.path.exists(path + "-wal"):
+        mode = "ro&immutable=1"
+    uri = f"file:{urllib.parse.quote(os.path.abspath(path))}?mode={mode}"
+    return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
 
 
 class Store:
@@ -125,14 +179,21 @@ class Store:
     neardup.errors.InvalidArgumentError: missing-folder/x.ndx: folder 'missing-folder' ...
     """
 
-    def __init__(self, path: str, db: sqlite3.Connection) -> None:
+    def __init__(self, path: str, db: sqlite3.Connection, read_only: bool = False) -> None:
         self.path, self.db = path, db
         self.broken: str | None = None
+        #: Opened read-only (the file, its folder or its file system is not writable).
+        self.read_only = read_only
 
     @contextlib.contextmanager
     def guard(self, write: bool = False) -> Iterator[sqlite3.Connection]:
         """The connection; SQLite errors become :class:`IndexCorruptError` and mark the
         store broken, and a write on a broken store is refused."""
+        if write and self.read_only:
+            raise IndexReadOnlyError(
+                f"{self.path}: the index is read-only (its file, folder or file system is not "
+                "writable); query, stats and check work, add and remove do not"
+            )
         if write and self.broken is not None:
             raise IndexCorruptError(
                 f"{self.path}: refusing to write after a database error ({self.broken})"
@@ -145,7 +206,8 @@ class Store:
     def _failed(self, e: sqlite3.Error) -> NeardupError:
         """Marks the store broken after ``e`` (rolling back an open transaction) and returns
         the error to raise."""
-        self.broken = str(e)
+        if getattr(e, "sqlite_errorname", "") not in _SOUND:
+            self.broken = str(e)
         with contextlib.suppress(sqlite3.Error):
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
@@ -177,28 +239,44 @@ class Store:
     def open(cls, path: str, create_plan: Plan | None) -> tuple[Store, dict[str, Any]]:
         """Open ``path`` (creating it from ``create_plan`` when missing); returns the store
         and its meta values. Cheap checks only: header, schema, meta."""
-        folder = os.path.dirname(path) or "."
+        given, path = path, os.path.realpath(path)  # a link: the index is its target
+        folder = os.path.dirname(given) or "."
         if not os.path.isdir(folder):
-            raise InvalidArgumentError(f"{path}: folder {folder!r} does not exist")
+            raise InvalidArgumentError(f"{given}: folder {folder!r} does not exist")
+        if path != os.path.abspath(given) and not os.path.isdir(os.path.dirname(path)):
+            raise InvalidArgumentError(
+                f"{given}: a symbolic link to {path}, whose folder does not exist"
+            )
+        kind = _kind(path)
+        if kind is not None:
+            raise InvalidArgumentError(f"{given}: is {kind}, not an index file")
         if not os.path.exists(path):
             if create_plan is None:
-                raise InputError(f"{path}: no such index")
-            _create(path, create_plan)
-        elif os.path.isdir(path):
-            raise InvalidArgumentError(f"{path}: is a folder, not an index file")
-        with open(path, "rb") as f:
-            header = f.read(100)
+                dangling = f" (a symbolic link to {path})" if os.path.islink(given) else ""
+                raise InputError(f"{given}: no such index{dangling}")
+            if not os.access(os.path.dirname(path), os.W_OK):
+                raise IndexReadOnlyError(
+                    f"{given}: cannot create an index: folder {os.path.dirname(path)!r} is "
+                    "read-only"
+                )
+            _create(path, create_plan, given)
+        try:
+            with open(path, "rb") as f:
+                header = f.read(100)
+        except OSError as e:
+            raise InputError(f"{given}: cannot read the index ({e.strerror})") from None
         if not header:
             raise IndexCorruptError(
-                f"{path}: empty file (0 bytes), not an index; delete it to start a new one"
+                f"{given}: empty file (0 bytes), not an index; delete it to start a new one"
             )
         if not header.startswith(_SQLITE_MAGIC) or len(header) < 100:
-            raise IndexCorruptError(f"{path}: not a neardup index (not an SQLite file)")
+            raise IndexCorruptError(f"{given}: not a neardup index (not an SQLite file)")
+        read_only = not _writable(path)
         try:
-            db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+            db = _connect(path, read_only)
         except sqlite3.Error as e:
-            raise _database_error(path, e) from e
-        store = cls(path, db)
+            raise _database_error(given, e) from e
+        store = cls(given, db, read_only)
         try:
             with store.guard():
                 db.execute("PRAGMA synchronous=NORMAL")
@@ -314,8 +392,9 @@ class Store:
             )
 
 
-def _create(path: str, plan: Plan) -> None:
-    """Create the index file whole or not at all: built under a temporary name, then linked."""
+def _create(path: str, plan: Plan, given: str | None = None) -> None:
+    """Create the index file whole or not at all: built under a temporary name, then linked.
+    ``given`` is the name errors show (the user's, when ``path`` is a link's target)."""
     folder, name = os.path.split(path)
     tmp = os.path.join(folder, f".{name}.creating-{uuid.uuid4().hex[:12]}")
     meta = {"format": INDEX_FORMAT, "plan": plan.as_dict(), "next_doc": 1, **probe(plan)}
@@ -337,7 +416,7 @@ def _create(path: str, plan: Plan) -> None:
         except FileExistsError:
             pass
     except sqlite3.Error as e:
-        raise _database_error(path, e) from e
+        raise _database_error(given or path, e) from e
     finally:
         for p in (tmp, tmp + "-wal", tmp + "-shm"):
             with contextlib.suppress(FileNotFoundError):

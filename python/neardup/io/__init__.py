@@ -17,7 +17,14 @@ whole or not at all.
 from __future__ import annotations
 
 from neardup.errors import InputError
-from neardup.io.atomic import OutputGroup, atomic_path, output_group, signals_held
+from neardup.io.atomic import (
+    OutputGroup,
+    atomic_path,
+    is_streamed,
+    output_group,
+    output_target,
+    signals_held,
+)
 from neardup.io.base import DEFAULT_BATCH, Batch, Output, Reader, Writer
 from neardup.io.folder import TEXT_SUFFIXES
 from neardup.io.source import (
@@ -27,6 +34,7 @@ from neardup.io.source import (
     iter_batches,
     open_source,
     open_sources,
+    read_once,
     read_texts,
 )
 from neardup.io.write import (
@@ -53,11 +61,14 @@ __all__ = [
     "check_output",
     "detect_format",
     "format_of_name",
+    "is_streamed",
     "iter_batches",
     "open_source",
     "open_sources",
     "output_format",
     "output_group",
+    "output_target",
+    "read_once",
     "read_texts",
     "signals_held",
     "write_annotated",

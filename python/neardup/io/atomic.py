@@ -8,6 +8,12 @@ together or not at all, and "no output written" stays true until the commit. The
 critical sections (create + register a temporary file, rename, delete) run with SIGINT and
 SIGTERM held, so a signal cannot fall between creating a file and recording it.
 
+What is replaced is always a regular file (:func:`output_target`): a symbolic link is
+written through (the temporary file is made beside the link's target and renamed over the
+target; the link stays), and a character device, a named pipe or a path naming an open
+descriptor (``/dev/null``, ``/dev/stdout``, ``/dev/fd/N``) is written to directly, never
+replaced. An error writing an output names its path.
+
 >>> import os, tempfile
 >>> d = tempfile.mkdtemp()
 >>> with output_group() as group:
@@ -24,15 +30,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import FrameType
 
-from neardup.errors import InputError
+from neardup.errors import InputError, InvalidArgumentError
 
 _HELD = (signal.SIGINT, signal.SIGTERM)
 
@@ -85,8 +93,113 @@ def _rename(tmp: str, out: str, directory: bool) -> None:
         if os.path.isdir(out):
             os.rmdir(out)  # empty: checked when the temporary folder was made
     else:
-        os.chmod(tmp, 0o644)
+        try:  # a file replaced keeps its permissions
+            mode = stat.S_IMODE(os.stat(out).st_mode)
+        except OSError:
+            mode = 0o644
+        os.chmod(tmp, mode)
     os.replace(tmp, out)
+
+
+#: Paths that name an open file descriptor rather than a file (``/dev/stdout``, ...).
+_DESCRIPTOR = re.compile(r"/dev/(std(in|out|err)|fd/\d+)|/proc/[^/]+/fd/\d+")
+
+
+def _names_descriptor(path: str) -> bool:
+    """True when ``path`` or a link it leads through names an open descriptor."""
+    for _ in range(40):  # the kernel's own limit on links followed
+        if _DESCRIPTOR.fullmatch(path):
+            return True
+        if not os.path.islink(path):
+            return False
+        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+    return False
+
+
+def output_target(output: str | os.PathLike[str], directory: bool = False) -> tuple[str, bool]:
+    """``(path, streamed)``: where an output is written, and whether it is written to directly.
+
+    A regular file (or a new name) is replaced through a temporary file: ``path`` is the
+    file itself, a symbolic link's final target (so the link is written through, as ``cp``
+    and ``sort -o`` do). A character device, a named pipe or a path naming an open
+    descriptor (``/dev/stdout``, ``/dev/fd/3``) is ``streamed``: written to in place, never
+    replaced. Other kinds (a block device, a socket), or a stream where a folder is written,
+    are refused.
+
+    >>> output_target("/dev/null")
+    ('/dev/null', True)
+    >>> output_target("kept.jsonl")[1]
+    False
+    """
+    out = os.path.abspath(os.fspath(output))
+    try:
+        st: os.stat_result | None = os.stat(out)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:  # a link loop, a component that is no folder, no permission
+        raise InputError(f"{output}: cannot write there ({e.strerror})") from None
+    kind = _kind(st)
+    if kind in ("character device", "named pipe") or (_names_descriptor(out) and kind != "folder"):
+        if directory:
+            raise InvalidArgumentError(f"{output}: is a {kind or 'descriptor'}, not a folder")
+        return out, True
+    if kind not in (None, "file", "folder"):
+        raise InvalidArgumentError(f"{output}: is a {kind}; write to a file, a device or a pipe")
+    return os.path.realpath(out), False
+
+
+def _kind(st: os.stat_result | None) -> str | None:
+    if st is None:
+        return None
+    for test, name in (
+        (stat.S_ISREG, "file"),
+        (stat.S_ISDIR, "folder"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISFIFO, "named pipe"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISSOCK, "socket"),
+    ):
+        if test(st.st_mode):
+            return name
+    return "special file"
+
+
+def is_streamed(output: str | os.PathLike[str]) -> bool:
+    """True when ``output`` is written to in place (:func:`output_target`): a device, a pipe,
+    an open descriptor.
+
+    >>> is_streamed("/dev/null"), is_streamed("kept.jsonl")
+    (True, False)
+    """
+    out = os.fspath(output)
+    if out == "-":
+        return False
+    kind = _kind(_stat(out))
+    return kind in ("character device", "named pipe") or (
+        kind != "folder" and _names_descriptor(os.path.abspath(out))
+    )
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def naming(error: OSError, output: str | os.PathLike[str]) -> OSError:
+    """``error`` with the output's path in its message (a full disk says which file).
+
+    >>> str(naming(OSError(28, "No space left on device"), "kept.jsonl"))
+    "[Errno 28] No space left on device: 'kept.jsonl'"
+    """
+    out = os.fspath(output)
+    if (error.filename is not None and str(error.filename) == out) or out in str(error):
+        return error
+    if error.errno is not None:
+        with contextlib.suppress(TypeError):  # a subclass with a constructor of its own
+            return type(error)(error.errno, error.strerror or str(error), out)
+    return OSError(f"{out}: {error}")
 
 
 @dataclass
@@ -155,7 +268,10 @@ def atomic_path(output: str | os.PathLike[str], directory: bool = False) -> Iter
     """Yield a temporary path beside ``output``; rename it over ``output`` only on success.
 
     On any exception the temporary file (or folder) is removed and ``output`` is untouched.
-    Inside :func:`output_group` the rename waits for the group's commit.
+    Inside :func:`output_group` the rename waits for the group's commit. A symbolic link is
+    written through to its target; a device, a pipe or an open descriptor is yielded itself
+    and written to in place (:func:`output_target`). An ``OSError`` raised in the block
+    names ``output``.
 
     >>> with atomic_path("kept.jsonl") as tmp:
     ...     open(tmp, "w").write("{}\\n")
@@ -163,7 +279,13 @@ def atomic_path(output: str | os.PathLike[str], directory: bool = False) -> Iter
     >>> open("kept.jsonl").read()
     '{}\\n'
     """
-    out = os.path.abspath(os.fspath(output))
+    out, streamed = output_target(output, directory)
+    if streamed:
+        try:
+            yield out
+        except OSError as e:
+            raise naming(e, output) from e
+        return
     parent = os.path.dirname(out)
     if not os.path.isdir(parent):
         raise InputError(f"{output}: directory {parent} does not exist")
@@ -183,10 +305,12 @@ def atomic_path(output: str | os.PathLike[str], directory: bool = False) -> Iter
                 fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
                 os.close(fd)
         yield tmp
-    except BaseException:
+    except BaseException as e:
         if tmp is not None:
             with signals_held():
                 _remove(tmp, directory)
+        if isinstance(e, OSError):
+            raise naming(e, output) from e
         raise
     with signals_held():
         if _group is not None:

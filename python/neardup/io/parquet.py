@@ -216,6 +216,45 @@ def _json_safe(t: Any) -> bool:
     return False
 
 
+class _StreamedParquet:
+    """A ``pyarrow.parquet.ParquetWriter`` on a file it does not own: a pipe or a device,
+    which Arrow's own files would seek in; closing it closes the file too."""
+
+    def __init__(self, path: str, schema: Any) -> None:
+        import pyarrow.parquet as pq
+
+        self.file = open(path, "wb")
+        try:
+            self.writer = pq.ParquetWriter(self.file, schema)
+        except BaseException:
+            self.file.close()
+            raise
+
+    def write_table(self, table: Any) -> None:
+        self.writer.write_table(table)
+
+    def close(self) -> None:
+        try:
+            self.writer.close()
+        finally:
+            self.file.close()
+
+
+def parquet_writer(path: str, schema: Any) -> Any:
+    """A ``pyarrow.parquet.ParquetWriter`` for ``path`` (written in place when it is a pipe
+    or a device: :func:`neardup.io.atomic.output_target`).
+
+    >>> parquet_writer("kept.parquet", schema)                          # doctest: +SKIP
+    """
+    from neardup.io.atomic import is_streamed
+
+    if is_streamed(path):
+        return _StreamedParquet(path, schema)
+    import pyarrow.parquet as pq
+
+    return pq.ParquetWriter(path, schema)
+
+
 class ParquetWriter:
     """Writes kept rows to one Parquet file.
 
@@ -228,10 +267,8 @@ class ParquetWriter:
         self._writer: Any = None
 
     def _open(self, schema: Any) -> Any:
-        import pyarrow.parquet as pq
-
         if self._writer is None:
-            self._writer = pq.ParquetWriter(self.path, schema)
+            self._writer = parquet_writer(self.path, schema)
         return self._writer
 
     def write(self, parts: Sequence[tuple[Source, np.ndarray]]) -> int:

@@ -3,6 +3,12 @@ numbers documents across them (:func:`iter_batches`).
 
 >>> detect_format("x.jsonl.gz"), detect_format("x.parquet"), detect_format("-")
 ('jsonl', 'parquet', 'jsonl')
+
+An input that can be read only once — stdin (``-``), a named pipe, a character device, a
+path naming an open descriptor (``/dev/stdin``, ``<(...)``'s ``/dev/fd/63``) — is copied
+to a temporary file on opening (a *spool*, deleted on close) and read from there: every
+pass reads the same bytes, and no pass waits on a pipe whose writer has gone. Its format is
+its extension's (``in.jsonl.gz``, ``in.csv`` through a pipe), else JSONL, as for ``-``.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import numpy as np
 
 from neardup.errors import InputError
 from neardup.io import csvfile, folder, jsonl, parquet
-from neardup.io.atomic import signals_held
+from neardup.io.atomic import is_streamed, signals_held
 from neardup.io.base import DEFAULT_BATCH, Batch, Reader
 
 #: The reader of each format, by the name :func:`detect_format` returns.
@@ -72,6 +78,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     fmt = format_of_name(p)
     if fmt is not None:
         return fmt
+    if read_once(p):  # /dev/stdin, <(...), a pipe: JSONL like -
+        return "jsonl"
     if not os.path.exists(p):
         raise InputError(f"{p}: no such file or directory")
     raise InputError(
@@ -79,12 +87,23 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     )
 
 
+def read_once(path: str | os.PathLike[str]) -> bool:
+    """True for an input that can be read only once: ``-``, a named pipe, a character device
+    or a path naming an open descriptor (such inputs are spooled, see the module).
+
+    >>> read_once("-"), read_once("/dev/stdin"), read_once("corpus.jsonl")
+    (True, True, False)
+    """
+    p = os.fspath(path)
+    return p == "-" or is_streamed(p)
+
+
 class Source:
     """One input (file, folder or stdin) of a known format.
 
-    Use :func:`open_source`; then :meth:`batches` streams ``Batch`` objects. Stdin is
-    spooled to a temporary file (read twice: once to sign, once to write the kept rows),
-    which :meth:`close` deletes.
+    Use :func:`open_source`; then :meth:`batches` streams ``Batch`` objects. Stdin, a pipe
+    or a device is spooled to a temporary file (read twice: once to sign, once to write the
+    kept rows), which :meth:`close` deletes.
 
     >>> src = open_source("docs/", text_field="text")              # doctest: +SKIP
     >>> sum(len(b) for b in src.batches())                          # doctest: +SKIP
@@ -111,8 +130,8 @@ class Source:
         self.label = "<stdin>" if path == "-" else path
         self._spool: str | None = None
         self.n_rows: int | None = None
-        if path == "-":
-            _spool_stdin(self)
+        if read_once(path):
+            _spool(self)
         elif not os.path.exists(path):
             raise InputError(f"{path}: no such file or directory")
         try:
@@ -194,15 +213,29 @@ class Source:
         return int(out.write([(self, np.asarray(keep, dtype=bool))]))
 
 
-def _spool_stdin(src: Source) -> None:
-    """Copy stdin to a temporary file (``src._spool``); on any exception, a signal included,
-    delete it. A signal held below is raised on leaving the block, when the name is recorded."""
+def _spool(src: Source) -> None:
+    """Copy stdin or a read-once input to a temporary file (``src._spool``, with the input's
+    extension so ``.gz`` is still seen); on any exception, a signal included, delete it. A
+    signal held below is raised on leaving the block, when the name is recorded."""
+    name = os.path.basename(src.path).lower()
+    suffix = next((s for s in (".gz", ".parquet", ".pq", ".csv") if name.endswith(s)), "")
+    suffix = ".jsonl.gz" if suffix == ".gz" and format_of_name(name) == "jsonl" else suffix
     try:
         with signals_held():
-            fd, src._spool = tempfile.mkstemp(prefix="neardup-stdin-", suffix=".jsonl")
+            fd, src._spool = tempfile.mkstemp(prefix="neardup-stdin-", suffix=suffix or ".jsonl")
             out = os.fdopen(fd, "wb")
         with out:
-            shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
+            if src.path == "-":
+                shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
+            else:
+                try:
+                    with open(src.path, "rb") as f:
+                        shutil.copyfileobj(f, out, 1 << 20)
+                except OSError as e:
+                    if e.filename is not None:
+                        raise
+                    where = f"{src.path} (copied to {src._spool})"
+                    raise type(e)(e.errno, e.strerror, where) from e
     except BaseException:
         src.close()
         raise
@@ -228,17 +261,20 @@ def open_source(
 
 
 def open_sources(
-    paths: Sequence[str | os.PathLike[str]],
+    paths: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
     text_field: str = "text",
     id_field: str | None = "id",
     id_required: bool = False,
     threads: int = 1,
 ) -> list[Source]:
     """Open several inputs of one format (mixing formats is an error; so is ``-`` twice).
+    A single path is one input.
 
     >>> [s.fmt for s in open_sources(["a.jsonl", "b.jsonl.gz"])]  # doctest: +SKIP
     ['jsonl', 'jsonl']
     """
+    if isinstance(paths, (str, os.PathLike)):  # one path, not its characters
+        paths = [paths]
     if not paths:
         raise InputError("no input given")
     if sum(1 for p in paths if os.fspath(p) == "-") > 1:

@@ -275,7 +275,6 @@ def _annotated_parquet(
     tmp: str, sources: Sequence[Source], cut: list[dict[str, np.ndarray]], batch_size: int
 ) -> int:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     writer: Any = None
     written = 0
@@ -288,14 +287,14 @@ def _annotated_parquet(
                     table = table.append_column(name, pa.array(values[at : at + table.num_rows]))
                 at += table.num_rows
                 if writer is None:
-                    writer = pq.ParquetWriter(tmp, table.schema)
+                    writer = parquet.parquet_writer(tmp, table.schema)
                 writer.write_table(table)
                 written += table.num_rows
         if writer is None:  # no rows: an empty file with the columns
             fields = list(sources[0].schema) + [
                 pa.field(name, pa.array(values).type) for name, values in cut[0].items()
             ]
-            writer = pq.ParquetWriter(tmp, pa.schema(fields))
+            writer = parquet.parquet_writer(tmp, pa.schema(fields))
     finally:
         if writer is not None:
             writer.close()
@@ -309,6 +308,13 @@ def write_table(rows: Sequence[dict[str, Any]], path: str | os.PathLike[str]) ->
     """
     p = os.fspath(path)
     low = p.lower()
+    bad = _not_unicode(rows)
+    if bad is not None:  # refused before anything is written
+        row, column, value = bad
+        raise InputError(
+            f"{p}: row {row + 1}: {column} {value!r} is not valid Unicode (a file name that is "
+            "not UTF-8 decodes to such a str); rename the file, or leave out this output"
+        )
     with atomic_path(p) as tmp:
         if low.endswith(".csv"):
             with open(tmp, "w", encoding="utf-8", newline="") as f:
@@ -319,14 +325,35 @@ def write_table(rows: Sequence[dict[str, Any]], path: str | os.PathLike[str]) ->
         elif low.endswith((".parquet", ".pq")):
             parquet.require_pyarrow()
             import pyarrow as pa
-            import pyarrow.parquet as pq
 
-            pq.write_table(pa.Table.from_pylist(list(rows)), tmp)
+            table = pa.Table.from_pylist(list(rows))
+            writer = parquet.parquet_writer(tmp, table.schema)
+            try:
+                writer.write_table(table)
+            finally:
+                writer.close()
         else:
             opener: Any = gzip.open if low.endswith(".gz") else open
             with opener(tmp, "wt", encoding="utf-8") as f:
                 for r in rows:
                     f.write(json.dumps(r, ensure_ascii=False, default=_json_default) + "\n")
+
+
+def _not_unicode(rows: Sequence[dict[str, Any]]) -> tuple[int, str, str] | None:
+    """The first (row, column, value) whose str cannot be written as UTF-8 (a lone
+    surrogate), or None.
+
+    >>> _not_unicode([{"id": "a"}, {"id": "b\\udcff.txt"}])
+    (1, 'id', 'b\\udcff.txt')
+    """
+    for i, row in enumerate(rows):
+        for column, value in row.items():
+            if isinstance(value, str) and not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    return i, column, value
+    return None
 
 
 def _json_default(o: Any) -> Any:

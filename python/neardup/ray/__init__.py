@@ -26,7 +26,7 @@ from neardup.errors import InvalidArgumentError, NeardupError
 from neardup.plan import Plan, make_plan
 from neardup.ray._lazy import LazyRemote
 
-__all__ = ["RayNotInstalledError", "dedup", "find_duplicates", "ray_plan"]
+__all__ = ["RayNotInstalledError", "check_options", "dedup", "find_duplicates", "ray_plan"]
 
 
 class RayNotInstalledError(NeardupError, ImportError):
@@ -53,34 +53,22 @@ def require_ray() -> Any:
     return ray
 
 
-def ray_plan(n: int, **options: Any) -> Plan:
-    """The resolved plan of a Ray run over ``n`` documents (MinHash + LSH, all pairs verified).
+def check_options(**options: Any) -> Plan:
+    """The unresolved plan of a Ray run, with every option the Ray engine cannot run refused
+    by name: what :func:`ray_plan` checks that does not need the corpus size. Called before
+    Ray starts or any input is read (``neardup dedup --engine ray`` exits 2 at once).
 
-    Every option is checked by :func:`neardup.make_plan`; what the Ray engine does not run is
-    refused here, by name, before any task starts.
-
-    >>> plan = ray_plan(20_000, threshold=0.5)
-    >>> plan.method, plan.bands, plan.rows, plan.pairs
-    ('minhash', 42, 3, 'all')
-    >>> ray_plan(100, method="simhash")
+    >>> check_options(keep="longest")
     Traceback (most recent call last):
     ...
-    neardup.errors.InvalidArgumentError: the Ray engine runs method='minhash', not 'simhash'
+    neardup.errors.InvalidArgumentError: the Ray engine supports keep='first' only, got 'longest'
     """
     options.setdefault("method", "minhash")
     if options.get("pairs", "auto") == "auto":  # the Ray engine always verifies all pairs
         options["pairs"] = "all"
-    plan = make_plan(**options).resolve(n)
-    if plan.method != "minhash":
-        hint = (
-            " (method='auto' picks exact-jaccard up to "
-            f"{plan.auto_exact_limit:,} documents: use the local engine for those)"
-            if plan.requested_method == "auto"
-            else ""
-        )
-        raise InvalidArgumentError(
-            f"the Ray engine runs method='minhash', not {plan.method!r}{hint}"
-        )
+    plan = make_plan(**options)
+    if plan.method not in ("auto", "minhash"):
+        raise InvalidArgumentError(f"the Ray engine runs method='minhash', not {plan.method!r}")
     for name, value, supported in (
         ("pairs", plan.pairs, "all"),
         ("keep", plan.keep, "first"),
@@ -91,6 +79,34 @@ def ray_plan(n: int, **options: Any) -> Plan:
             )
     if plan.strip_boilerplate is not None:
         raise InvalidArgumentError("the Ray engine does not strip boilerplate (strip_boilerplate)")
+    return plan
+
+
+def ray_plan(n: int, **options: Any) -> Plan:
+    """The resolved plan of a Ray run over ``n`` documents (MinHash + LSH, all pairs verified).
+
+    Every option is checked by :func:`neardup.make_plan`; what the Ray engine does not run is
+    refused here, by name, before any task starts (:func:`check_options`).
+
+    >>> plan = ray_plan(20_000, threshold=0.5)
+    >>> plan.method, plan.bands, plan.rows, plan.pairs
+    ('minhash', 42, 3, 'all')
+    >>> ray_plan(100, method="simhash")
+    Traceback (most recent call last):
+    ...
+    neardup.errors.InvalidArgumentError: the Ray engine runs method='minhash', not 'simhash'
+    """
+    plan = check_options(**options).resolve(n)
+    if plan.method != "minhash":
+        hint = (
+            " (method='auto' picks exact-jaccard up to "
+            f"{plan.auto_exact_limit:,} documents: use the local engine for those)"
+            if plan.requested_method == "auto"
+            else ""
+        )
+        raise InvalidArgumentError(
+            f"the Ray engine runs method='minhash', not {plan.method!r}{hint}"
+        )
     return plan
 
 
@@ -180,7 +196,7 @@ def run_dataset(
     from neardup.ray import _engine
     from neardup.ray._components import DRIVER_EDGE_LIMIT
 
-    requested = make_plan(**{**options, "method": options.get("method", "minhash")})  # fail early
+    requested = check_options(**options)  # fail early, before any task
     names = list(dataset.schema().names)
     for column in (text_column, id_column):
         if column is not None and column not in names:

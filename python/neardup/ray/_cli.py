@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from neardup import io as ndio
+from neardup._validate import MAX_BATCH, check_int
 from neardup.dedup import DedupSummary
-from neardup.errors import InputError
+from neardup.errors import InputError, InvalidArgumentError
 
 
 @dataclass
@@ -43,8 +44,6 @@ PATH_COLUMN = "path"
 def _read(ray: Any, sources: Sequence[ndio.Source], text_field: str) -> tuple[Any, list[str]]:
     """The inputs as one Ray dataset with a path column, and the file of each source."""
     fmt = sources[0].fmt
-    if any(s.path == "-" for s in sources):
-        raise InputError("--engine ray reads files, not stdin (-)")
     if fmt == "folder":
         files: list[str] = []
         for s in sources:
@@ -95,14 +94,27 @@ def dedup_files_ray(
 
     >>> dedup_files_ray(["corpus.parquet"], "kept.parquet", threshold=0.5)  # doctest: +SKIP
     """
-    from neardup.ray import require_ray, run_dataset
+    from neardup.dedup import check_outputs
+    from neardup.ray import check_options, require_ray, run_dataset
 
-    ray = require_ray()
     t0 = time.perf_counter()
     options.pop("progress", None)
+    # Every option and path is checked before Ray starts (a Ray that cannot start hangs).
+    check_options(**options)
+    check_int("batch_size", batch_size, low=1, high=MAX_BATCH)
+    check_outputs(list(inputs), [output, clusters, report])
+    once = [p for p in inputs if ndio.read_once(p)]
+    if once:
+        raise InvalidArgumentError(
+            f"--engine ray reads files, not stdin, a pipe or a device ({once[0]}); "
+            "write it to a file, or use --engine local"
+        )
     sources = ndio.open_sources(inputs, text_field, id_field, id_required)
     started = False
     try:
+        if output is not None:
+            ndio.check_output(output, sources)
+        ray = require_ray()
         if not ray.is_initialized():
             ray.init(address=ray_address, include_dashboard=False, log_to_driver=False)
             started = True
@@ -176,7 +188,7 @@ def dedup_files_ray(
         for s in sources:
             s.close()
         if started:
-            ray.shutdown()
+            ray.shutdown()  # started: so ray is bound
 
 
 def _count_rows(sources: Sequence[ndio.Source], rows: dict[str, int], files: list[str]) -> None:
