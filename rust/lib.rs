@@ -13,6 +13,7 @@ pub mod duplicates;
 pub mod error;
 pub mod exact;
 pub mod first_seen;
+pub mod hamming;
 pub mod hashing;
 pub mod jaccard;
 pub mod jsonl;

@@ -25,6 +25,7 @@ __all__ = [
     "InputTypeError",
     "InvalidArgumentError",
     "NeardupError",
+    "NeardupWarning",
     "ResourceError",
 ]
 
@@ -97,4 +98,18 @@ class IndexCorruptError(NeardupError):
     >>> raise IndexCorruptError("corpus.ndx: 10 band rows for 5 documents")
     Traceback (most recent call last):
     neardup.errors.IndexCorruptError: corpus.ndx: 10 band rows for 5 documents
+    """
+
+
+class NeardupWarning(UserWarning):
+    """Something a run does that the caller should know before it happens: work predicted
+    to grow quadratically, or recall traded for time. ``warnings.simplefilter("error",
+    NeardupWarning)`` turns them into errors.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("slow", NeardupWarning)
+    >>> caught[0].category.__name__
+    'NeardupWarning'
     """

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import sys
+import warnings
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import numpy as np
 
 from neardup import _core, stages
+from neardup.errors import NeardupWarning
 from neardup.plan import Plan
 
 if TYPE_CHECKING:
@@ -452,12 +454,39 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
     return pairs, sims
 
 
+#: Predicted seconds (one thread) of a brute-force SimHash search past which the run warns
+#: first: no index pays there (a wide radius), and the time grows with the square of n.
+SIMHASH_WARN_SECONDS = 5.0
+
+
 def _simhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     fingerprints = ev.signatures
     assert fingerprints is not None and plan.max_hamming is not None
     ev.simhash_bits = plan.simhash_bits
-    candidates, distance = stages.hamming_within(fingerprints, plan.max_hamming)
+    search = stages.hamming_search_plan(fingerprints, plan.max_hamming, threads=plan.threads)
+    info["simhash_search"] = search.search
+    info["simhash_predicted_comparisons"] = int(search.comparisons)
+    _warn_quadratic(plan, search)
+    candidates, distance = stages.hamming_within(
+        fingerprints, plan.max_hamming, threads=plan.threads
+    )
     info["candidates"] = len(candidates)
     if plan.verify == "estimate":
         return candidates, (1.0 - distance / plan.simhash_bits).astype(np.float32)
     return verify_candidates(plan, ev, candidates)
+
+
+def _warn_quadratic(plan: Plan, search: stages.HammingSearch) -> None:
+    """Warns (before the work) when the SimHash search is brute force and predicted slow."""
+    if search.search != "brute force" or search.seconds < SIMHASH_WARN_SECONDS:
+        return
+    warnings.warn(
+        f"SimHash at radius {plan.max_hamming} of {plan.simhash_bits} bits "
+        f"(threshold {plan.threshold:g}): no index pays at this radius, so all "
+        f"{search.brute_force_comparisons:,.0f} pairs of the {search.distinct:,} distinct "
+        f"fingerprints will be compared, about {search.seconds:,.0f} s on one thread and "
+        "growing with the square of the documents; method='minhash' (the default) suits "
+        "this threshold, SimHash suits thresholds of about 0.8 and above",
+        NeardupWarning,
+        stacklevel=5,
+    )
