@@ -143,3 +143,11 @@ def test_auto_never_picks_simhash(n, threshold):
     for bits in (64, 128):
         plan = make_plan(threshold=threshold, simhash_bits=bits).resolve(n)
         assert plan.method in ("exact-jaccard", "minhash")
+
+
+def test_an_index_predicted_slow_warns_too(monkeypatch):
+    texts = synth.generate(bases=150, singles=1000, seed=4).texts
+    monkeypatch.setattr(near, "SIMHASH_WARN_SECONDS", 0.0)
+    with pytest.warns(NeardupWarning, match=r"even the cheapest index \(\d+ tables of"):
+        result = neardup.find_duplicates(texts, threshold=0.95, method="simhash")
+    assert result.params["simhash_search"].startswith("index (")

@@ -477,16 +477,27 @@ def _simhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
 
 
 def _warn_quadratic(plan: Plan, search: stages.HammingSearch) -> None:
-    """Warns (before the work) when the SimHash search is brute force and predicted slow."""
-    if search.search != "brute force" or search.seconds < SIMHASH_WARN_SECONDS:
+    """Warns, before the work, when the SimHash search is predicted to take more than
+    :data:`SIMHASH_WARN_SECONDS`: brute force where no index pays (a wide radius), or an index
+    whose short keys still leave a share of all pairs to compare."""
+    if search.seconds < SIMHASH_WARN_SECONDS:
         return
+    if search.search == "brute force":
+        what = (
+            f"no index pays at this radius, so all {search.brute_force_comparisons:,.0f} pairs "
+            f"of the {search.distinct:,} distinct fingerprints will be compared"
+        )
+    else:
+        what = (
+            f"even the cheapest index ({search.search[7:-1]}) leaves about "
+            f"{search.comparisons:,.0f} of the {search.brute_force_comparisons:,.0f} pairs of "
+            f"the {search.distinct:,} distinct fingerprints to compare"
+        )
     warnings.warn(
         f"SimHash at radius {plan.max_hamming} of {plan.simhash_bits} bits "
-        f"(threshold {plan.threshold:g}): no index pays at this radius, so all "
-        f"{search.brute_force_comparisons:,.0f} pairs of the {search.distinct:,} distinct "
-        f"fingerprints will be compared, about {search.seconds:,.0f} s on one thread and "
-        "growing with the square of the documents; method='minhash' (the default) suits "
-        "this threshold, SimHash suits thresholds of about 0.8 and above",
+        f"(threshold {plan.threshold:g}): {what}, about {search.seconds:,.0f} s on one thread "
+        "and growing with the square of the documents; method='minhash' (the default) suits "
+        "this threshold, SimHash thresholds of about 0.8 and above",
         NeardupWarning,
         stacklevel=5,
     )
