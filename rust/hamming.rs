@@ -10,9 +10,9 @@
 //! the first table (in lexicographic order of the subsets) it agrees on, so it is reported
 //! once with no set of pairs seen.
 //!
-//! One file per step: [`bits`] (a fingerprint as one `u64` or `u128`), [`copies`] (identical
+//! One file per step: [`bits`] (a fingerprint as one `u64` or `u128`), `copies` (identical
 //! fingerprints collapsed first and their pairs listed at the end, so `m` copies cost O(m)
-//! search), [`cost`] (the cost model: index or brute force, and which blocks) and [`index`]
+//! search), [`cost`] (the cost model: index or brute force, and which blocks) and `index`
 //! (the tables, the buckets, and large buckets searched again on their other bits).
 
 pub mod bits;

@@ -454,8 +454,9 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
     return pairs, sims
 
 
-#: Predicted seconds (one thread) of a brute-force SimHash search past which the run warns
-#: first: no index pays there (a wide radius), and the time grows with the square of n.
+#: Predicted seconds (one thread) of the SimHash search past which the run warns first: brute
+#: force where no index pays (a wide radius), or an index whose keys are too short to pay
+#: much; either way the time grows with the square of the documents.
 SIMHASH_WARN_SECONDS = 5.0
 
 
