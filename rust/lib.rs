@@ -2,7 +2,8 @@
 //!
 //! text → [`normalize`] ([`tokens`] for hash version 2) → [`shingle`] (64-bit hashes, [`hashing`]) → [`minhash`] signatures or
 //! [`simhash`] fingerprints, for a whole collection by [`signing`] → [`lsh`] candidate pairs →
-//! verification ([`verify`]: MinHash estimate, exact [`jaccard`], Hamming) → [`duplicates`]
+//! verification ([`verify`]: MinHash estimate, exact [`jaccard`], Hamming; [`hamming`] finds
+//! the SimHash pairs within a radius by multi-index hashing) → [`duplicates`]
 //! (all verified pairs) or [`spanning`] (a spanning forest of the clusters) → [`cluster`]
 //! labels. [`exact`] groups byte-identical documents; [`jaccard::all_pairs`] is the brute-force
 //! search. [`jsonl`] reads JSONL text fields for the command line. [`rows`] holds what the pair stages share, [`error`] the one error type.
@@ -13,6 +14,7 @@ pub mod duplicates;
 pub mod error;
 pub mod exact;
 pub mod first_seen;
+pub mod hamming;
 pub mod hashing;
 pub mod jaccard;
 pub mod jsonl;

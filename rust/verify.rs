@@ -2,7 +2,7 @@
 //! pair, and the pairs whose exact Jaccard reaches a threshold (how LSH candidates are checked).
 
 use crate::cluster;
-use crate::error::{filled_vec, push, Error, Result};
+use crate::error::{filled_vec, Error, Result};
 use crate::jaccard::jaccard_u64;
 use crate::lsh;
 use crate::minhash;
@@ -154,40 +154,18 @@ pub fn hamming_pairs(fingerprints: &[u64], words: usize, pairs: &[(i64, i64)]) -
         .collect())
 }
 
-/// Every pair i < j of fingerprints within `max_distance` bits, by brute force, with the
-/// distances. Rows listed as inactive (empty documents) take no part.
+/// Every pair i < j of fingerprints within `max_distance` bits, with the distances, sorted:
+/// by multi-index hashing or brute force, whichever the cost model predicts cheaper
+/// ([`crate::hamming`]), on `threads` threads (the same pairs for every count). Rows listed
+/// as inactive (empty documents) take no part.
 pub fn hamming_within(
     fingerprints: &[u64],
     words: usize,
     max_distance: u32,
     active: &[bool],
+    threads: usize,
 ) -> Result<PairDistances> {
-    let fingerprints = Rows::new(fingerprints, words);
-    let n = fingerprints.len();
-    if active.len() != n {
-        return Err(Error::new(format!(
-            "active has {} rows but fingerprints {n}",
-            active.len()
-        )));
-    }
-    if n > u32::MAX as usize {
-        return Err(Error::new(format!(
-            "at most {} documents, got {n}",
-            u32::MAX
-        )));
-    }
-    let mut pairs = Vec::new();
-    let mut distances = Vec::new();
-    for i in (0..n).filter(|&i| active[i]) {
-        for j in (i + 1..n).filter(|&j| active[j]) {
-            let distance = simhash::hamming(fingerprints.row(i), fingerprints.row(j));
-            if distance <= max_distance {
-                push(&mut pairs, (i as u32, j as u32), "the pairs found")?;
-                push(&mut distances, distance as i32, "the pairs found")?;
-            }
-        }
-    }
-    Ok((pairs, distances))
+    crate::hamming::within(fingerprints, words, max_distance, active, threads)
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ __all__ = [
     "estimate_jaccard",
     "exact_duplicates",
     "hamming",
+    "hamming_search_plan",
     "hamming_within",
     "index_band_keys",
     "jaccard",
@@ -191,8 +192,17 @@ def all_pairs_jaccard(
 ) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
 def hamming(fingerprints: npt.NDArray[np.uint64], pairs: _Pairs) -> npt.NDArray[np.int32]: ...
 def hamming_within(
-    fingerprints: npt.NDArray[np.uint64], max_distance: int, active: npt.NDArray[np.bool_]
+    fingerprints: npt.NDArray[np.uint64],
+    max_distance: int,
+    active: npt.NDArray[np.bool_],
+    threads: int = 1,
 ) -> tuple[_Pairs, npt.NDArray[np.int32]]: ...
+def hamming_search_plan(
+    fingerprints: npt.NDArray[np.uint64],
+    max_distance: int,
+    active: npt.NDArray[np.bool_],
+    threads: int = 1,
+) -> tuple[str, int, float, float, float]: ...
 def exact_duplicates(
     texts: _Texts, normalized: bool, hash_version: int, threads: int = 1
 ) -> npt.NDArray[np.int64]: ...

@@ -128,5 +128,6 @@ def _describe(params: dict[str, Any]) -> str:
     if not names <= params.keys():
         return ", ".join(f"{k}={v}" for k, v in params.items() if k != "boilerplate")
     plan = Plan(**{k: params[k] for k in names})
-    run = [f"{k}={params[k]}" for k in ("pairs_used", "candidates", "unique") if k in params]
+    shown = ("pairs_used", "simhash_search", "candidates", "unique")
+    run = [f"{k}={params[k]}" for k in shown if k in params]
     return plan.describe() + ("; " + ", ".join(run) if run else "")

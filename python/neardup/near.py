@@ -519,12 +519,51 @@ def _search(plan: Plan, sig: np.ndarray, info: dict[str, Any], screen: bool) -> 
     return pairs
 
 
+#: Predicted seconds (one thread) of the SimHash search past which the run warns first: brute
+#: force where no index pays (a wide radius), or an index whose keys are too short to pay
+#: much; either way the time grows with the square of the documents.
+SIMHASH_WARN_SECONDS = 5.0
+
+
 def _simhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     fingerprints = ev.signatures
     assert fingerprints is not None and plan.max_hamming is not None
     ev.simhash_bits = plan.simhash_bits
-    candidates, distance = stages.hamming_within(fingerprints, plan.max_hamming)
+    search = stages.hamming_search_plan(fingerprints, plan.max_hamming, threads=plan.threads)
+    info["simhash_search"] = search.search
+    info["simhash_predicted_comparisons"] = int(search.comparisons)
+    _warn_quadratic(plan, search)
+    candidates, distance = stages.hamming_within(
+        fingerprints, plan.max_hamming, threads=plan.threads
+    )
     info["candidates"] = len(candidates)
     if plan.verify == "estimate":
         return candidates, (1.0 - distance / plan.simhash_bits).astype(np.float32)
     return verify_candidates(plan, ev, candidates)
+
+
+def _warn_quadratic(plan: Plan, search: stages.HammingSearch) -> None:
+    """Warns, before the work, when the SimHash search is predicted to take more than
+    :data:`SIMHASH_WARN_SECONDS`: brute force where no index pays (a wide radius), or an index
+    whose short keys still leave a share of all pairs to compare."""
+    if search.seconds < SIMHASH_WARN_SECONDS:
+        return
+    if search.search == "brute force":
+        what = (
+            f"no index pays at this radius, so all {search.brute_force_comparisons:,.0f} pairs "
+            f"of the {search.distinct:,} distinct fingerprints will be compared"
+        )
+    else:
+        what = (
+            f"even the cheapest index ({search.search[7:-1]}) leaves about "
+            f"{search.comparisons:,.0f} of the {search.brute_force_comparisons:,.0f} pairs of "
+            f"the {search.distinct:,} distinct fingerprints to compare"
+        )
+    warnings.warn(
+        f"SimHash at radius {plan.max_hamming} of {plan.simhash_bits} bits "
+        f"(threshold {plan.threshold:g}): {what}, about {search.seconds:,.0f} s on one thread "
+        "and growing with the square of the documents; method='minhash' (the default) suits "
+        "this threshold, SimHash thresholds of about 0.8 and above",
+        NeardupWarning,
+        stacklevel=5,
+    )

@@ -7,6 +7,7 @@ releases the GIL while it works. Stop after any stage, look at the arrays, and g
 from __future__ import annotations
 
 from collections.abc import Iterable, Sized
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -545,12 +546,22 @@ def hamming(fingerprints: Any, pairs: Any) -> np.ndarray:
     return _core.hamming(_fingerprints(fingerprints), _pairs(pairs))
 
 
-def hamming_within(
-    fingerprints: Any, max_distance: int, active: Any = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """All pairs i < j within ``max_distance`` bits, by brute force: (int64[m, 2], int32[m]).
+def _active_mask(fp: np.ndarray, active: Any) -> np.ndarray:
+    mask = np.ones(len(fp), dtype=bool) if active is None else np.asarray(active, dtype=bool)
+    if mask.shape != (len(fp),):
+        raise InvalidArgumentError(f"active must have shape ({len(fp)},), got {mask.shape}")
+    return np.ascontiguousarray(mask)
 
-    ``active`` (bool[n]) leaves out rows marked False, e.g. empty documents.
+
+def hamming_within(
+    fingerprints: Any, max_distance: int, active: Any = None, threads: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs i < j within ``max_distance`` bits: (int64[m, 2] sorted, int32[m]).
+
+    Exact (the pairs brute force finds), by multi-index hashing where the cost model of
+    :func:`hamming_search_plan` predicts it cheaper than comparing every pair, else by brute
+    force; identical fingerprints are collapsed first. ``active`` (bool[n]) leaves out rows
+    marked False, e.g. empty documents. ``threads`` splits the work (the same pairs).
 
     >>> fp = np.array([1, 3, 255], dtype=np.uint64)
     >>> hamming_within(fp, 1)[0].tolist()
@@ -558,10 +569,44 @@ def hamming_within(
     """
     fp = _fingerprints(fingerprints)
     max_distance = check_int("max_distance", max_distance, low=0, high=128)
-    mask = np.ones(len(fp), dtype=bool) if active is None else np.asarray(active, dtype=bool)
-    if mask.shape != (len(fp),):
-        raise InvalidArgumentError(f"active must have shape ({len(fp)},), got {mask.shape}")
-    return _core.hamming_within(fp, int(max_distance), np.ascontiguousarray(mask))
+    threads = check_int("threads", threads, low=1, high=1024)
+    mask = _active_mask(fp, active)
+    return _core.hamming_within(fp, int(max_distance), mask, threads)
+
+
+@dataclass(frozen=True)
+class HammingSearch:
+    """The search :func:`hamming_within` runs: ``search`` (``"brute force"`` or ``"index (K
+    tables of B-bit keys)"``), ``distinct`` fingerprints searched, the pair ``comparisons``
+    and ``seconds`` (one thread) it is predicted to cost, and the comparisons of brute force.
+    """
+
+    search: str
+    distinct: int
+    comparisons: float
+    seconds: float
+    brute_force_comparisons: float
+
+
+def hamming_search_plan(
+    fingerprints: Any, max_distance: int, active: Any = None, threads: int = 1
+) -> HammingSearch:
+    """The search :func:`hamming_within` would run on these fingerprints, decided the same
+    way, without running it: multi-index hashing (Manku et al. 2007) when its tables are
+    predicted cheaper than brute force, from the number of distinct fingerprints, the radius,
+    the bits that vary and a sample of their pairwise distances.
+
+    >>> fp = np.random.default_rng(0).integers(0, 2**63, 20_000, dtype=np.uint64)
+    >>> hamming_search_plan(fp, 3).search
+    'index (4 tables of 15-16-bit keys)'
+    >>> hamming_search_plan(fp, 22).search
+    'brute force'
+    """
+    fp = _fingerprints(fingerprints)
+    max_distance = check_int("max_distance", max_distance, low=0, high=128)
+    threads = check_int("threads", threads, low=1, high=1024)
+    mask = _active_mask(fp, active)
+    return HammingSearch(*_core.hamming_search_plan(fp, int(max_distance), mask, threads))
 
 
 def exact_duplicates(

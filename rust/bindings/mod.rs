@@ -464,19 +464,47 @@ fn hamming<'py>(
 }
 
 #[pyfunction]
+#[pyo3(signature = (fingerprints, max_distance, active, threads=1))]
 fn hamming_within<'py>(
     py: Python<'py>,
     fingerprints: PyReadonlyArray2<'py, u64>,
     max_distance: u32,
     active: PyReadonlyArray1<'py, bool>,
+    threads: usize,
 ) -> PairsAnd<'py, i32> {
     let words = fingerprints.shape()[1];
     let data = contiguous(&fingerprints, "fingerprints")?;
     let active = contiguous(&active, "active")?;
     let (pairs, distances) = run(py, || {
-        verify::hamming_within(data, words, max_distance, active)
+        verify::hamming_within(data, words, max_distance, active, threads)
     })?;
     Ok((pair_matrix(py, pairs)?, distances.into_pyarray(py)))
+}
+
+/// (search, distinct fingerprints, predicted comparisons, predicted seconds, brute-force
+/// comparisons) of the search `hamming_within` runs on these fingerprints.
+#[pyfunction]
+#[pyo3(signature = (fingerprints, max_distance, active, threads=1))]
+fn hamming_search_plan<'py>(
+    py: Python<'py>,
+    fingerprints: PyReadonlyArray2<'py, u64>,
+    max_distance: u32,
+    active: PyReadonlyArray1<'py, bool>,
+    threads: usize,
+) -> PyResult<(String, usize, f64, f64, f64)> {
+    let words = fingerprints.shape()[1];
+    let data = contiguous(&fingerprints, "fingerprints")?;
+    let active = contiguous(&active, "active")?;
+    let plan = run(py, || {
+        crate::hamming::plan(data, words, max_distance, active, threads)
+    })?;
+    Ok((
+        plan.describe(),
+        plan.distinct,
+        plan.comparisons,
+        plan.seconds,
+        plan.brute_force_comparisons,
+    ))
 }
 
 #[pyfunction]
@@ -545,6 +573,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(all_pairs_jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(hamming, m)?)?;
     m.add_function(wrap_pyfunction!(hamming_within, m)?)?;
+    m.add_function(wrap_pyfunction!(hamming_search_plan, m)?)?;
     m.add_function(wrap_pyfunction!(exact_duplicates, m)?)?;
     m.add_function(wrap_pyfunction!(sha256_digests, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;

@@ -1,0 +1,98 @@
+"""Benchmark (not a test): SimHash end to end on the article's corpus as it grows, beside the
+default MinHash path, in one run (issue 24 part 2).
+
+    python benches/simhash_scale.py                        # 50k, 100k, 200k; MinHash at 100k
+    python benches/simhash_scale.py --docs 1000000 --minhash-at 1000000 --rounds 1
+
+The corpus is ``neardup.synth.generate(*synth.preset(n))`` (the article's generator: every
+document ends with the same footer), shuffled with a fixed permutation as benches/conftest.py
+does. Each size runs ``find_duplicates(texts, threshold=T, method="simhash")`` (default
+T = 0.9, radius 6 of 64 bits) and, at ``--minhash-at``, the default
+``find_duplicates(texts, threshold=0.3)``; the runs alternate round by round and the median
+is printed, with the search the run chose (``params["simhash_search"]``), the candidates
+and the growth per doubling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import neardup
+from neardup import synth
+
+
+def corpus(n: int) -> list[str]:
+    generated = synth.generate(*synth.preset(n))
+    order = np.random.default_rng(0).permutation(len(generated.texts))
+    return [generated.texts[i] for i in order]
+
+
+def timed(fn, *args, **kwargs):
+    t0 = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return time.perf_counter() - t0, out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--docs", type=int, nargs="+", default=[50_000, 100_000, 200_000])
+    ap.add_argument("--threshold", type=float, default=0.9)
+    ap.add_argument(
+        "--minhash-at", type=int, nargs="*", default=[100_000], help="sizes of the MinHash runs"
+    )
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    rows = []
+    minhash: dict[int, float] = {}
+    for n in args.docs:
+        texts = corpus(n)
+        sim_times, mh_times = [], []
+        result = None
+        for _ in range(args.rounds):
+            t, result = timed(
+                neardup.find_duplicates,
+                texts,
+                threshold=args.threshold,
+                method="simhash",
+                threads=args.threads,
+            )
+            sim_times.append(t)
+            if n in args.minhash_at:
+                t, _ = timed(neardup.find_duplicates, texts, threshold=0.3, threads=args.threads)
+                mh_times.append(t)
+        assert result is not None
+        p = result.params
+        fingerprints = neardup.simhash(texts, bits=64, k=5)
+        radius = int(p["max_hamming"])
+        search, _ = timed(neardup.hamming_within, fingerprints, radius)
+        rows.append((n, statistics.median(sim_times), p, len(result.pairs), search))
+        if mh_times:
+            minhash[n] = statistics.median(mh_times)
+        print(
+            f"{n:>9,} docs  simhash T={args.threshold:g}: {rows[-1][1]:7.2f} s  "
+            f"search {p['simhash_search']}, candidates {p['candidates']:,}, "
+            f"predicted comparisons {p['simhash_predicted_comparisons']:,}, "
+            f"pairs {rows[-1][3]:,}, search alone {search:.2f} s",
+            flush=True,
+        )
+        if mh_times:
+            print(f"{n:>9,} docs  default minhash T=0.3: {minhash[n]:7.2f} s", flush=True)
+    print()
+    print(
+        f"| documents | SimHash T={args.threshold:g} end to end (s) | growth | search alone (s) "
+        "| search | default MinHash (s) |"
+    )
+    print("|---|---|---|---|---|---|")
+    for k, (n, seconds, p, _, search) in enumerate(rows):
+        growth = f"{seconds / rows[k - 1][1]:.2f}x" if k else ""
+        mh = f"{minhash[n]:.2f} (SimHash {seconds / minhash[n]:.2f}x)" if n in minhash else ""
+        print(f"| {n:,} | {seconds:.2f} | {growth} | {search:.2f} | {p['simhash_search']} | {mh} |")
+
+
+if __name__ == "__main__":
+    main()

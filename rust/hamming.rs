@@ -1,0 +1,119 @@
+//! Every pair of fingerprints within a Hamming radius (the SimHash search), by multi-index
+//! hashing where it pays and by brute force where it does not.
+//!
+//! Multi-index hashing (Manku, Jain & Das Sarma, WWW 2007; Norouzi, Punjani & Fleet, CVPR
+//! 2012): cut the bits into `m` blocks. Two fingerprints at most `d` bits apart differ in at
+//! most `d` blocks, so they agree exactly on at least `m - d` of them, hence on every block of
+//! some `(m - d)`-subset. One table per subset, keyed by the fingerprint's bits in its blocks:
+//! every pair within `d` shares a bucket of some table (nothing is missed), and each bucket's
+//! pairs are checked on their full distance. A pair found in table `t` is kept only when `t` is
+//! the first table (in lexicographic order of the subsets) it agrees on, so it is reported
+//! once with no set of pairs seen.
+//!
+//! One file per step: [`bits`] (a fingerprint as one `u64` or `u128`), `copies` (identical
+//! fingerprints collapsed first and their pairs listed at the end, so `m` copies cost O(m)
+//! search), [`cost`] (the cost model: index or brute force, and which blocks) and `index`
+//! (the tables, the buckets, and large buckets searched again on their other bits).
+
+pub mod bits;
+mod copies;
+pub mod cost;
+mod index;
+#[cfg(test)]
+mod tests;
+
+use crate::error::{reserve, Error, Result};
+use crate::parallel;
+use crate::rows::{PairDistances, Rows};
+use bits::Bits;
+pub use cost::{Search, SearchPlan};
+
+/// Every pair i < j of active rows of `fingerprints` (`words` u64 each: 1 or 2) within
+/// `max_distance` bits, sorted by (i, j), with the distances: the pairs brute force gives, by
+/// the search [`plan`] chooses, on `threads` threads (the same pairs for every count).
+pub fn within(
+    fingerprints: &[u64],
+    words: usize,
+    max_distance: u32,
+    active: &[bool],
+    threads: usize,
+) -> Result<PairDistances> {
+    parallel::check_threads(threads)?;
+    match words {
+        1 => within_as::<u64>(fingerprints, max_distance, active, threads).map(|(p, _)| p),
+        2 => within_as::<u128>(fingerprints, max_distance, active, threads).map(|(p, _)| p),
+        _ => Err(Error::new(format!(
+            "fingerprints must be 1 or 2 words (64 or 128 bits) wide, got {words}"
+        ))),
+    }
+}
+
+/// The search [`within`] would run on these fingerprints (the same decision, made the same
+/// way): for reporting it, and warning about its cost, before the work.
+pub fn plan(
+    fingerprints: &[u64],
+    words: usize,
+    max_distance: u32,
+    active: &[bool],
+    threads: usize,
+) -> Result<SearchPlan> {
+    parallel::check_threads(threads)?;
+    match words {
+        1 => plan_as::<u64>(fingerprints, max_distance, active, threads).map(|(p, _)| p),
+        2 => plan_as::<u128>(fingerprints, max_distance, active, threads).map(|(p, _)| p),
+        _ => Err(Error::new(format!(
+            "fingerprints must be 1 or 2 words (64 or 128 bits) wide, got {words}"
+        ))),
+    }
+}
+
+/// The distinct fingerprints and the plan over them.
+fn plan_as<B: Bits>(
+    fingerprints: &[u64],
+    max_distance: u32,
+    active: &[bool],
+    threads: usize,
+) -> Result<(SearchPlan, copies::Distinct<B>)> {
+    let rows = Rows::new(fingerprints, B::WORDS);
+    let n = rows.len();
+    if active.len() != n {
+        return Err(Error::new(format!(
+            "active has {} rows but fingerprints {n}",
+            active.len()
+        )));
+    }
+    if n > u32::MAX as usize {
+        return Err(Error::new(format!(
+            "at most {} documents, got {n}",
+            u32::MAX
+        )));
+    }
+    let distinct = copies::Distinct::<B>::find(rows, active, threads)?;
+    let plan = cost::choose(&distinct.values, B::all(), max_distance);
+    Ok((plan, distinct))
+}
+
+/// [`within`] for fingerprints of one width, with the number of candidate pairs compared.
+pub(crate) fn within_as<B: Bits>(
+    fingerprints: &[u64],
+    max_distance: u32,
+    active: &[bool],
+    threads: usize,
+) -> Result<(PairDistances, u64)> {
+    let (plan, distinct) = plan_as::<B>(fingerprints, max_distance, active, threads)?;
+    let (found, compared) = match &plan.search {
+        Search::BruteForce => index::brute_force(&distinct.values, max_distance, threads)?,
+        Search::Index(scheme) => index::search(&distinct.values, scheme, max_distance, threads)?,
+    };
+    Ok((distinct.expand(found, threads)?, compared))
+}
+
+/// (distinct i, distinct j, distance) of the pairs found among distinct fingerprints.
+pub(crate) type Found = Vec<(u32, u32, u32)>;
+
+/// Appends the pairs of `more` to `out` (fallibly).
+pub(crate) fn append(out: &mut Found, more: Found) -> Result<()> {
+    reserve(out, more.len(), "the pairs found")?;
+    out.extend(more);
+    Ok(())
+}
