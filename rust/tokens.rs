@@ -1,20 +1,27 @@
 //! Hash version 2's words and tokens on text that is not all ASCII.
 //!
-//! 1. The text is brought to NFKC (compatibility composition): canonically equivalent text
-//!    (NFC or NFD, precomposed or combining accents) becomes the same, and so do compatibility
-//!    variants such as full-width Latin letters and digits, half-width katakana and ligatures.
-//! 2. A word character is Unicode alphanumeric (`char::is_alphanumeric`) or a combining mark
-//!    (General_Category Mark); every other character separates words. Word characters are
-//!    lowercased one by one (`char::to_lowercase`), as in version 1.
+//! 1. The text is brought to NFKC_Casefold ([`crate::casefold`], Unicode 16.0.0): NFKC (canonically
+//!    equivalent text becomes the same, and so do compatibility variants such as full-width
+//!    forms, half-width katakana and ligatures), full case folding (ß and ẞ become "ss", final
+//!    sigma becomes σ) and the removal of Default_Ignorable_Code_Point characters (soft hyphen,
+//!    zero width space and joiners, word joiner, variation selectors), so they no longer split
+//!    a word.
+//! 2. In that text a word character is Unicode alphanumeric (`char::is_alphanumeric`) or a
+//!    combining mark (General_Category Mark); every other character separates words.
 //! 3. The normalised text is the words joined by single spaces.
 //! 4. Each word is split into tokens: a character of a script written without spaces
 //!    ([`is_spaceless`]) is a token of its own together with the combining marks that follow
 //!    it; every other maximal run of word characters is one token. Word shingles are runs of k
 //!    tokens, so Chinese, Japanese, Thai or mixed text gets shingles with no option.
+//!
+//! ASCII text is its own NFKC_Casefold but for its capitals, which fold to lowercase: the ASCII
+//! paths of rust/normalize.rs and rust/wordhash.rs give the same words.
 
+use crate::casefold::{nfkc_casefold, push_value};
 use crate::normalize::Words;
-use unicode_normalization::char::is_combining_mark;
-use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+use std::borrow::Cow;
+use unicode_normalization::char::{canonical_combining_class, is_combining_mark};
+use unicode_normalization::{is_nfc_quick, is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 /// Code point ranges (inclusive) of the Unicode blocks of scripts written without spaces
 /// between words: Thai, Lao, Myanmar, Khmer, the Tai scripts, Japanese kana, Bopomofo, CJK
@@ -57,6 +64,7 @@ pub fn is_spaceless(c: char) -> bool {
     after > 0 && c <= SPACELESS_BLOCKS[after - 1].1
 }
 
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Token {
     None,
@@ -64,26 +72,35 @@ enum Token {
     Spaceless,
 }
 
-/// NFKC quick check says Yes and the canonical combining class is 0: a run of such characters
-/// is already in NFKC, whatever surrounds them.
-const STABLE: u8 = 1;
-/// Alphanumeric or a combining mark.
-const WORD: u8 = 2;
-/// General_Category Mark.
-const MARK: u8 = 4;
-/// A word character, not a mark, in a [`SPACELESS_BLOCKS`] block.
-const SPACELESS: u8 = 8;
-/// `to_lowercase` is the character itself.
-const LOWER_IS_SELF: u8 = 16;
+// A character's entry in the [`Table`]: these flags in the low byte, and above them the one
+// character of its NFKC_Casefold (when it is one character and not the character itself) or
+// the index of its value in [`Table::values`] (when it is [`MULTI`]).
 
-/// What the tokeniser needs to know of `c`, from the Unicode functions that define it.
-fn flags_of(c: char) -> u8 {
+/// A boundary of the mapping: the character has canonical combining class 0, is NFKC (quick
+/// check Yes), and its value starts with a starter that composes with nothing before it. Text
+/// cut before such characters maps piece by piece: toNFKC_Casefold of the whole is the
+/// concatenation of toNFKC_Casefold of the pieces.
+const CUT: u32 = 1;
+/// The tokeniser's first pass takes the character: a [`CUT`] one, or a default ignorable
+/// character of class 0 that is its own NFD (its value is empty, so nothing composes with it
+/// and, beside [`CUT`] characters only, nothing composes across it).
+const FAST: u32 = 2;
+/// The character is its own NFKC_Casefold.
+const SELF: u32 = 4;
+/// The value is not one character (two or more, or none): its characters are in
+/// [`Table::values`], each classified on its own.
+const MULTI: u32 = 8;
+/// Alphanumeric or a combining mark; for a character that is not [`SELF`], of its value's one
+/// character.
+const WORD: u32 = 16;
+/// General_Category Mark (as [`WORD`]).
+const MARK: u32 = 32;
+/// A word character, not a mark, in a [`SPACELESS_BLOCKS`] block (as [`WORD`]).
+const SPACELESS: u32 = 64;
+
+/// [`WORD`], [`MARK`] and [`SPACELESS`] of `c` itself.
+fn class_of(c: char) -> u32 {
     let mut flags = 0;
-    if is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes
-        && unicode_normalization::char::canonical_combining_class(c) == 0
-    {
-        flags |= STABLE;
-    }
     let mark = is_combining_mark(c);
     if mark {
         flags |= MARK;
@@ -94,85 +111,151 @@ fn flags_of(c: char) -> u8 {
             flags |= SPACELESS;
         }
     }
-    let mut lower = c.to_lowercase();
-    if lower.next() == Some(c) && lower.next().is_none() {
-        flags |= LOWER_IS_SELF;
-    }
     flags
 }
 
-/// [`flags_of`] of every character of the Basic Multilingual Plane, computed once per process
-/// (about 65,000 lookups, a few milliseconds): one table read per character then replaces the
-/// quick check's, the Alphabetic property's and the mark table's lookups (non-ASCII text 3x
-/// faster, measured by instruction counts with callgrind on `examples/stage_times`).
-fn bmp_flags() -> &'static [u8] {
-    static TABLE: std::sync::OnceLock<Box<[u8]>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        (0..=0xFFFFu32)
-            .map(|c| char::from_u32(c).map_or(0, flags_of))
-            .collect()
-    })
+/// What the tokeniser needs to know of every character of the Basic Multilingual Plane, and
+/// the values (NFKC_Casefold) of those that are not one character, computed once per process
+/// from the Unicode data (about 65,000 characters, a few milliseconds): one table read per
+/// character then replaces the quick check's, the Alphabetic property's, the mark table's and
+/// the case folding's lookups.
+struct Table {
+    entries: Box<[u32]>,
+    values: Vec<Box<str>>,
 }
 
-#[inline]
-fn flags(table: &[u8], c: char) -> u8 {
-    match table.get(c as usize) {
-        Some(&flags) => flags,
-        None => flags_of(c),
+impl Table {
+    fn get() -> &'static Table {
+        static TABLE: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
+        TABLE.get_or_init(|| {
+            let mut values = Vec::new();
+            let entries = (0..=0xFFFFu32)
+                .map(|c| char::from_u32(c).map_or(0, |c| entry_of(c, &mut values)))
+                .collect();
+            Table { entries, values }
+        })
+    }
+
+    #[inline]
+    fn entry(&self, c: u32) -> u32 {
+        match self.entries.get(c as usize) {
+            Some(&entry) => entry,
+            None => char::from_u32(c).map_or(0, |c| entry_of(c, &mut Vec::new())),
+        }
+    }
+
+    /// The value of a [`MULTI`] character `c` with entry `entry`.
+    fn value(&self, c: char, entry: u32) -> Cow<'_, str> {
+        if (c as usize) < self.entries.len() {
+            Cow::Borrowed(&self.values[(entry >> 8) as usize])
+        } else {
+            Cow::Owned(nfkc_casefold(c.encode_utf8(&mut [0; 4])))
+        }
+    }
+
+    /// Appends the value of `c` to `out`.
+    fn push_value(&self, c: char, out: &mut String) {
+        let entry = self.entry(c as u32);
+        if entry & SELF != 0 {
+            out.push(c);
+        } else if entry & MULTI == 0 {
+            out.push(char::from_u32(entry >> 8).expect("a character"));
+        } else if (c as usize) < self.entries.len() {
+            out.push_str(&self.values[(entry >> 8) as usize]);
+        } else {
+            push_value(c, out);
+        }
     }
 }
 
-/// Writes the NFKC form of `source` to `out`, running the normaliser only on the runs that
-/// may change: a [`STABLE`] character is a normalisation boundary (nothing before it
-/// composes with it or reorders past it, and it maps to itself), so the NFKC of a text is the
-/// concatenation of the NFKC of its pieces cut before stable characters. Each run from the
-/// last stable character before an unstable one up to the next stable character is normalised
-/// on its own, the rest copied. Text that is mostly ASCII with a few decomposed accents then
-/// costs a copy instead of a pass of the normaliser over every character.
-fn nfkc_unstable_runs(table: &[u8], source: &str, out: &mut String) {
+/// The [`Table`] entry of `c`; a value of several characters (or none) is pushed to `values`.
+fn entry_of(c: char, values: &mut Vec<Box<str>>) -> u32 {
+    let value = nfkc_casefold(c.encode_utf8(&mut [0; 4]));
+    let mut chars = value.chars();
+    let (first, second) = (chars.next(), chars.next());
+    let starter = canonical_combining_class(c) == 0;
+    let mut flags = 0;
+    if starter
+        && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes
+        && first.is_some_and(|f| {
+            canonical_combining_class(f) == 0
+                && is_nfc_quick(std::iter::once(f)) == IsNormalized::Yes
+        })
+    {
+        flags |= CUT | FAST;
+    }
+    if first.is_none() && starter && c.to_string().nfd().eq(std::iter::once(c)) {
+        flags |= FAST;
+    }
+    match (first, second) {
+        (Some(f), None) if f == c => flags | SELF | class_of(c),
+        (Some(f), None) => flags | class_of(f) | (f as u32) << 8,
+        _ => {
+            values.push(value.into_boxed_str());
+            flags | MULTI | ((values.len() - 1) as u32) << 8
+        }
+    }
+}
+
+/// Writes toNFKC_Casefold(`source`) to `out`, running the normaliser only on the runs that
+/// need it: the text is cut before [`CUT`] characters (see there), each piece that is one
+/// [`CUT`] character is replaced by its value, and each run from the last [`CUT`] character
+/// before another character up to the next [`CUT`] character goes through the definition
+/// (NFD, values, NFC). Text that is mostly ASCII with a few decomposed accents then costs
+/// little more than a copy.
+fn fold_unstable_runs(table: &Table, source: &str, out: &mut String, scratch: &mut String) {
     out.clear();
     out.reserve(source.len());
-    let is_stable = |c: char| flags(table, c) & STABLE != 0;
-    let mut copied = 0; // source[..copied] is in `out`
-    let mut boundary = 0; // start of the last stable character seen
+    let is_cut = |c: char| table.entry(c as u32) & CUT != 0;
+    let mut done = 0; // the values of source[..done] are in `out`
+    let mut cut = 0; // start of the last CUT character seen
     let mut chars = source.char_indices();
     while let Some((at, c)) = chars.next() {
-        if is_stable(c) {
-            boundary = at;
+        if is_cut(c) {
+            cut = at;
             continue;
         }
-        let start = boundary.max(copied);
+        let start = cut.max(done);
         let end = chars
             .by_ref()
-            .find(|&(_, d)| is_stable(d))
+            .find(|&(_, d)| is_cut(d))
             .map_or(source.len(), |(next, _)| next);
-        out.push_str(&source[copied..start]);
-        out.extend(source[start..end].nfkc());
-        copied = end;
-        boundary = end;
+        source[done..start]
+            .chars()
+            .for_each(|d| table.push_value(d, out));
+        scratch.clear();
+        source[start..end]
+            .nfd()
+            .for_each(|d| table.push_value(d, scratch));
+        out.extend(scratch.nfc());
+        done = end;
+        cut = end;
     }
-    out.push_str(&source[copied..]);
+    source[done..]
+        .chars()
+        .for_each(|d| table.push_value(d, out));
 }
 
 /// Fills `words` with the version 2 words and tokens of `source` (not all ASCII).
 ///
-/// Most text is already in NFKC and made of [`STABLE`] characters only, so the source is
-/// tokenised directly, watching for an unstable character; only when one turns up is the
-/// output dropped and the NFKC form (of the runs that may change) tokenised instead. This
-/// saves the separate pass that checked the whole text first.
+/// Most text is made of [`FAST`] characters only, whose values follow one another with no
+/// normalisation between them, so the source is tokenised directly, each character replaced
+/// by its value, watching for another character; only when one turns up is the output dropped
+/// and toNFKC_Casefold of the text (of the runs that need it, see [`fold_unstable_runs`])
+/// tokenised instead. This saves a separate pass that would check the whole text first.
 pub(crate) fn fill_unicode_v2(words: &mut Words, source: &str) {
-    let table = bmp_flags();
+    let table = Table::get();
     if tokenize(table, source, words, true) {
         return;
     }
     words.text.clear();
     words.spans.clear();
-    // No NFKC quick check first: it is a pass of lookups slower than these of the table, and
-    // the unstable runs alone are normalised anyway (the stable text between them is copied).
     let mut composed = std::mem::take(&mut words.composed);
-    nfkc_unstable_runs(table, source, &mut composed);
+    let mut scratch = std::mem::take(&mut words.scratch);
+    fold_unstable_runs(table, source, &mut composed, &mut scratch);
     tokenize(table, &composed, words, false);
     words.composed = composed;
+    words.scratch = scratch;
 }
 
 /// ASCII stretches shorter than this stay inside the non-ASCII piece around them (see
@@ -188,7 +271,7 @@ const MIN_ASCII_PIECE: usize = 48;
 /// Every cut is just before an ASCII separator (not alphanumeric) that is not followed by a
 /// non-ASCII byte, or just after an ASCII separator that is followed by an ASCII alphanumeric
 /// or separator. Such a cut is a token boundary (separators end tokens), and an NFKC boundary:
-/// the character after the cut is ASCII, so [`STABLE`] (nothing before it composes with it or
+/// the character after the cut is ASCII, so [`CUT`] (nothing before it composes with it or
 /// reorders past it), and the separator before a non-ASCII character stays with it (`<` and
 /// U+0338 compose to `≮`).
 pub(crate) fn for_each_piece(text: &str, mut piece: impl FnMut(&str, bool)) {
@@ -275,15 +358,18 @@ fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
     }
 }
 
-/// Appends the words and tokens of `text` (see the module's rules) to `words`; with
-/// `stop_on_unstable`, returns false as soon as a character is not [`STABLE`] (the output is
-/// then partial), else true.
+/// Appends the words and tokens of `text` (see the module's rules) to `words`.
 ///
-/// Characters that are their own lowercase are not pushed one by one: each maximal run of
+/// The first pass (`first_pass`) takes the source: each character is replaced by its value,
+/// and it returns false as soon as a character is not [`FAST`] (the output is then partial).
+/// The second takes toNFKC_Casefold of the source, whose characters are written as they are;
+/// it returns true.
+///
+/// Characters that are written as they are, are not pushed one by one: each maximal run of
 /// them is copied with one `push_str` when something else must be written (a space between
-/// words, a lowercased character) or the text ends; a token's span is counted on the output
-/// as it will be once the pending run is copied.
-fn tokenize(table: &[u8], text: &str, words: &mut Words, stop_on_unstable: bool) -> bool {
+/// words, another character's value) or the text ends; a token's span is counted on the
+/// output as it will be once the pending run is copied.
+fn tokenize(table: &Table, text: &str, words: &mut Words, first_pass: bool) -> bool {
     let bytes = text.as_bytes();
     let (out, spans) = (&mut words.text, &mut words.spans);
     out.reserve(bytes.len());
@@ -293,18 +379,50 @@ fn tokenize(table: &[u8], text: &str, words: &mut Words, stop_on_unstable: bool)
     let mut i = 0;
     while i < bytes.len() {
         let byte = bytes[i];
-        let (f, width, c) = if byte < 0x80 {
-            (table[byte as usize], 1, byte as u32)
+        let (mut entry, width, c) = if byte < 0x80 {
+            (table.entries[byte as usize], 1, byte as u32)
         } else {
             let (c, width) = decode(bytes, i);
-            let f = match table.get(c as usize) {
-                Some(&f) => f,
-                None => char::from_u32(c).map_or(0, flags_of),
-            };
-            (f, width, c)
+            (table.entry(c), width, c)
         };
-        if stop_on_unstable && f & STABLE == 0 {
-            return false;
+        if first_pass {
+            if entry & FAST == 0 {
+                return false;
+            }
+        } else if entry & SELF == 0 {
+            // The text is final: classify the character itself.
+            entry = SELF | char::from_u32(c).map_or(0, class_of);
+        }
+        let f = entry;
+        if f & MULTI != 0 {
+            // A value of several characters (or none): each is classified and written.
+            out.push_str(&text[run..i]);
+            let c = char::from_u32(c).expect("a character");
+            for d in table.value(c, entry).chars() {
+                let class = class_of(d);
+                if class & WORD == 0 {
+                    if token != Token::None {
+                        spans.push((start, out.len()));
+                        token = Token::None;
+                    }
+                    continue;
+                }
+                if next_token(token, class) {
+                    if token == Token::None {
+                        if !out.is_empty() {
+                            out.push(' ');
+                        }
+                    } else {
+                        spans.push((start, out.len()));
+                    }
+                    start = out.len();
+                    token = kind(class);
+                }
+                out.push(d);
+            }
+            i += width;
+            run = i;
+            continue;
         }
         if f & WORD == 0 {
             if run < i {
@@ -322,16 +440,10 @@ fn tokenize(table: &[u8], text: &str, words: &mut Words, stop_on_unstable: bool)
             run = i;
             continue;
         }
-        let (is_mark, spaceless) = (f & MARK != 0, f & SPACELESS != 0);
-        let new_token = match token {
-            Token::None => true,
-            Token::Run => spaceless,
-            Token::Spaceless => !is_mark,
-        };
-        if new_token {
+        if next_token(token, f) {
             if token == Token::None {
-                // A word starts: the run before it ended at a separator (or it is the first),
-                // so nothing is pending.
+                // A word starts: the run before it ended at a separator (or it is the first,
+                // or a value was written), so nothing is pending.
                 if !out.is_empty() {
                     out.push(' ');
                 }
@@ -339,21 +451,14 @@ fn tokenize(table: &[u8], text: &str, words: &mut Words, stop_on_unstable: bool)
                 spans.push((start, out.len() + (i - run)));
             }
             start = out.len() + (i - run);
-            token = if spaceless {
-                Token::Spaceless
-            } else {
-                Token::Run
-            };
+            token = kind(f);
         }
-        if f & LOWER_IS_SELF == 0 {
+        if f & SELF == 0 {
+            // A value of one character.
             if run < i {
                 out.push_str(&text[run..i]);
             }
-            if byte < 0x80 {
-                out.push(byte.to_ascii_lowercase() as char);
-            } else if let Some(c) = char::from_u32(c) {
-                out.extend(c.to_lowercase());
-            }
+            out.push(char::from_u32(entry >> 8).expect("a character"));
             run = i + width;
         }
         i += width;
@@ -370,6 +475,26 @@ fn tokenize(table: &[u8], text: &str, words: &mut Words, stop_on_unstable: bool)
         spans.push((start, out.len()));
     }
     true
+}
+
+/// Whether a word character of class `f` starts a new token after a `token`.
+#[inline(always)]
+fn next_token(token: Token, f: u32) -> bool {
+    match token {
+        Token::None => true,
+        Token::Run => f & SPACELESS != 0,
+        Token::Spaceless => f & MARK == 0,
+    }
+}
+
+/// The kind of token a word character of class `f` starts.
+#[inline(always)]
+fn kind(f: u32) -> Token {
+    if f & SPACELESS != 0 {
+        Token::Spaceless
+    } else {
+        Token::Run
+    }
 }
 
 #[cfg(test)]
