@@ -312,3 +312,28 @@ fn spaceless_blocks_are_sorted_and_disjoint() {
     assert!(super::is_spaceless('中') && super::is_spaceless('\u{3FFFF}'));
     assert!(!super::is_spaceless('a') && !super::is_spaceless('한'));
 }
+
+#[test]
+fn ascii_text_through_the_unicode_tokeniser_equals_the_ascii_path() {
+    // ASCII is its own NFKC_Casefold but for capitals, which fold to lowercase: the ASCII
+    // paths (rust/normalize.rs, rust/wordhash.rs) stay valid under version 2.
+    let all: Vec<char> = (0u8..128).map(char::from).collect();
+    let letters: Vec<char> = "abcXYZ09 ".chars().collect();
+    let (mut fast, mut general) = (Words::new(HashVersion::V2), Words::new(HashVersion::V2));
+    let mut state = 23u64;
+    for len in 0..300 {
+        let text: String = (0..len)
+            .map(|_| {
+                state = crate::hashing::mix64(state);
+                let pool = if state % 3 == 0 { &all } else { &letters };
+                pool[(state >> 8) as usize % pool.len()]
+            })
+            .collect();
+        fast.fill(&text);
+        general.text.clear();
+        general.spans.clear();
+        super::fill_unicode_v2(&mut general, &text);
+        assert_eq!(general.text, fast.text, "{text:?}");
+        assert_eq!(general.spans, fast.spans, "{text:?}");
+    }
+}
