@@ -104,7 +104,7 @@ pub fn push_value(c: char, out: &mut String) {
 
 /// A quick test that `c` is its own NFKC_Casefold value: it is in NFKC (quick check), has no
 /// case folding and is not default ignorable. False only means "maybe not".
-fn is_own_value(c: char) -> bool {
+pub(crate) fn is_own_value(c: char) -> bool {
     if c.is_ascii() {
         return !c.is_ascii_uppercase();
     }
@@ -144,10 +144,19 @@ mod tests {
         for pair in DEFAULT_IGNORABLE.windows(2) {
             assert!(pair[0].0 <= pair[0].1 && pair[0].1 < pair[1].0, "{pair:?}");
         }
-        for c in ['\u{AD}', '\u{200B}', '\u{200D}', '\u{2060}', '\u{FE0F}', '\u{E0100}'] {
+        for c in [
+            '\u{AD}',
+            '\u{200B}',
+            '\u{200D}',
+            '\u{2060}',
+            '\u{FE0F}',
+            '\u{E0100}',
+        ] {
             assert!(is_default_ignorable(c), "{c:?}");
         }
-        for c in ['a', ' ', '\u{AC}', '\u{AE}', '\u{2010}', '\u{FFF9}', '\u{600}'] {
+        for c in [
+            'a', ' ', '\u{AC}', '\u{AE}', '\u{2010}', '\u{FFF9}', '\u{600}',
+        ] {
             assert!(!is_default_ignorable(c), "{c:?}");
         }
     }

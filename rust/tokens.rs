@@ -17,11 +17,11 @@
 //! ASCII text is its own NFKC_Casefold but for its capitals, which fold to lowercase: the ASCII
 //! paths of rust/normalize.rs and rust/wordhash.rs give the same words.
 
-use crate::casefold::{nfkc_casefold, push_value};
+use crate::casefold::{is_own_value, nfkc_casefold, push_value};
 use crate::normalize::Words;
 use std::borrow::Cow;
 use unicode_normalization::char::{canonical_combining_class, is_combining_mark};
-use unicode_normalization::{is_nfc_quick, is_nfkc_quick, IsNormalized, UnicodeNormalization};
+use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 /// Code point ranges (inclusive) of the Unicode blocks of scripts written without spaces
 /// between words: Thai, Lao, Myanmar, Khmer, the Tai scripts, Japanese kana, Bopomofo, CJK
@@ -64,7 +64,6 @@ pub fn is_spaceless(c: char) -> bool {
     after > 0 && c <= SPACELESS_BLOCKS[after - 1].1
 }
 
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Token {
     None,
@@ -72,34 +71,40 @@ enum Token {
     Spaceless,
 }
 
-// A character's entry in the [`Table`]: these flags in the low byte, and above them the one
-// character of its NFKC_Casefold (when it is one character and not the character itself) or
-// the index of its value in [`Table::values`] (when it is [`MULTI`]).
+// A character's flags in the [`Table`]. The classes ([`WORD`], [`MARK`], [`SPACELESS`]) are of
+// the character itself when it is [`SELF`], else of the one character of its value (unused
+// for a [`MULTI`] one, whose value's characters are classified one by one).
 
-/// A boundary of the mapping: the character has canonical combining class 0, is NFKC (quick
-/// check Yes), and its value starts with a starter that composes with nothing before it. Text
-/// cut before such characters maps piece by piece: toNFKC_Casefold of the whole is the
-/// concatenation of toNFKC_Casefold of the pieces.
-const CUT: u32 = 1;
+/// A boundary of the mapping: the character has canonical combining class 0, so does the
+/// first character of its canonical decomposition, and its value is not empty and starts with
+/// a starter that composes with nothing before it (NFC quick check Yes). Text cut before such
+/// characters maps piece by piece: toNFKC_Casefold of the whole is the concatenation of
+/// toNFKC_Casefold of the pieces.
+const CUT: u8 = 1;
 /// The tokeniser's first pass takes the character: a [`CUT`] one, or a default ignorable
 /// character of class 0 that is its own NFD (its value is empty, so nothing composes with it
 /// and, beside [`CUT`] characters only, nothing composes across it).
-const FAST: u32 = 2;
-/// The character is its own NFKC_Casefold.
-const SELF: u32 = 4;
+const FAST: u8 = 2;
+/// The character is its own NFKC_Casefold value.
+const SELF: u8 = 4;
 /// The value is not one character (two or more, or none): its characters are in
 /// [`Table::values`], each classified on its own.
-const MULTI: u32 = 8;
-/// Alphanumeric or a combining mark; for a character that is not [`SELF`], of its value's one
-/// character.
-const WORD: u32 = 16;
-/// General_Category Mark (as [`WORD`]).
-const MARK: u32 = 32;
-/// A word character, not a mark, in a [`SPACELESS_BLOCKS`] block (as [`WORD`]).
-const SPACELESS: u32 = 64;
+const MULTI: u8 = 8;
+/// Alphanumeric or a combining mark.
+const WORD: u8 = 16;
+/// General_Category Mark.
+const MARK: u8 = 32;
+/// A word character, not a mark, in a [`SPACELESS_BLOCKS`] block.
+const SPACELESS: u8 = 64;
+/// The first pass checks the canonical order here. On a [`FAST`] combining mark (class not 0,
+/// its own value and NFD, composing with nothing before it; its class in the payload): it
+/// follows marks of no higher class since the last starter, else the text needs reordering.
+/// On a [`CUT`] character: its NFD or its value ends with a mark, which a mark after it may
+/// have to go before (the first pass then leaves such a mark to the second).
+const ORDER: u8 = 128;
 
 /// [`WORD`], [`MARK`] and [`SPACELESS`] of `c` itself.
-fn class_of(c: char) -> u32 {
+fn class_of(c: char) -> u8 {
     let mut flags = 0;
     let mark = is_combining_mark(c);
     if mark {
@@ -114,13 +119,15 @@ fn class_of(c: char) -> u32 {
     flags
 }
 
-/// What the tokeniser needs to know of every character of the Basic Multilingual Plane, and
-/// the values (NFKC_Casefold) of those that are not one character, computed once per process
-/// from the Unicode data (about 65,000 characters, a few milliseconds): one table read per
-/// character then replaces the quick check's, the Alphabetic property's, the mark table's and
-/// the case folding's lookups.
+/// What the tokeniser needs to know of every character of the Basic Multilingual Plane,
+/// computed once per process from the Unicode data (about 65,000 characters, a few
+/// milliseconds): one read of `flags` per character (64 KiB, the hot table) then replaces the
+/// quick check's, the Alphabetic property's, the mark table's and the case folding's lookups;
+/// `payload` (read only for the characters that are not [`SELF`]) holds the one character of
+/// the value, or the index of a [`MULTI`] value in `values`.
 struct Table {
-    entries: Box<[u32]>,
+    flags: Box<[u8]>,
+    payload: Box<[u32]>,
     values: Vec<Box<str>>,
 }
 
@@ -129,54 +136,74 @@ impl Table {
         static TABLE: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
         TABLE.get_or_init(|| {
             let mut values = Vec::new();
-            let entries = (0..=0xFFFFu32)
-                .map(|c| char::from_u32(c).map_or(0, |c| entry_of(c, &mut values)))
-                .collect();
-            Table { entries, values }
+            let (flags, payload): (Vec<u8>, Vec<u32>) = (0..=0xFFFFu32)
+                .map(|c| char::from_u32(c).map_or((0, 0), |c| entry_of(c, &mut values)))
+                .unzip();
+            Table {
+                flags: flags.into_boxed_slice(),
+                payload: payload.into_boxed_slice(),
+                values,
+            }
         })
     }
 
-    #[inline]
-    fn entry(&self, c: u32) -> u32 {
-        match self.entries.get(c as usize) {
-            Some(&entry) => entry,
-            None => char::from_u32(c).map_or(0, |c| entry_of(c, &mut Vec::new())),
+    #[inline(always)]
+    fn flags(&self, c: u32) -> u8 {
+        match self.flags.get(c as usize) {
+            Some(&flags) => flags,
+            None => char::from_u32(c).map_or(0, |c| entry_of(c, &mut Vec::new()).0),
         }
     }
 
-    /// The value of a [`MULTI`] character `c` with entry `entry`.
-    fn value(&self, c: char, entry: u32) -> Cow<'_, str> {
-        if (c as usize) < self.entries.len() {
-            Cow::Borrowed(&self.values[(entry >> 8) as usize])
-        } else {
-            Cow::Owned(nfkc_casefold(c.encode_utf8(&mut [0; 4])))
+    /// The one character of the value of `c`, which is neither [`SELF`] nor [`MULTI`].
+    fn single(&self, c: u32) -> char {
+        let payload = match self.payload.get(c as usize) {
+            Some(&payload) => payload,
+            None => char::from_u32(c).map_or(0, |c| entry_of(c, &mut Vec::new()).1),
+        };
+        char::from_u32(payload).expect("a character")
+    }
+
+    /// The value of a [`MULTI`] character `c`.
+    fn value(&self, c: char) -> Cow<'_, str> {
+        match self.payload.get(c as usize) {
+            Some(&index) => Cow::Borrowed(&self.values[index as usize]),
+            None => Cow::Owned(nfkc_casefold(c.encode_utf8(&mut [0; 4]))),
         }
     }
 
     /// Appends the value of `c` to `out`.
     fn push_value(&self, c: char, out: &mut String) {
-        let entry = self.entry(c as u32);
-        if entry & SELF != 0 {
+        let flags = self.flags(c as u32);
+        if flags & SELF != 0 {
             out.push(c);
-        } else if entry & MULTI == 0 {
-            out.push(char::from_u32(entry >> 8).expect("a character"));
-        } else if (c as usize) < self.entries.len() {
-            out.push_str(&self.values[(entry >> 8) as usize]);
+        } else if flags & MULTI == 0 {
+            out.push(self.single(c as u32));
+        } else if (c as usize) < self.payload.len() {
+            out.push_str(&self.values[self.payload[c as usize] as usize]);
         } else {
             push_value(c, out);
         }
     }
 }
 
-/// The [`Table`] entry of `c`; a value of several characters (or none) is pushed to `values`.
-fn entry_of(c: char, values: &mut Vec<Box<str>>) -> u32 {
-    let value = nfkc_casefold(c.encode_utf8(&mut [0; 4]));
+/// The [`Table`] flags and payload of `c`; a value of several characters (or none) is pushed
+/// to `values`.
+fn entry_of(c: char, values: &mut Vec<Box<str>>) -> (u8, u32) {
+    let value = if is_own_value(c) {
+        c.to_string()
+    } else {
+        nfkc_casefold(c.encode_utf8(&mut [0; 4]))
+    };
     let mut chars = value.chars();
     let (first, second) = (chars.next(), chars.next());
     let starter = canonical_combining_class(c) == 0;
     let mut flags = 0;
     if starter
-        && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes
+        && std::iter::once(c)
+            .nfd()
+            .next()
+            .is_some_and(|d| canonical_combining_class(d) == 0)
         && first.is_some_and(|f| {
             canonical_combining_class(f) == 0
                 && is_nfc_quick(std::iter::once(f)) == IsNormalized::Yes
@@ -184,56 +211,95 @@ fn entry_of(c: char, values: &mut Vec<Box<str>>) -> u32 {
     {
         flags |= CUT | FAST;
     }
-    if first.is_none() && starter && c.to_string().nfd().eq(std::iter::once(c)) {
+    let own_nfd = std::iter::once(c).nfd().eq(std::iter::once(c));
+    if first.is_none() && starter && own_nfd {
         flags |= FAST;
     }
+    let ends_in_mark = |text: &mut dyn Iterator<Item = char>| {
+        text.last()
+            .is_some_and(|d| canonical_combining_class(d) != 0)
+    };
+    if flags & CUT != 0
+        && (ends_in_mark(&mut value.chars()) || ends_in_mark(&mut c.to_string().nfd()))
+    {
+        flags |= ORDER;
+    }
+    let class = canonical_combining_class(c);
+    if class != 0
+        && first == Some(c)
+        && second.is_none()
+        && own_nfd
+        && is_nfc_quick(std::iter::once(c)) == IsNormalized::Yes
+    {
+        flags |= FAST | ORDER;
+    }
     match (first, second) {
-        (Some(f), None) if f == c => flags | SELF | class_of(c),
-        (Some(f), None) => flags | class_of(f) | (f as u32) << 8,
+        (Some(f), None) if f == c => (flags | SELF | class_of(c), class as u32),
+        (Some(f), None) => (flags | class_of(f), f as u32),
         _ => {
             values.push(value.into_boxed_str());
-            flags | MULTI | ((values.len() - 1) as u32) << 8
+            (flags | MULTI, (values.len() - 1) as u32)
         }
     }
 }
 
 /// Writes toNFKC_Casefold(`source`) to `out`, running the normaliser only on the runs that
-/// need it: the text is cut before [`CUT`] characters (see there), each piece that is one
-/// [`CUT`] character is replaced by its value, and each run from the last [`CUT`] character
-/// before another character up to the next [`CUT`] character goes through the definition
-/// (NFD, values, NFC). Text that is mostly ASCII with a few decomposed accents then costs
-/// little more than a copy.
+/// need it: the text is cut before [`CUT`] characters (see there); a piece that is one
+/// [`CUT`] character is its value (the characters that are their own value are copied in
+/// stretches), and each run from the last [`CUT`] character before another character up to
+/// the next [`CUT`] character goes through the definition (NFD, values, NFC). Text that is
+/// mostly ASCII with a few decomposed accents then costs little more than a copy.
 fn fold_unstable_runs(table: &Table, source: &str, out: &mut String, scratch: &mut String) {
     out.clear();
     out.reserve(source.len());
-    let is_cut = |c: char| table.entry(c as u32) & CUT != 0;
-    let mut done = 0; // the values of source[..done] are in `out`
+    let mut pending = 0; // source[pending..] is not written: [`CUT`] characters that are SELF
     let mut cut = 0; // start of the last CUT character seen
+    let mut cut_out = None; // the length of `out` before that character's value, if written
     let mut chars = source.char_indices();
+    // Writes the value of the CUT character `c` at `at` unless it is its own (left pending).
+    let write_cut = |at: usize, c: char, out: &mut String, pending: &mut usize| {
+        if table.flags(c as u32) & SELF != 0 {
+            return None;
+        }
+        out.push_str(&source[*pending..at]);
+        let before = out.len();
+        table.push_value(c, out);
+        *pending = at + c.len_utf8();
+        Some(before)
+    };
     while let Some((at, c)) = chars.next() {
-        if is_cut(c) {
+        if table.flags(c as u32) & CUT != 0 {
             cut = at;
+            cut_out = write_cut(at, c, out, &mut pending);
             continue;
         }
-        let start = cut.max(done);
-        let end = chars
+        // The run from the last CUT character (taken back if written) to the next one.
+        let start = match cut_out {
+            Some(before) => {
+                out.truncate(before);
+                cut
+            }
+            None => {
+                let start = cut.max(pending);
+                out.push_str(&source[pending..start]);
+                start
+            }
+        };
+        let next = chars
             .by_ref()
-            .find(|&(_, d)| is_cut(d))
-            .map_or(source.len(), |(next, _)| next);
-        source[done..start]
-            .chars()
-            .for_each(|d| table.push_value(d, out));
+            .find(|&(_, d)| table.flags(d as u32) & CUT != 0);
+        let end = next.map_or(source.len(), |(next, _)| next);
         scratch.clear();
         source[start..end]
             .nfd()
             .for_each(|d| table.push_value(d, scratch));
         out.extend(scratch.nfc());
-        done = end;
-        cut = end;
+        (pending, cut, cut_out) = (end, end, None);
+        if let Some((at, d)) = next {
+            cut_out = write_cut(at, d, out, &mut pending);
+        }
     }
-    source[done..]
-        .chars()
-        .for_each(|d| table.push_value(d, out));
+    out.push_str(&source[pending..]);
 }
 
 /// Fills `words` with the version 2 words and tokens of `source` (not all ASCII).
@@ -376,29 +442,45 @@ fn tokenize(table: &Table, text: &str, words: &mut Words, first_pass: bool) -> b
     let mut token = Token::None;
     let mut start = 0; // the current token's start in the output
     let mut run = 0; // text[run..i] is pending: word characters copied as they are
+    let mut last_class = 0; // first pass: the highest class of the marks since the last starter
     let mut i = 0;
     while i < bytes.len() {
         let byte = bytes[i];
-        let (mut entry, width, c) = if byte < 0x80 {
-            (table.entries[byte as usize], 1, byte as u32)
+        let (mut f, width, c) = if byte < 0x80 {
+            (table.flags[byte as usize], 1, byte as u32)
         } else {
             let (c, width) = decode(bytes, i);
-            (table.entry(c), width, c)
+            (table.flags(c), width, c)
         };
         if first_pass {
-            if entry & FAST == 0 {
+            if f & FAST == 0 {
                 return false;
             }
-        } else if entry & SELF == 0 {
+            if f & ORDER == 0 {
+                if f & CUT != 0 {
+                    last_class = 0;
+                }
+            } else if f & CUT != 0 {
+                last_class = u8::MAX;
+            } else {
+                let class = match table.payload.get(c as usize) {
+                    Some(&class) => class as u8,
+                    None => char::from_u32(c).map_or(u8::MAX, canonical_combining_class),
+                };
+                if class < last_class {
+                    return false;
+                }
+                last_class = class;
+            }
+        } else if f & SELF == 0 {
             // The text is final: classify the character itself.
-            entry = SELF | char::from_u32(c).map_or(0, class_of);
+            f = SELF | char::from_u32(c).map_or(0, class_of);
         }
-        let f = entry;
         if f & MULTI != 0 {
             // A value of several characters (or none): each is classified and written.
             out.push_str(&text[run..i]);
             let c = char::from_u32(c).expect("a character");
-            for d in table.value(c, entry).chars() {
+            for d in table.value(c).chars() {
                 let class = class_of(d);
                 if class & WORD == 0 {
                     if token != Token::None {
@@ -458,7 +540,11 @@ fn tokenize(table: &Table, text: &str, words: &mut Words, first_pass: bool) -> b
             if run < i {
                 out.push_str(&text[run..i]);
             }
-            out.push(char::from_u32(entry >> 8).expect("a character"));
+            out.push(if byte < 0x80 {
+                (byte | 0x20) as char
+            } else {
+                table.single(c)
+            });
             run = i + width;
         }
         i += width;
@@ -479,7 +565,7 @@ fn tokenize(table: &Table, text: &str, words: &mut Words, first_pass: bool) -> b
 
 /// Whether a word character of class `f` starts a new token after a `token`.
 #[inline(always)]
-fn next_token(token: Token, f: u32) -> bool {
+fn next_token(token: Token, f: u8) -> bool {
     match token {
         Token::None => true,
         Token::Run => f & SPACELESS != 0,
@@ -489,7 +575,7 @@ fn next_token(token: Token, f: u32) -> bool {
 
 /// The kind of token a word character of class `f` starts.
 #[inline(always)]
-fn kind(f: u32) -> Token {
+fn kind(f: u8) -> Token {
     if f & SPACELESS != 0 {
         Token::Spaceless
     } else {

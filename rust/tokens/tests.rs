@@ -1,6 +1,6 @@
 //! Tests of [`super`] (rust/tokens.rs).
-use crate::hashing::HashVersion;
 use crate::casefold::nfkc_casefold;
+use crate::hashing::HashVersion;
 use crate::normalize::{normalize, Words};
 
 fn tokens(source: &str) -> Vec<String> {
@@ -95,19 +95,22 @@ const CONTEXTS: &[&str] = &[
 fn the_table_agrees_with_the_definition() {
     let table = super::Table::get();
     for c in (0..=0xFFFFu32).filter_map(char::from_u32) {
-        let entry = table.entry(c as u32);
+        let flags = table.flags(c as u32);
         let value = nfkc_casefold(&c.to_string());
         let mut got = String::new();
         table.push_value(c, &mut got);
         assert_eq!(got, value, "{c:?}");
-        assert_eq!(entry & super::SELF != 0, value == c.to_string(), "{c:?}");
-        if entry & super::MULTI != 0 {
-            assert_eq!(table.value(c, entry), value, "{c:?}");
+        assert_eq!(flags & super::SELF != 0, value == c.to_string(), "{c:?}");
+        if flags & super::MULTI != 0 {
+            assert_eq!(table.value(c), value, "{c:?}");
+            assert_ne!(value.chars().count(), 1, "{c:?}");
         } else {
             let one = value.chars().next().unwrap();
-            let own = if one == c { super::SELF } else { 0 };
-            let flags = entry & 0xFF & !(super::CUT | super::FAST);
-            assert_eq!(flags, super::class_of(one) | own, "{c:?}");
+            if flags & super::SELF == 0 {
+                assert_eq!(table.single(c as u32), one, "{c:?}");
+            }
+            let classes = flags & (super::WORD | super::MARK | super::SPACELESS);
+            assert_eq!(classes, super::class_of(one), "{c:?}");
         }
     }
 }
@@ -117,7 +120,7 @@ fn text_cut_before_a_cut_character_maps_piece_by_piece() {
     use unicode_normalization::UnicodeNormalization;
     let table = super::Table::get();
     for c in (0..=0xFFFFu32).filter_map(char::from_u32) {
-        let entry = table.entry(c as u32);
+        let entry = table.flags(c as u32);
         // Every character that is not its own value or decomposes; a sample of the others.
         let hangul = ('\u{AC00}'..='\u{D7A3}').contains(&c);
         let plain = entry & super::SELF != 0 && (hangul || c.to_string().nfd().eq([c]));
@@ -132,9 +135,35 @@ fn text_cut_before_a_cut_character_maps_piece_by_piece() {
                     let pieces = before.clone() + &nfkc_casefold(&format!("{c}{after}"));
                     assert_eq!(whole, pieces, "{x:?} {c:?} {after:?}");
                 }
-            } else {
+            } else if entry & super::MULTI != 0 {
                 // Default ignorable: gone, and nothing composes across it before a cut.
-                assert_eq!(nfkc_casefold(&format!("{x}{c}b")), before + "b", "{x:?} {c:?}");
+                assert_eq!(
+                    nfkc_casefold(&format!("{x}{c}b")),
+                    before + "b",
+                    "{x:?} {c:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn fast_marks_in_canonical_order_need_no_normalisation() {
+    // Every combining mark the first pass takes, after bases of several kinds (ending in a
+    // starter or in a mark) and before marks of other classes, in and out of order.
+    let table = super::Table::get();
+    let mut words = Words::new(HashVersion::V2);
+    let fast_mark = super::FAST | super::ORDER;
+    for c in (0..=0xFFFFu32).filter_map(char::from_u32) {
+        if table.flags(c as u32) & (fast_mark | super::CUT) != fast_mark {
+            continue;
+        }
+        for base in ["a", "क", "ก", "é", "İ", "ß", "东", "\u{AD}", ""] {
+            for next in ["", "\u{E48}", "\u{94D}", "\u{316}", "\u{301}", "\u{AD}\u{5B0}"] {
+                let text = format!("{base}{c}{next}{c}b");
+                words.fill(&text);
+                let (out, spans) = reference_fill(&text);
+                assert_eq!((&words.text, &words.spans), (&out, &spans), "{text:?}");
             }
         }
     }
@@ -220,10 +249,13 @@ fn the_tokeniser_equals_its_reference() {
     // ASCII of every class, Latin with precomposed and combining accents, Turkish İ (two
     // characters in lowercase), Greek, Cyrillic, Hangul (syllables and jamo), kana in full
     // and half width, CJK (BMP and the supplementary planes), Thai with marks, full-width
-    // Latin, ligatures, Devanagari, punctuation and spaces of several kinds.
+    // Latin, ligatures, Devanagari, punctuation and spaces of several kinds; letters whose
+    // folding is not their lowercase, default ignorables, and combining marks of several
+    // classes (Thai, viramas, Hebrew, musical symbols) in and out of canonical order.
     let alphabet: Vec<char> = "aZz09 \t\n.,-'_éÉ\u{301}\u{308}İıΣσςЖж한\u{1100}\u{1161}カｶﾞ\
         東京\u{20000}\u{2A6D6}ที่\u{E48}ＡＢ１ﬁ\u{212B}हिंदी\u{3000}、。！\u{A0}\u{2028}©’\
-        ßẞǅ\u{AD}\u{200B}\u{200D}\u{FE0F}\u{E0100}\u{345}\u{1FB3}\u{390}\u{1D400}\u{10400}"
+        ßẞǅ\u{AD}\u{200B}\u{200D}\u{FE0F}\u{E0100}\u{345}\u{1FB3}\u{390}\u{1D400}\u{10400}\
+        \u{E38}\u{94D}\u{BCD}\u{316}\u{5B0}\u{591}\u{1DCE}\u{F71}\u{9DF}\u{1E0A}\u{1D165}\u{1D16D}"
         .chars()
         .collect();
     let mut words = Words::new(HashVersion::V2);
