@@ -244,62 +244,111 @@ fn entry_of(c: char, values: &mut Vec<Box<str>>) -> (u8, u32) {
 }
 
 /// Writes toNFKC_Casefold(`source`) to `out`, running the normaliser only on the runs that
-/// need it: the text is cut before [`CUT`] characters (see there); a piece that is one
-/// [`CUT`] character is its value (the characters that are their own value are copied in
-/// stretches), and each run from the last [`CUT`] character before another character up to
-/// the next [`CUT`] character goes through the definition (NFD, values, NFC). Text that is
-/// mostly ASCII with a few decomposed accents then costs little more than a copy.
+/// need it. The text is cut before [`CUT`] characters (see there); a piece that the first pass
+/// could take (a [`CUT`] character, then default ignorables and combining marks in canonical
+/// order, see [`ORDER`]) is the concatenation of its characters' values, the characters that
+/// are their own value copied in stretches; any other piece, from its [`CUT`] character up to
+/// the next one, goes through the definition (NFD, values, NFC; NFC alone when every
+/// character is its own value). Text with a few decomposed accents, or Indic text with a few
+/// characters that compose, then costs little more than a copy.
 fn fold_unstable_runs(table: &Table, source: &str, out: &mut String, scratch: &mut String) {
+    let mut runs = Runs {
+        table,
+        source,
+        pending: 0,
+        cut: 0,
+        cut_out: None,
+        last_class: 0,
+    };
     out.clear();
     out.reserve(source.len());
-    let mut pending = 0; // source[pending..] is not written: [`CUT`] characters that are SELF
-    let mut cut = 0; // start of the last CUT character seen
-    let mut cut_out = None; // the length of `out` before that character's value, if written
     let mut chars = source.char_indices();
-    // Writes the value of the CUT character `c` at `at` unless it is its own (left pending).
-    let write_cut = |at: usize, c: char, out: &mut String, pending: &mut usize| {
-        if table.flags(c as u32) & SELF != 0 {
-            return None;
-        }
-        out.push_str(&source[*pending..at]);
-        let before = out.len();
-        table.push_value(c, out);
-        *pending = at + c.len_utf8();
-        Some(before)
-    };
     while let Some((at, c)) = chars.next() {
-        if table.flags(c as u32) & CUT != 0 {
-            cut = at;
-            cut_out = write_cut(at, c, out, &mut pending);
+        let f = table.flags(c as u32);
+        if f & CUT != 0 {
+            runs.cut(at, c, f, out);
             continue;
         }
-        // The run from the last CUT character (taken back if written) to the next one.
-        let start = match cut_out {
-            Some(before) => {
-                out.truncate(before);
-                cut
+        if f & FAST != 0 {
+            if f & MULTI != 0 {
+                // Default ignorable: its value is empty.
+                runs.flush(at, out);
+                runs.pending = at + c.len_utf8();
+                continue;
             }
-            None => {
-                let start = cut.max(pending);
-                out.push_str(&source[pending..start]);
-                start
+            let class = canonical_combining_class(c);
+            if class >= runs.last_class {
+                runs.last_class = class;
+                continue;
             }
-        };
-        let next = chars
-            .by_ref()
-            .find(|&(_, d)| table.flags(d as u32) & CUT != 0);
+        }
+        // The piece from the last CUT character (taken back if written) to the next one.
+        let start = runs.cut;
+        match runs.cut_out {
+            Some(before) => out.truncate(before),
+            None => runs.flush(start, out),
+        }
+        let mut own = true;
+        let next = chars.by_ref().find(|&(_, d)| {
+            let f = table.flags(d as u32);
+            own &= f & SELF != 0;
+            f & CUT != 0
+        });
         let end = next.map_or(source.len(), |(next, _)| next);
-        scratch.clear();
-        source[start..end]
-            .nfd()
-            .for_each(|d| table.push_value(d, scratch));
-        out.extend(scratch.nfc());
-        (pending, cut, cut_out) = (end, end, None);
+        let piece = &source[start..end];
+        if own && piece.chars().all(|d| table.flags(d as u32) & SELF != 0) {
+            out.extend(piece.nfc());
+        } else {
+            scratch.clear();
+            piece.nfd().for_each(|d| table.push_value(d, scratch));
+            out.extend(scratch.nfc());
+        }
+        runs.pending = end;
         if let Some((at, d)) = next {
-            cut_out = write_cut(at, d, out, &mut pending);
+            runs.cut(at, d, table.flags(d as u32), out);
         }
     }
-    out.push_str(&source[pending..]);
+    runs.flush(source.len(), out);
+}
+
+/// The state of [`fold_unstable_runs`].
+struct Runs<'a> {
+    table: &'a Table,
+    source: &'a str,
+    /// `source[pending..]` is not written yet; up to the current character, it holds
+    /// characters that are their own value (copied as they are).
+    pending: usize,
+    /// Start of the last [`CUT`] character.
+    cut: usize,
+    /// Where the output of that character starts in `out`, once it is written.
+    cut_out: Option<usize>,
+    /// The highest class of the marks since that character ([`ORDER`]).
+    last_class: u8,
+}
+
+impl Runs<'_> {
+    /// Writes the pending characters before `at`.
+    fn flush(&mut self, at: usize, out: &mut String) {
+        if self.cut_out.is_none() && (self.pending..=at).contains(&self.cut) {
+            self.cut_out = Some(out.len() + self.cut - self.pending);
+        }
+        out.push_str(&self.source[self.pending..at]);
+        self.pending = at;
+    }
+
+    /// The [`CUT`] character `c` (flags `f`) at `at`: left pending when it is its own value,
+    /// else written.
+    fn cut(&mut self, at: usize, c: char, f: u8, out: &mut String) {
+        self.cut = at;
+        self.cut_out = None;
+        self.last_class = if f & ORDER != 0 { u8::MAX } else { 0 };
+        if f & SELF == 0 {
+            self.flush(at, out);
+            self.cut_out = Some(out.len());
+            self.table.push_value(c, out);
+            self.pending = at + c.len_utf8();
+        }
+    }
 }
 
 /// Fills `words` with the version 2 words and tokens of `source` (not all ASCII).

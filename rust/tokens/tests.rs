@@ -178,7 +178,7 @@ fn folding_the_unstable_runs_equals_the_definition() {
         "ae AEo\u{301}\u{300}\u{327}\u{323}\u{308}\u{345}\u{1100}\u{1161}\u{11A8}\
         \u{AC00}\u{FF76}\u{FF9E}\u{FB01}\u{212B}\u{1E9B}\u{3099}\u{304B}\u{0F73}\u{0FB2}\u{0F80}\
         \u{2460}\u{FF21}\u{00E9}\u{1FBE}\u{0344}\u{05B0}\u{0591}.\u{2126}ßẞΣςİ\u{AD}\u{200D}\
-        \u{FE0F}\u{1FB3}\u{390}ǅ"
+        \u{FE0F}\u{1FB3}\u{390}ǅ\u{E48}\u{E38}\u{94D}\u{316}\u{93C}ก"
             .chars()
             .collect();
     let table = super::Table::get();
