@@ -190,53 +190,51 @@ impl Table {
 /// The [`Table`] flags and payload of `c`; a value of several characters (or none) is pushed
 /// to `values`.
 fn entry_of(c: char, values: &mut Vec<Box<str>>) -> (u8, u32) {
-    let value = if is_own_value(c) {
-        c.to_string()
-    } else {
-        nfkc_casefold(c.encode_utf8(&mut [0; 4]))
+    // Most characters are their own value: no string is made for them.
+    let value = (!is_own_value(c)).then(|| nfkc_casefold(c.encode_utf8(&mut [0; 4])));
+    let (first, second, last) = match &value {
+        None => (Some(c), None, Some(c)),
+        Some(value) => {
+            let mut chars = value.chars();
+            (chars.next(), chars.next(), value.chars().next_back())
+        }
     };
-    let mut chars = value.chars();
-    let (first, second) = (chars.next(), chars.next());
-    let starter = canonical_combining_class(c) == 0;
+    let mut nfd = std::iter::once(c).nfd();
+    let nfd_first = nfd.next();
+    let (mut nfd_last, mut own_nfd) = (nfd_first, nfd_first == Some(c));
+    for d in nfd {
+        (nfd_last, own_nfd) = (Some(d), false);
+    }
+    let is_mark = |d: Option<char>| d.is_some_and(|d| canonical_combining_class(d) != 0);
+    let class = canonical_combining_class(c);
     let mut flags = 0;
-    if starter
-        && std::iter::once(c)
-            .nfd()
-            .next()
-            .is_some_and(|d| canonical_combining_class(d) == 0)
+    if class == 0
+        && !is_mark(nfd_first)
         && first.is_some_and(|f| {
             canonical_combining_class(f) == 0
                 && is_nfc_quick(std::iter::once(f)) == IsNormalized::Yes
         })
     {
         flags |= CUT | FAST;
+        if is_mark(last) || is_mark(nfd_last) {
+            flags |= ORDER;
+        }
     }
-    let own_nfd = std::iter::once(c).nfd().eq(std::iter::once(c));
-    if first.is_none() && starter && own_nfd {
+    if first.is_none() && class == 0 && own_nfd {
         flags |= FAST;
     }
-    let ends_in_mark = |text: &mut dyn Iterator<Item = char>| {
-        text.last()
-            .is_some_and(|d| canonical_combining_class(d) != 0)
-    };
-    if flags & CUT != 0
-        && (ends_in_mark(&mut value.chars()) || ends_in_mark(&mut c.to_string().nfd()))
-    {
-        flags |= ORDER;
-    }
-    let class = canonical_combining_class(c);
     if class != 0
-        && first == Some(c)
-        && second.is_none()
+        && value.is_none()
         && own_nfd
         && is_nfc_quick(std::iter::once(c)) == IsNormalized::Yes
     {
         flags |= FAST | ORDER;
     }
-    match (first, second) {
-        (Some(f), None) if f == c => (flags | SELF | class_of(c), class as u32),
-        (Some(f), None) => (flags | class_of(f), f as u32),
-        _ => {
+    match (value, first, second) {
+        (None, _, _) => (flags | SELF | class_of(c), class as u32),
+        (Some(_), Some(f), None) if f == c => (flags | SELF | class_of(c), class as u32),
+        (Some(_), Some(f), None) => (flags | class_of(f), f as u32),
+        (Some(value), _, _) => {
             values.push(value.into_boxed_str());
             (flags | MULTI, (values.len() - 1) as u32)
         }
