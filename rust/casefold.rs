@@ -1,12 +1,17 @@
 //! Unicode's NFKC_Casefold, the mapping at the heart of hash version 2's normalisation.
 //!
-//! toNFKC_Casefold(X) (Unicode Standard, section 3.13; ICU's `nfkc_cf`) takes the NFD of X,
-//! replaces each character by its NFKC_Casefold value and brings the result to NFC. A
-//! character's value is the fixed point of: remove the Default_Ignorable_Code_Point characters,
-//! NFKC, full case folding (CaseFolding.txt, statuses C and F), NFKC; repeated until nothing
-//! changes. So the text loses case (ß and ẞ become "ss", final sigma becomes σ), compatibility
-//! variants (full-width forms, ligatures, circled letters) and invisible format characters
-//! (soft hyphen, zero width space and joiners, word joiner, variation selectors).
+//! Unicode (UAX #44, DerivedNormalizationProps.txt) gives each character an NFKC_Casefold
+//! value: the fixed point of removing the Default_Ignorable_Code_Point characters, NFKC, full
+//! case folding (CaseFolding.txt, statuses C and F) and NFKC again. A string's NFKC_Casefold
+//! is the NFC of its characters' values (ICU's `nfkc_cf`). Version 2 takes it of the string's
+//! canonical decomposition (NFD): the NFC of the values of the NFD's characters, so that
+//! canonically equivalent texts always give the same result. That differs from ICU only when
+//! U+0345 COMBINING GREEK YPOGEGRAMMENI (which folds to the letter ι) meets another combining
+//! mark, where ICU's result depends on the input's normalisation form.
+//!
+//! So the text loses case (ß and ẞ become "ss", final sigma becomes σ), compatibility variants
+//! (full-width forms, ligatures, circled letters) and invisible format characters (soft
+//! hyphen, zero width space and joiners, word joiner, variation selectors).
 //!
 //! The data is Unicode 16.0.0 throughout, pinned in Cargo.toml: NFKC and NFC from
 //! `unicode-normalization` 0.1.24, full case folding from `caseless` 0.2.2 (CaseFolding-16.0.0)

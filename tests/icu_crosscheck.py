@@ -1,13 +1,14 @@
 """Checks hash version 2's NFKC_Casefold against ICU's ``nfkc_cf`` (a check to run by hand: it
 needs PyICU, which the test suite does not).
 
-Every code point assigned in Python's ``unicodedata`` (Unicode 14.0 on Python 3.11; the
-installed ICU, 72 on Debian 12, has Unicode 15.0, and the core 16.0.0) is normalised on its own by the core (a character's
-words, :func:`neardup.normalize`) and by ICU (its ``nfkc_cf`` value, then the reference's words
-and tokens); and the reference's :func:`reference.nfkc_casefold` is compared with ICU on random
-strings made of characters assigned there. They differ only where ICU and version 2 differ by
-design: U+0345 COMBINING GREEK YPOGEGRAMMENI meeting another combining mark, where version 2
-takes the canonical decomposition first (see rust/casefold.rs).
+For every code point assigned in Python's ``unicodedata`` (Unicode 14.0 on Python 3.11; ICU 72
+of Debian 12 has 15.0, the core 16.0.0): the reference's value
+(:func:`reference.nfkc_casefold_value`) must equal ICU's, and the core's words of the
+character (:func:`neardup.normalize`) must equal the core's words of ICU's value. Then the
+reference's :func:`reference.nfkc_casefold` is compared with ICU on random strings heavy in
+combining marks: they may differ only where version 2 differs from ICU by design, on text
+with U+0345 COMBINING GREEK YPOGEGRAMMENI next to another mark (version 2 takes the
+canonical decomposition first, see rust/casefold.rs).
 
     apt-get install python3-icu
     PYTHONPATH=python:tests:/usr/lib/python3/dist-packages python tests/icu_crosscheck.py
@@ -20,17 +21,14 @@ import unicodedata
 import icu
 
 import neardup
+
 import reference as ref
 
 
 def main() -> int:
     icu_cf = icu.Normalizer2.getNFKCCasefoldInstance()
     version = icu.UNICODE_VERSION
-    assigned = [
-        c
-        for c in range(0x110000)
-        if unicodedata.category(chr(c)) not in ("Cn", "Cs")
-    ]
+    assigned = [c for c in range(0x110000) if unicodedata.category(chr(c)) not in ("Cn", "Cs")]
     failures = 0
     for c in assigned:
         char = chr(c)

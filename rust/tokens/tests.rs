@@ -159,7 +159,14 @@ fn fast_marks_in_canonical_order_need_no_normalisation() {
             continue;
         }
         for base in ["a", "क", "ก", "é", "İ", "ß", "东", "\u{AD}", ""] {
-            for next in ["", "\u{E48}", "\u{94D}", "\u{316}", "\u{301}", "\u{AD}\u{5B0}"] {
+            for next in [
+                "",
+                "\u{E48}",
+                "\u{94D}",
+                "\u{316}",
+                "\u{301}",
+                "\u{AD}\u{5B0}",
+            ] {
                 let text = format!("{base}{c}{next}{c}b");
                 words.fill(&text);
                 let (out, spans) = reference_fill(&text);

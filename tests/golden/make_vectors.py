@@ -35,7 +35,8 @@ TEXTS_V2 = [
     # characters inside words (soft hyphen, zero width space and joiners, word joiner,
     # variation selector), full case folding (ß, ẞ, final sigma, Turkish dotted and dotless I,
     # Cherokee), ligatures, full-width and circled forms, CJK compatibility ideographs.
-    "Auto\u00admo\u00adbil\u200bver\u200dkehr, Wort\u2060verbindung, Herz\u2764\ufe0f e\u00ad\u0301",
+    "Auto\u00admo\u00adbil\u200bver\u200dkehr, Wort\u2060verbindung, "
+    "Herz\u2764\ufe0f e\u00ad\u0301",
     "STRASSE straße GROẞE große ΟΔΟΣ οδος ΣΊΣΥΦΟΣ σίσυφος",
     "İSTANBUL İstanbul istanbul ıspanak ISPARTA ᏣᎳᎩ ꮳꮃꭹ ᾼ",
     "ﬃ ﬂoor ﬆ Ⅻ ① ㍿ ＦＵＬＬ ｗｉｄｔｈ ｶﾞｷﾞ",
