@@ -2,8 +2,9 @@
 ``_core`` (a path to its ``_core*.so``) runs ``word_counts`` (the normaliser and tokeniser
 alone) and ``shingle_sets`` (k=5 words) on every real-text corpus of ``corpora.py``, the builds
 interleaved, best CPU time of the rounds, in MB/s of UTF-8; with ``--callgrind`` it instead
-prints the instructions of one ``word_counts`` call of the build given (run it under
-valgrind, see below), which do not vary with the load of the machine.
+runs one ``word_counts`` call of the build given on the corpus, for valgrind to count its
+instructions, which do not vary with the load of the machine (the count includes the table
+built at the first call: subtract a run with ``--callgrind none``).
 
     cp python/neardup/_core.abi3.so /tmp/base.so     # before the change, then rebuild
     python benches/realtext/normalise_ab.py --data /tmp/realtext /tmp/base.so \\
@@ -53,7 +54,8 @@ def main() -> None:
     for module in modules:
         module.word_counts(["é"], 2)  # builds the tokeniser's table
     if args.callgrind:
-        modules[0].word_counts(texts_of(args.data, args.callgrind), 2)
+        texts = [] if args.callgrind == "none" else texts_of(args.data, args.callgrind)
+        modules[0].word_counts(texts, 2)
         return
     print(
         f"{'corpus':<13}{'MB':>6}"

@@ -121,16 +121,17 @@ fn text_cut_before_a_cut_character_maps_piece_by_piece() {
     let table = super::Table::get();
     for c in (0..=0xFFFFu32).filter_map(char::from_u32) {
         let entry = table.flags(c as u32);
-        // Every character that is not its own value or decomposes; a sample of the others.
+        // A third of the characters that are not their own value or decompose, and a sample
+        // of the others (all of them passed when this was written: a minute unoptimised).
         let hangul = ('\u{AC00}'..='\u{D7A3}').contains(&c);
         let plain = entry & super::SELF != 0 && (hangul || c.to_string().nfd().eq([c]));
-        if entry & super::FAST == 0 || (plain && c as u32 % 31 != 0) {
+        if entry & super::FAST == 0 || c as u32 % if plain { 97 } else { 3 } != 0 {
             continue;
         }
         for x in CONTEXTS {
             let before = nfkc_casefold(x);
             if entry & super::CUT != 0 {
-                for after in ["", "\u{301}", "\u{345}", "\u{316}\u{301}", "\u{11A8}", "b"] {
+                for after in ["\u{301}", "\u{345}", "\u{316}\u{301}", "\u{11A8}b"] {
                     let whole = nfkc_casefold(&format!("{x}{c}{after}"));
                     let pieces = before.clone() + &nfkc_casefold(&format!("{c}{after}"));
                     assert_eq!(whole, pieces, "{x:?} {c:?} {after:?}");
