@@ -73,7 +73,7 @@ fn fold_round(text: &str) -> String {
 }
 
 /// The NFKC_Casefold value of one character (the property NFKC_CF of
-/// DerivedNormalizationProps.txt): [`fold_round`] repeated until it changes nothing.
+/// DerivedNormalizationProps.txt): `fold_round` repeated until it changes nothing.
 pub fn char_value(c: char) -> String {
     let mut value = String::from(c);
     loop {
