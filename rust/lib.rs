@@ -9,6 +9,7 @@
 //! search. [`jsonl`] reads JSONL text fields for the command line. [`rows`] holds what the pair stages share, [`error`] the one error type.
 //! `bindings` (feature `python`) only converts arguments and releases the GIL.
 
+pub mod casefold;
 pub mod cluster;
 pub mod duplicates;
 pub mod error;

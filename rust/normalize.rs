@@ -7,9 +7,11 @@
 //! single spaces. For ASCII input this equals the article's
 //! `toLowerCase().replace(/[^a-z0-9 ]+/g, ' ')` followed by a split on whitespace.
 //!
-//! Version 2 ([`crate::tokens`]) first brings the text to NFKC, counts combining marks as word
-//! characters, and splits words into tokens: each character of a script written without spaces
-//! is a token of its own. ASCII text is the same in both versions (it needs no normalisation).
+//! Version 2 ([`crate::tokens`]) first brings the text to Unicode's NFKC_Casefold (NFKC, full
+//! case folding, default ignorable characters removed; [`crate::casefold`]), counts combining
+//! marks as word characters, and splits words into tokens: each character of a script written
+//! without spaces is a token of its own. ASCII text is the same in both versions (its
+//! NFKC_Casefold is its lowercase).
 
 use crate::hashing::HashVersion;
 
@@ -21,8 +23,10 @@ pub struct Words {
     pub text: String,
     /// Byte range of each word (version 2: each token) in `text`.
     pub spans: Vec<(usize, usize)>,
-    /// Scratch of version 2: the NFKC form of a document that is not already in it.
+    /// Scratch of version 2: toNFKC_Casefold of a document that the first pass cannot take.
     pub(crate) composed: String,
+    /// Scratch of version 2: the values of one run of [`crate::tokens`]'s normaliser.
+    pub(crate) scratch: String,
     /// Scratch of the ASCII path: one bit per source byte, set on word bytes.
     mask: Vec<u64>,
     /// Scratch of the ASCII path: the source bytes with bit 0x20 set (lowercase for letters).

@@ -1,20 +1,28 @@
 //! Hash version 2's words and tokens on text that is not all ASCII.
 //!
-//! 1. The text is brought to NFKC (compatibility composition): canonically equivalent text
-//!    (NFC or NFD, precomposed or combining accents) becomes the same, and so do compatibility
-//!    variants such as full-width Latin letters and digits, half-width katakana and ligatures.
-//! 2. A word character is Unicode alphanumeric (`char::is_alphanumeric`) or a combining mark
-//!    (General_Category Mark); every other character separates words. Word characters are
-//!    lowercased one by one (`char::to_lowercase`), as in version 1.
+//! 1. The text is brought to NFKC_Casefold ([`crate::casefold`], Unicode 16.0.0): NFKC (canonically
+//!    equivalent text becomes the same, and so do compatibility variants such as full-width
+//!    forms, half-width katakana and ligatures), full case folding (ß and ẞ become "ss", final
+//!    sigma becomes σ) and the removal of Default_Ignorable_Code_Point characters (soft hyphen,
+//!    zero width space and joiners, word joiner, variation selectors), so they no longer split
+//!    a word.
+//! 2. In that text a word character is Unicode alphanumeric (`char::is_alphanumeric`) or a
+//!    combining mark (General_Category Mark); every other character separates words.
 //! 3. The normalised text is the words joined by single spaces.
 //! 4. Each word is split into tokens: a character of a script written without spaces
 //!    ([`is_spaceless`]) is a token of its own together with the combining marks that follow
 //!    it; every other maximal run of word characters is one token. Word shingles are runs of k
 //!    tokens, so Chinese, Japanese, Thai or mixed text gets shingles with no option.
+//!
+//! ASCII text is its own NFKC_Casefold but for its capitals, which fold to lowercase: the ASCII
+//! paths of rust/normalize.rs and rust/wordhash.rs give the same words.
 
 use crate::normalize::Words;
-use unicode_normalization::char::is_combining_mark;
-use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+use table::{class_of, Table, CUT, FAST, MARK, MULTI, ORDER, SELF, SPACELESS, WORD};
+use unicode_normalization::char::canonical_combining_class;
+use unicode_normalization::UnicodeNormalization;
+
+mod table;
 
 /// Code point ranges (inclusive) of the Unicode blocks of scripts written without spaces
 /// between words: Thai, Lao, Myanmar, Khmer, the Tai scripts, Japanese kana, Bopomofo, CJK
@@ -64,115 +72,134 @@ enum Token {
     Spaceless,
 }
 
-/// NFKC quick check says Yes and the canonical combining class is 0: a run of such characters
-/// is already in NFKC, whatever surrounds them.
-const STABLE: u8 = 1;
-/// Alphanumeric or a combining mark.
-const WORD: u8 = 2;
-/// General_Category Mark.
-const MARK: u8 = 4;
-/// A word character, not a mark, in a [`SPACELESS_BLOCKS`] block.
-const SPACELESS: u8 = 8;
-/// `to_lowercase` is the character itself.
-const LOWER_IS_SELF: u8 = 16;
-
-/// What the tokeniser needs to know of `c`, from the Unicode functions that define it.
-fn flags_of(c: char) -> u8 {
-    let mut flags = 0;
-    if is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes
-        && unicode_normalization::char::canonical_combining_class(c) == 0
-    {
-        flags |= STABLE;
-    }
-    let mark = is_combining_mark(c);
-    if mark {
-        flags |= MARK;
-    }
-    if mark || c.is_alphanumeric() {
-        flags |= WORD;
-        if !mark && is_spaceless(c) {
-            flags |= SPACELESS;
-        }
-    }
-    let mut lower = c.to_lowercase();
-    if lower.next() == Some(c) && lower.next().is_none() {
-        flags |= LOWER_IS_SELF;
-    }
-    flags
-}
-
-/// [`flags_of`] of every character of the Basic Multilingual Plane, computed once per process
-/// (about 65,000 lookups, a few milliseconds): one table read per character then replaces the
-/// quick check's, the Alphabetic property's and the mark table's lookups (non-ASCII text 3x
-/// faster, measured by instruction counts with callgrind on `examples/stage_times`).
-fn bmp_flags() -> &'static [u8] {
-    static TABLE: std::sync::OnceLock<Box<[u8]>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        (0..=0xFFFFu32)
-            .map(|c| char::from_u32(c).map_or(0, flags_of))
-            .collect()
-    })
-}
-
-#[inline]
-fn flags(table: &[u8], c: char) -> u8 {
-    match table.get(c as usize) {
-        Some(&flags) => flags,
-        None => flags_of(c),
-    }
-}
-
-/// Writes the NFKC form of `source` to `out`, running the normaliser only on the runs that
-/// may change: a [`STABLE`] character is a normalisation boundary (nothing before it
-/// composes with it or reorders past it, and it maps to itself), so the NFKC of a text is the
-/// concatenation of the NFKC of its pieces cut before stable characters. Each run from the
-/// last stable character before an unstable one up to the next stable character is normalised
-/// on its own, the rest copied. Text that is mostly ASCII with a few decomposed accents then
-/// costs a copy instead of a pass of the normaliser over every character.
-fn nfkc_unstable_runs(table: &[u8], source: &str, out: &mut String) {
+/// Writes toNFKC_Casefold(`source`) to `out`, running the normaliser only on the runs that
+/// need it. The text is cut before [`CUT`] characters (see there); a piece that the first pass
+/// could take (a [`CUT`] character, then default ignorables and combining marks in canonical
+/// order, see [`ORDER`]) is the concatenation of its characters' values, the characters that
+/// are their own value copied in stretches; any other piece, from its [`CUT`] character up to
+/// the next one, goes through the definition (NFD, values, NFC; NFC alone when every
+/// character is its own value). Text with a few decomposed accents, or Indic text with a few
+/// characters that compose, then costs little more than a copy.
+fn fold_unstable_runs(table: &Table, source: &str, out: &mut String, scratch: &mut String) {
+    let mut runs = Runs {
+        table,
+        source,
+        pending: 0,
+        cut: 0,
+        cut_out: None,
+        last_class: 0,
+    };
     out.clear();
     out.reserve(source.len());
-    let is_stable = |c: char| flags(table, c) & STABLE != 0;
-    let mut copied = 0; // source[..copied] is in `out`
-    let mut boundary = 0; // start of the last stable character seen
     let mut chars = source.char_indices();
     while let Some((at, c)) = chars.next() {
-        if is_stable(c) {
-            boundary = at;
+        let f = table.flags(c as u32);
+        if f & CUT != 0 {
+            runs.cut(at, c, f, out);
             continue;
         }
-        let start = boundary.max(copied);
-        let end = chars
-            .by_ref()
-            .find(|&(_, d)| is_stable(d))
-            .map_or(source.len(), |(next, _)| next);
-        out.push_str(&source[copied..start]);
-        out.extend(source[start..end].nfkc());
-        copied = end;
-        boundary = end;
+        if f & FAST != 0 {
+            if f & MULTI != 0 {
+                // Default ignorable: its value is empty.
+                runs.flush(at, out);
+                runs.pending = at + c.len_utf8();
+                continue;
+            }
+            let class = canonical_combining_class(c);
+            if class >= runs.last_class {
+                runs.last_class = class;
+                continue;
+            }
+        }
+        // The piece from the last CUT character (taken back if written) to the next one.
+        let start = runs.cut;
+        match runs.cut_out {
+            Some(before) => out.truncate(before),
+            None => runs.flush(start, out),
+        }
+        let mut own = true;
+        let next = chars.by_ref().find(|&(_, d)| {
+            let f = table.flags(d as u32);
+            own &= f & SELF != 0;
+            f & CUT != 0
+        });
+        let end = next.map_or(source.len(), |(next, _)| next);
+        let piece = &source[start..end];
+        if own && piece.chars().all(|d| table.flags(d as u32) & SELF != 0) {
+            out.extend(piece.nfc());
+        } else {
+            scratch.clear();
+            piece.nfd().for_each(|d| table.push_value(d, scratch));
+            out.extend(scratch.nfc());
+        }
+        runs.pending = end;
+        if let Some((at, d)) = next {
+            runs.cut(at, d, table.flags(d as u32), out);
+        }
     }
-    out.push_str(&source[copied..]);
+    runs.flush(source.len(), out);
+}
+
+/// The state of [`fold_unstable_runs`].
+struct Runs<'a> {
+    table: &'a Table,
+    source: &'a str,
+    /// `source[pending..]` is not written yet; up to the current character, it holds
+    /// characters that are their own value (copied as they are).
+    pending: usize,
+    /// Start of the last [`CUT`] character.
+    cut: usize,
+    /// Where the output of that character starts in `out`, once it is written.
+    cut_out: Option<usize>,
+    /// The highest class of the marks since that character ([`ORDER`]).
+    last_class: u8,
+}
+
+impl Runs<'_> {
+    /// Writes the pending characters before `at`.
+    fn flush(&mut self, at: usize, out: &mut String) {
+        if self.cut_out.is_none() && (self.pending..=at).contains(&self.cut) {
+            self.cut_out = Some(out.len() + self.cut - self.pending);
+        }
+        out.push_str(&self.source[self.pending..at]);
+        self.pending = at;
+    }
+
+    /// The [`CUT`] character `c` (flags `f`) at `at`: left pending when it is its own value,
+    /// else written.
+    fn cut(&mut self, at: usize, c: char, f: u8, out: &mut String) {
+        self.cut = at;
+        self.cut_out = None;
+        self.last_class = if f & ORDER != 0 { u8::MAX } else { 0 };
+        if f & SELF == 0 {
+            self.flush(at, out);
+            self.cut_out = Some(out.len());
+            self.table.push_value(c, out);
+            self.pending = at + c.len_utf8();
+        }
+    }
 }
 
 /// Fills `words` with the version 2 words and tokens of `source` (not all ASCII).
 ///
-/// Most text is already in NFKC and made of [`STABLE`] characters only, so the source is
-/// tokenised directly, watching for an unstable character; only when one turns up is the
-/// output dropped and the NFKC form (of the runs that may change) tokenised instead. This
-/// saves the separate pass that checked the whole text first.
+/// Most text is made of [`FAST`] characters only, whose values follow one another with no
+/// normalisation between them, so the source is tokenised directly, each character replaced
+/// by its value, watching for another character; only when one turns up is the output dropped
+/// and toNFKC_Casefold of the text (of the runs that need it, see [`fold_unstable_runs`])
+/// tokenised instead. This saves a separate pass that would check the whole text first.
 pub(crate) fn fill_unicode_v2(words: &mut Words, source: &str) {
-    let table = bmp_flags();
+    let table = Table::get();
     if tokenize(table, source, words, true) {
         return;
     }
     words.text.clear();
     words.spans.clear();
-    // No NFKC quick check first: it is a pass of lookups slower than these of the table, and
-    // the unstable runs alone are normalised anyway (the stable text between them is copied).
     let mut composed = std::mem::take(&mut words.composed);
-    nfkc_unstable_runs(table, source, &mut composed);
+    let mut scratch = std::mem::take(&mut words.scratch);
+    fold_unstable_runs(table, source, &mut composed, &mut scratch);
     tokenize(table, &composed, words, false);
     words.composed = composed;
+    words.scratch = scratch;
 }
 
 /// ASCII stretches shorter than this stay inside the non-ASCII piece around them (see
@@ -188,7 +215,7 @@ const MIN_ASCII_PIECE: usize = 48;
 /// Every cut is just before an ASCII separator (not alphanumeric) that is not followed by a
 /// non-ASCII byte, or just after an ASCII separator that is followed by an ASCII alphanumeric
 /// or separator. Such a cut is a token boundary (separators end tokens), and an NFKC boundary:
-/// the character after the cut is ASCII, so [`STABLE`] (nothing before it composes with it or
+/// the character after the cut is ASCII, so [`CUT`] (nothing before it composes with it or
 /// reorders past it), and the separator before a non-ASCII character stays with it (`<` and
 /// U+0338 compose to `≮`).
 pub(crate) fn for_each_piece(text: &str, mut piece: impl FnMut(&str, bool)) {
@@ -275,36 +302,87 @@ fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
     }
 }
 
-/// Appends the words and tokens of `text` (see the module's rules) to `words`; with
-/// `stop_on_unstable`, returns false as soon as a character is not [`STABLE`] (the output is
-/// then partial), else true.
+/// Appends the words and tokens of `text` (see the module's rules) to `words`.
 ///
-/// Characters that are their own lowercase are not pushed one by one: each maximal run of
+/// The first pass (`first_pass`) takes the source: each character is replaced by its value,
+/// and it returns false as soon as a character is not [`FAST`] (the output is then partial).
+/// The second takes toNFKC_Casefold of the source, whose characters are written as they are;
+/// it returns true.
+///
+/// Characters that are written as they are, are not pushed one by one: each maximal run of
 /// them is copied with one `push_str` when something else must be written (a space between
-/// words, a lowercased character) or the text ends; a token's span is counted on the output
-/// as it will be once the pending run is copied.
-fn tokenize(table: &[u8], text: &str, words: &mut Words, stop_on_unstable: bool) -> bool {
+/// words, another character's value) or the text ends; a token's span is counted on the
+/// output as it will be once the pending run is copied.
+fn tokenize(table: &Table, text: &str, words: &mut Words, first_pass: bool) -> bool {
     let bytes = text.as_bytes();
     let (out, spans) = (&mut words.text, &mut words.spans);
     out.reserve(bytes.len());
     let mut token = Token::None;
     let mut start = 0; // the current token's start in the output
     let mut run = 0; // text[run..i] is pending: word characters copied as they are
+    let mut last_class = 0; // first pass: the highest class of the marks since the last starter
     let mut i = 0;
     while i < bytes.len() {
         let byte = bytes[i];
-        let (f, width, c) = if byte < 0x80 {
-            (table[byte as usize], 1, byte as u32)
+        let (mut f, width, c) = if byte < 0x80 {
+            (table.flags[byte as usize], 1, byte as u32)
         } else {
             let (c, width) = decode(bytes, i);
-            let f = match table.get(c as usize) {
-                Some(&f) => f,
-                None => char::from_u32(c).map_or(0, flags_of),
-            };
-            (f, width, c)
+            (table.flags(c), width, c)
         };
-        if stop_on_unstable && f & STABLE == 0 {
-            return false;
+        if first_pass {
+            if f & FAST == 0 {
+                return false;
+            }
+            if f & ORDER == 0 {
+                if f & CUT != 0 {
+                    last_class = 0;
+                }
+            } else if f & CUT != 0 {
+                last_class = u8::MAX;
+            } else {
+                let class = match table.payload.get(c as usize) {
+                    Some(&class) => class as u8,
+                    None => char::from_u32(c).map_or(u8::MAX, canonical_combining_class),
+                };
+                if class < last_class {
+                    return false;
+                }
+                last_class = class;
+            }
+        } else if f & SELF == 0 {
+            // The text is final: classify the character itself.
+            f = SELF | char::from_u32(c).map_or(0, class_of);
+        }
+        if f & MULTI != 0 {
+            // A value of several characters (or none): each is classified and written.
+            out.push_str(&text[run..i]);
+            let c = char::from_u32(c).expect("a character");
+            for d in table.value(c).chars() {
+                let class = class_of(d);
+                if class & WORD == 0 {
+                    if token != Token::None {
+                        spans.push((start, out.len()));
+                        token = Token::None;
+                    }
+                    continue;
+                }
+                if next_token(token, class) {
+                    if token == Token::None {
+                        if !out.is_empty() {
+                            out.push(' ');
+                        }
+                    } else {
+                        spans.push((start, out.len()));
+                    }
+                    start = out.len();
+                    token = kind(class);
+                }
+                out.push(d);
+            }
+            i += width;
+            run = i;
+            continue;
         }
         if f & WORD == 0 {
             if run < i {
@@ -322,16 +400,10 @@ fn tokenize(table: &[u8], text: &str, words: &mut Words, stop_on_unstable: bool)
             run = i;
             continue;
         }
-        let (is_mark, spaceless) = (f & MARK != 0, f & SPACELESS != 0);
-        let new_token = match token {
-            Token::None => true,
-            Token::Run => spaceless,
-            Token::Spaceless => !is_mark,
-        };
-        if new_token {
+        if next_token(token, f) {
             if token == Token::None {
-                // A word starts: the run before it ended at a separator (or it is the first),
-                // so nothing is pending.
+                // A word starts: the run before it ended at a separator (or it is the first,
+                // or a value was written), so nothing is pending.
                 if !out.is_empty() {
                     out.push(' ');
                 }
@@ -339,21 +411,18 @@ fn tokenize(table: &[u8], text: &str, words: &mut Words, stop_on_unstable: bool)
                 spans.push((start, out.len() + (i - run)));
             }
             start = out.len() + (i - run);
-            token = if spaceless {
-                Token::Spaceless
-            } else {
-                Token::Run
-            };
+            token = kind(f);
         }
-        if f & LOWER_IS_SELF == 0 {
+        if f & SELF == 0 {
+            // A value of one character.
             if run < i {
                 out.push_str(&text[run..i]);
             }
-            if byte < 0x80 {
-                out.push(byte.to_ascii_lowercase() as char);
-            } else if let Some(c) = char::from_u32(c) {
-                out.extend(c.to_lowercase());
-            }
+            out.push(if byte < 0x80 {
+                (byte | 0x20) as char
+            } else {
+                table.single(c)
+            });
             run = i + width;
         }
         i += width;
@@ -370,6 +439,26 @@ fn tokenize(table: &[u8], text: &str, words: &mut Words, stop_on_unstable: bool)
         spans.push((start, out.len()));
     }
     true
+}
+
+/// Whether a word character of class `f` starts a new token after a `token`.
+#[inline(always)]
+fn next_token(token: Token, f: u8) -> bool {
+    match token {
+        Token::None => true,
+        Token::Run => f & SPACELESS != 0,
+        Token::Spaceless => f & MARK == 0,
+    }
+}
+
+/// The kind of token a word character of class `f` starts.
+#[inline(always)]
+fn kind(f: u8) -> Token {
+    if f & SPACELESS != 0 {
+        Token::Spaceless
+    } else {
+        Token::Run
+    }
 }
 
 #[cfg(test)]

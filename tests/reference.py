@@ -6,6 +6,7 @@ by the package itself.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import unicodedata
 from collections import Counter
@@ -52,15 +53,62 @@ SPACELESS_BLOCKS = [
 ]
 
 
-def words_and_tokens_v2(text: str) -> list[list[str]]:
-    """Version 2: the words of the NFKC text, each a list of its tokens.
+# Default_Ignorable_Code_Point of Unicode 16.0.0 (DerivedCoreProperties.txt), inclusive; the
+# same in Unicode 14 for the characters assigned there (rust/casefold.rs DEFAULT_IGNORABLE).
+DEFAULT_IGNORABLE = [
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+]
 
-    A word character is alphanumeric or a combining mark (category M*), lowercased one by one;
-    a character of a spaceless script starts a token of its own (marks after it join it)."""
+
+def is_default_ignorable(char: str) -> bool:
+    return any(lo <= ord(char) <= hi for lo, hi in DEFAULT_IGNORABLE)
+
+
+@functools.cache
+def nfkc_casefold_value(char: str) -> str:
+    """The NFKC_Casefold value of one character: remove the default ignorable characters,
+    NFKC, full case folding (``str.casefold``), NFKC, repeated until nothing changes."""
+    value = char
+    while True:
+        kept = "".join(c for c in value if not is_default_ignorable(c))
+        folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", kept).casefold())
+        if folded == value:
+            return value
+        value = folded
+
+
+def nfkc_casefold(text: str) -> str:
+    """toNFKC_Casefold of the canonical decomposition: the NFC of the values of the characters
+    of the NFD of ``text``."""
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFC", "".join(nfkc_casefold_value(c) for c in decomposed))
+
+
+def words_and_tokens_v2(text: str) -> list[list[str]]:
+    """Version 2: the words of the NFKC_Casefold text, each a list of its tokens.
+
+    A word character is alphanumeric or a combining mark (category M*); a character of a
+    spaceless script starts a token of its own (marks after it join it)."""
     words: list[list[str]] = []
     tokens: list[str] = []
     kind = None  # None, "run" or "spaceless": the kind of the token being built
-    for char in unicodedata.normalize("NFKC", text):
+    for char in nfkc_casefold(text):
         mark = unicodedata.category(char).startswith("M")
         if not (mark or char.isalnum()):
             if tokens:
@@ -71,7 +119,7 @@ def words_and_tokens_v2(text: str) -> list[list[str]]:
         if kind is None or (kind == "run" and spaceless) or (kind == "spaceless" and not mark):
             tokens.append("")
             kind = "spaceless" if spaceless else "run"
-        tokens[-1] += char.lower()
+        tokens[-1] += char
     if tokens:
         words.append(tokens)
     return words

@@ -102,15 +102,19 @@ class ShingleSets:
 
 
 def normalize(text: str, hash_version: int = HASH_VERSION) -> str:
-    """The normalised text the shingler sees: lowercased words joined by single spaces.
+    """The normalised text the shingler sees: case-folded words joined by single spaces.
 
     A word is a maximal run of Unicode alphanumeric characters (version 2: and combining
-    marks, after NFKC); anything else separates words. See README "Definitions".
+    marks, after Unicode's NFKC_Casefold, which folds case and compatibility forms and removes
+    invisible format characters such as the soft hyphen; version 1: lowercased); anything else
+    separates words. See README "Definitions".
 
     >>> normalize("Hello,   WORLD! It's 2024.")
     'hello world it s 2024'
     >>> normalize("Cafe\u0301 ＡＢＣ"), normalize("Cafe\u0301", hash_version=1)
     ('café abc', 'cafe')
+    >>> normalize("STRASSE Stra\u00dfe hy\u00adphen")
+    'strasse strasse hyphen'
     """
     if not isinstance(text, str):
         raise ArgumentTypeError(f"text must be str, got {type(text).__name__}")

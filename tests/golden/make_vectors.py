@@ -31,6 +31,16 @@ TEXTS_V2 = [
     "東京タワーは333mです。富士山が見えます",
     "ภาษาไทยไม่มีการเว้นวรรคระหว่างคำ ที่นี่",
     "Mixed 中文 text, русский текст и हिंदी भाषा 2024",
+    # Added when version 2 became NFKC_Casefold (before release 0.2.0): default ignorable
+    # characters inside words (soft hyphen, zero width space and joiners, word joiner,
+    # variation selector), full case folding (ß, ẞ, final sigma, Turkish dotted and dotless I,
+    # Cherokee), ligatures, full-width and circled forms, CJK compatibility ideographs.
+    "Auto\u00admo\u00adbil\u200bver\u200dkehr, Wort\u2060verbindung, "
+    "Herz\u2764\ufe0f e\u00ad\u0301",
+    "STRASSE straße GROẞE große ΟΔΟΣ οδος ΣΊΣΥΦΟΣ σίσυφος",
+    "İSTANBUL İstanbul istanbul ıspanak ISPARTA ᏣᎳᎩ ꮳꮃꭹ ᾼ",
+    "ﬃ ﬂoor ﬆ Ⅻ ① ㍿ ＦＵＬＬ ｗｉｄｔｈ ｶﾞｷﾞ",
+    "北京大學 豈更車 漢字かな交じり文 한국어 텍스트 ᄒᆞᆫ",
 ]
 
 
