@@ -1,5 +1,5 @@
 """The bad-input matrix: every bad input across the API, the CLI and the index, each with its
-exact documented behaviour (README "Bad input" lists the same rows).
+exact documented behaviour (docs/errors.md lists the same rows).
 
 Rows live in ``tests/bad_input_<area>.py`` modules (``ROWS``); this module collects them.
 """

@@ -1,5 +1,6 @@
-"""Every shell block of the README runs as written, in order, in one empty folder — as a new
-user following the walkthroughs literally would run them.
+"""Every shell block of README.md and of each docs/*.md page runs as written, in order, in one
+empty folder per page — as a new user following a page's walkthrough literally would run it.
+So each page's blocks start from their own setup (``neardup synth``), never from another page's.
 
 A block that cannot run inside the test suite (it installs the package, builds, or runs for
 minutes) is preceded by ``<!-- readme-test: skip: REASON -->``; every skip gives its reason.
@@ -16,14 +17,16 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(
     r"(<!-- readme-test: skip: (?P<reason>[^>]*?) -->\n)?```bash\n(?P<body>.*?)```", re.S
 )
 
 
-def _blocks() -> list[tuple[int, str, str | None]]:
-    text = README.read_text(encoding="utf-8")
+def shell_blocks(page: Path) -> list[tuple[int, str, str | None]]:
+    """(line, script, skip reason or None) of every ```bash block of a page."""
+    text = page.read_text(encoding="utf-8")
     return [
         (text[: m.start()].count("\n") + 1, m.group("body"), m.group("reason"))
         for m in _BLOCK.finditer(text)
@@ -31,11 +34,11 @@ def _blocks() -> list[tuple[int, str, str | None]]:
 
 
 def test_every_skip_names_its_reason():
-    blocks = _blocks()
-    assert blocks, "README has shell blocks"
-    for line, _, reason in blocks:
-        assert reason is None or reason.strip(), f"README.md:{line}: skip without a reason"
-    assert any(reason is None for _, _, reason in blocks), "at least one block runs"
+    blocks = [(page, block) for page in PAGES for block in shell_blocks(page)]
+    assert blocks, "README and docs have shell blocks"
+    for page, (line, _, reason) in blocks:
+        assert reason is None or reason.strip(), f"{page.name}:{line}: skip without a reason"
+    assert any(reason is None for _, (_, _, reason) in blocks), "at least one block runs"
 
 
 def _shell_prelude() -> str:
@@ -46,12 +49,16 @@ def _shell_prelude() -> str:
     return f'neardup() {{ "{sys.executable}" -m neardup "$@"; }}\n'
 
 
-def test_readme_shell_blocks_run_in_order(tmp_path):
+@pytest.mark.parametrize(
+    "page",
+    [page for page in PAGES if any(reason is None for _, _, reason in shell_blocks(page))],
+    ids=lambda page: str(page.relative_to(ROOT)),
+)
+def test_shell_blocks_run_in_order(page, tmp_path):
     env = dict(os.environ, MPLBACKEND="Agg")
     bin_dir = str(Path(sys.executable).parent)
     env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
-    ran = 0
-    for line, body, reason in _blocks():
+    for line, body, reason in shell_blocks(page):
         if reason is not None:
             continue
         script = "set -euo pipefail\n" + _shell_prelude() + body
@@ -64,9 +71,6 @@ def test_readme_shell_blocks_run_in_order(tmp_path):
             timeout=300,
         )
         assert proc.returncode == 0, (
-            f"README.md:{line}: block failed ({proc.returncode})\n{body}\n"
+            f"{page.name}:{line}: block failed ({proc.returncode})\n{body}\n"
             f"stdout:\n{proc.stdout[-2000:]}\nstderr:\n{proc.stderr[-2000:]}"
         )
-        ran += 1
-    if ran == 0:
-        pytest.fail("no README shell block ran")

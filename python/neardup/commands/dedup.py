@@ -72,7 +72,7 @@ def add_parser(subparsers: Any) -> None:
         "--json",
         action="store_true",
         help="print the summary and the plan as JSON on stdout (stderr when -o - or "
-        "--annotate -); the schema every command shares is in README",
+        "--annotate -); the schema every command shares is in docs/cli.md",
     )
     p.add_argument(
         "-q", "--quiet", action="store_true", help="no progress and no summary on stderr"

@@ -14,7 +14,7 @@ from neardup.boilerplate import strip_boilerplate
 from neardup.reproduce.common import _all_pairs, _f, _is_dup, _n, _Report, _Sweep, _table
 from neardup.reproduce.config import THRESHOLD, ReproConfig
 
-#: ``max_df`` of the stripped variant: the library's default, the share the README recommends.
+#: ``max_df`` of the stripped variant: the library's default, the share docs/threshold.md advises.
 STRIP_MAX_DF = 0.1
 
 
