@@ -266,7 +266,7 @@ impl<'a> Grouper<'a> {
             }
         }
         for s in heads {
-            let head = self.table[s as usize].head;
+            let (head, key) = (self.table[s as usize].head, self.table[s as usize].key);
             if self.next[head as usize] == NONE {
                 continue; // a bucket of one
             }
@@ -280,14 +280,17 @@ impl<'a> Grouper<'a> {
             if self.group.len() <= self.rule.limit {
                 visit(&self.group);
             } else {
-                self.split(band, visit);
+                self.split(band, key, visit);
             }
         }
     }
 
     /// Visits the groups of the large bucket in `self.group`: whole if dense, else split by
     /// one more slot at a time until each part is small or dense.
-    fn split(&mut self, band: usize, visit: &mut impl FnMut(&[u32])) {
+    ///
+    /// Every choice depends on the members' signatures and their order only (never on their
+    /// indices), so any executor that groups the same documents finds the same parts.
+    fn split(&mut self, band: usize, key: u64, visit: &mut impl FnMut(&[u32])) {
         let extra = self.signatures.width() - self.rows;
         self.work.clear();
         self.work.extend(self.group.iter().map(|&i| (0, i)));
@@ -298,7 +301,7 @@ impl<'a> Grouper<'a> {
             // split on down to pairs, so its documents add no candidates.
             let size = end - start;
             let whole =
-                size <= 2 || depth >= extra || self.dense(&self.work[start..end], band, depth);
+                size <= 2 || depth >= extra || self.dense(&self.work[start..end], key, depth);
             if whole {
                 self.group.clear();
                 self.group
@@ -348,7 +351,7 @@ impl<'a> Grouper<'a> {
 
     /// Whether at least 1/DENSE_SHARE of a fixed sample of the part's pairs have a MinHash
     /// estimate clearly above the threshold (by DENSE_MARGIN standard errors).
-    fn dense(&self, part: &[(u32, u32)], band: usize, depth: usize) -> bool {
+    fn dense(&self, part: &[(u32, u32)], key: u64, depth: usize) -> bool {
         let m = part.len();
         let width = self.signatures.width();
         // Two standard errors above T: a bucket of pairs just below T (their estimates
@@ -356,8 +359,9 @@ impl<'a> Grouper<'a> {
         let t = self.rule.threshold;
         let margin = DENSE_MARGIN * (t * (1.0 - t) / width as f64).sqrt();
         let need = ((t + margin) * width as f64).ceil() as usize;
-        let mut state = mix64((band as u64) << 32 ^ (depth as u64) << 16 ^ m as u64)
-            ^ mix64(part.iter().map(|e| e.1 as u64).min().unwrap_or(0));
+        // Seeded by what the members share (the band key, the slot value of the last split)
+        // and the part's size.
+        let mut state = mix64(key ^ mix64((depth as u64) << 32 ^ m as u64)) ^ part[0].0 as u64;
         let mut likely = 0;
         for _ in 0..DENSE_SAMPLE {
             state = mix64(state.wrapping_add(0x9E37_79B9_7F4A_7C15));
