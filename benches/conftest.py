@@ -52,6 +52,13 @@ def pytest_addoption(parser):
         help="rounds per benchmark (slow peers at >= 50k documents run once)",
     )
     group.addoption(
+        "--bench-corpus",
+        choices=("synth", "article"),
+        default=os.environ.get("NEARDUP_BENCH_CORPUS", "synth"),
+        help="synth: the project's generator (neardup.synth); article: the reference article's "
+        "JavaScript generator's design (benches/article_corpus.py: wNNNN words, one footer)",
+    )
+    group.addoption(
         "--bench-stream-n",
         type=int,
         default=int(os.environ.get("NEARDUP_BENCH_STREAM_N", "0")),
@@ -84,16 +91,26 @@ class BenchCorpus:
 
 
 @pytest.fixture(scope="session")
-def corpus(bench_n) -> BenchCorpus:
-    """The article's synthetic corpus from ``neardup.synth``, ``bench_n`` documents.
+def corpus(bench_n, request) -> BenchCorpus:
+    """``bench_n`` documents of the article's kind of corpus: ``neardup.synth`` (default) or,
+    with ``--bench-corpus article``, the article's own generator's design
+    (``benches/article_corpus.py``: short ``wNNNN`` words, every document ending with one
+    footer: where shared boilerplate once made LSH buckets grow as n²).
 
-    synth places each group's eight documents next to each other; they are shuffled here with
+    Both place each group's eight documents next to each other; they are shuffled here with
     a fixed permutation, as an ingest would see them, so that verification touches rows far
     apart in memory instead of neighbours.
     """
-    generated = synth.generate(*synth.preset(bench_n))
-    order = np.random.default_rng(0).permutation(len(generated.texts))
-    return BenchCorpus([generated.texts[i] for i in order], generated.group[order])
+    if request.config.getoption("--bench-corpus") == "article":
+        import article_corpus
+
+        texts, labels = article_corpus.generate(bases=max(1, bench_n // 10), singles=bench_n // 5)
+        group = np.asarray(labels, dtype=np.int64)
+    else:
+        generated = synth.generate(*synth.preset(bench_n))
+        texts, group = list(generated.texts), generated.group
+    order = np.random.default_rng(0).permutation(len(texts))
+    return BenchCorpus([texts[i] for i in order], group[order])
 
 
 @pytest.fixture(scope="session")
