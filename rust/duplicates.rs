@@ -95,7 +95,15 @@ mod tests {
         let sets =
             ShingleSets::build(&texts, 2, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
-        let sigs = minhash_sets(view, 64, 0, 1, Algorithm::Classic).unwrap();
+        let sigs = minhash_sets(
+            view,
+            64,
+            0,
+            1,
+            Algorithm::Classic,
+            crate::hashing::HashVersion::V2,
+        )
+        .unwrap();
         let (pairs, sims) = lsh_duplicates(&sigs, 64, 32, 2, 0.5, Verify::Exact(view), 1).unwrap();
         assert_eq!(pairs, vec![(0, 1)]);
         assert_eq!(sims, vec![4.0 / 6.0]);
