@@ -190,6 +190,9 @@ fn table_b(families: &[Family], pool: &mut [u64]) -> Vec<(String, usize)> {
     println!("    FAIL when |measured - formula| > 5 % of formula + two binomial standard errors");
     let mut fails: Vec<(String, usize)> = families.iter().map(|f| (f.name(), 0)).collect();
     for &(bands, rows) in &bandings {
+        // Per family: the largest |per-band collision rate / s^r - 1| over the s where s^r is
+        // resolvable to 2 % (two standard errors), and at which s.
+        let mut band_rate = vec![(0.0f64, 0.0f64); families.len()];
         println!("\n  banding {bands}x{rows}");
         print!("  {:>5} {:>10}", "s", "P(s)");
         for f in families {
@@ -202,17 +205,30 @@ fn table_b(families: &[Family], pool: &mut [u64]) -> Vec<(String, usize)> {
             let s = common as f64 / (2 * n - common) as f64;
             let formula = 1.0 - (1.0 - s.powi(rows as i32)).powi(bands as i32);
             let mut hits = vec![0usize; families.len()];
+            let mut band_hits = vec![0usize; families.len()];
             let mut rng = SplitMix64::new(0xB0 + step);
             let (mut sa, mut sb) = (vec![0u32; P], vec![0u32; P]);
             for trial in 0..trials {
                 let [a, b] = pair(Some(pool), &mut rng, n, common);
-                for (f, hit) in families.iter().zip(hits.iter_mut()) {
+                for (i, f) in families.iter().enumerate() {
                     let h = f.hasher(1_000_000 + trial as u64);
                     h.sign(&a, &mut sa);
                     h.sign(&b, &mut sb);
-                    let collide = (0..bands)
-                        .any(|band| sa[band * rows..][..rows] == sb[band * rows..][..rows]);
-                    *hit += collide as usize;
+                    let equal = (0..bands)
+                        .filter(|band| sa[band * rows..][..rows] == sb[band * rows..][..rows])
+                        .count();
+                    hits[i] += (equal > 0) as usize;
+                    band_hits[i] += equal;
+                }
+            }
+            let per_band = s.powi(rows as i32);
+            let draws = (trials * bands) as f64;
+            if 2.0 * (per_band * (1.0 - per_band) / draws).sqrt() <= 0.02 * per_band {
+                for (i, &hit) in band_hits.iter().enumerate() {
+                    let off = hit as f64 / draws / per_band - 1.0;
+                    if off.abs() > band_rate[i].0.abs() {
+                        band_rate[i] = (off, s);
+                    }
                 }
             }
             print!("  {s:>5.3} {formula:>10.3e}");
@@ -231,6 +247,11 @@ fn table_b(families: &[Family], pool: &mut [u64]) -> Vec<(String, usize)> {
             }
             println!();
         }
+        print!("  per-band rate / s^{rows} - 1, largest where resolvable to 2 %:");
+        for (off, s) in &band_rate {
+            print!(" {:+.3} (s {s:.2})", off);
+        }
+        println!();
     }
     println!("\n  summary (b): resolvable failures");
     for (name, count) in &fails {
@@ -265,7 +286,7 @@ fn table_c(families: &[Family], corpora: &[(String, ShingleSets)]) -> Vec<(Strin
         println!("\n  corpus {name}: {docs} documents");
         print!("  {:>4} {:>6} {:>7}", "T", "band", "pairs");
         for f in families {
-            print!(" {:>10}", f.name());
+            print!(" {:>13}", f.name());
         }
         println!();
         for &(threshold, bands, rows) in &levels {
@@ -280,7 +301,7 @@ fn table_c(families: &[Family], corpora: &[(String, ShingleSets)]) -> Vec<(Strin
                 truth.len()
             );
             for (fi, f) in families.iter().enumerate() {
-                let mut lowest = 1.0f64;
+                let (mut lowest, mut sum) = (1.0f64, 0.0f64);
                 for seed in 0..seeds as u64 {
                     let h = f.hasher(seed);
                     let mut sigs = vec![0u32; docs * P];
@@ -313,9 +334,10 @@ fn table_c(families: &[Family], corpora: &[(String, ShingleSets)]) -> Vec<(Strin
                         found.len() as f64 / truth.len() as f64
                     };
                     lowest = lowest.min(recall);
+                    sum += recall;
                 }
                 worst[fi].1 = worst[fi].1.min(lowest);
-                print!(" {lowest:>10.4}");
+                print!(" {lowest:>6.4}/{:<6.4}", sum / seeds as f64);
             }
             println!();
         }
