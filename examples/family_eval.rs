@@ -48,7 +48,7 @@ fn read_texts(path: &str) -> Vec<String> {
 
 /// Uniform in [0, n).
 fn below(rng: &mut SplitMix64, n: usize) -> usize {
-    ((rng.next_u64() >> 32) * n as u64 >> 32) as usize
+    (((rng.next_u64() >> 32) * n as u64) >> 32) as usize
 }
 
 /// A pair of sets of `n` shingles each sharing `common`, drawn without replacement from `pool`

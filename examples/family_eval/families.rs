@@ -59,9 +59,9 @@ impl Family {
         match self {
             Family::Classic => Hasher::Classic(MinHasher::new(P, seed).unwrap()),
             Family::Oph => Hasher::Oph(OphHasher::new(P, seed).unwrap()),
-            Family::Mul32 => Hasher::Mul32(a.map(|v| v as u32 as u64 | 1), b),
+            Family::Mul32 => Hasher::Mul32(Box::new((a.map(|v| v as u32 as u64 | 1), b))),
             Family::Mla32 => Hasher::Mla32(MinHasher32::new(P, seed).unwrap()),
-            Family::Nh => Hasher::Nh(a.map(|v| v as u32), a.map(|v| (v >> 32) as u32)),
+            Family::Nh => Hasher::Nh(Box::new((a.map(|v| v as u32), a.map(|v| (v >> 32) as u32)))),
         }
     }
 }
@@ -69,9 +69,9 @@ impl Family {
 pub enum Hasher {
     Classic(MinHasher),
     Oph(OphHasher),
-    Mul32([u64; P], [u64; P]),
+    Mul32(Box<([u64; P], [u64; P])>),
     Mla32(MinHasher32),
-    Nh([u32; P], [u32; P]),
+    Nh(Box<([u32; P], [u32; P])>),
 }
 
 impl Hasher {
@@ -80,8 +80,8 @@ impl Hasher {
             Hasher::Classic(h) => h.signature_into(shingles, out),
             Hasher::Oph(h) => h.signature_into(shingles, out, &mut Vec::new()),
             Hasher::Mla32(h) => h.signature_into(shingles, out),
-            Hasher::Mul32(a, b) => fast(|| mul32(shingles, a, b, out)),
-            Hasher::Nh(a, b) => fast(|| nh(shingles, a, b, out)),
+            Hasher::Mul32(ab) => fast(|| mul32(shingles, &ab.0, &ab.1, out)),
+            Hasher::Nh(ab) => fast(|| nh(shingles, &ab.0, &ab.1, out)),
         }
     }
 }
