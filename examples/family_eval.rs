@@ -14,7 +14,8 @@
 //!     cargo run --release --example family_eval -- tests/data/realtext_*.jsonl [MORE.jsonl]
 //!
 //! Environment: TRIALS (per cell of (a), default 2000), BAND_TRIALS (per s of (b), default
-//! 20000), SEEDS (per corpus of (c), default 5), FAMILIES (comma list, default all).
+//! 20000), SEEDS (per corpus of (c), default 100), FAMILIES (comma list, default all),
+//! TABLES (default abc).
 //! Every trial uses its own family seed (the trial number); inputs are drawn from a fixed-seed
 //! SplitMix64, so a rerun prints the same numbers. Not a test; nothing here is used by the
 //! library (the classic and OPH families are the library's own).
@@ -261,14 +262,16 @@ fn table_b(families: &[Family], pool: &mut [u64]) -> Vec<(String, usize)> {
 }
 
 fn table_c(families: &[Family], corpora: &[(String, ShingleSets)]) -> Vec<(String, f64)> {
-    let seeds = env("SEEDS", 5);
+    let seeds = env("SEEDS", 100);
     let levels = [(0.3, 49usize, 2usize), (0.5, 35, 3), (0.8, 16, 6)];
     println!("\n(c) recall of banding + exact verification vs brute-force exact Jaccard,");
-    println!(
-        "    word 5-shingles (hash version 2), {P} slots, family seeds 0..{seeds}: the lowest"
-    );
-    println!("    recall over the seeds (pairs found / pairs at or above T)");
-    let mut worst: Vec<(String, f64)> = families.iter().map(|f| (f.name(), 1.0)).collect();
+    println!("    word 5-shingles (hash version 2), {P} slots, family seeds 0..{seeds}: per cell");
+    println!("    the lowest/mean recall over the seeds (pairs found / pairs at or above T); the");
+    println!("    criterion is the mean (expected recall): one seed's recall swings with the");
+    println!("    corpus's large clusters near T, for every family");
+    // Per family: the lowest mean recall (the criterion) and the lowest single seed's.
+    let mut worst: Vec<(String, f64, f64)> =
+        families.iter().map(|f| (f.name(), 1.0, 1.0)).collect();
     for (name, sets) in corpora {
         let docs = sets.offsets.len() - 1;
         let set = |i: usize| &sets.hashes[sets.offsets[i] as usize..sets.offsets[i + 1] as usize];
@@ -336,20 +339,23 @@ fn table_c(families: &[Family], corpora: &[(String, ShingleSets)]) -> Vec<(Strin
                     lowest = lowest.min(recall);
                     sum += recall;
                 }
-                worst[fi].1 = worst[fi].1.min(lowest);
-                print!(" {lowest:>6.4}/{:<6.4}", sum / seeds as f64);
+                let mean = sum / seeds as f64;
+                worst[fi].1 = worst[fi].1.min(mean);
+                worst[fi].2 = worst[fi].2.min(lowest);
+                print!(" {lowest:>6.4}/{mean:<6.4}");
             }
             println!();
         }
     }
-    println!("\n  summary (c): lowest recall");
-    for (name, recall) in &worst {
-        println!(
-            "    {name:<10} {recall:.4}{}",
-            if *recall < 0.99 { "  FAIL" } else { "" }
-        );
+    println!("\n  summary (c): lowest mean recall (FAIL below 0.99), and lowest single seed");
+    for (name, mean, lowest) in &worst {
+        let fail = if *mean < 0.99 { "FAIL" } else { "" };
+        println!("    {name:<10} {mean:.4} {fail:<5} (lowest seed {lowest:.4})");
     }
     worst
+        .into_iter()
+        .map(|(name, mean, _)| (name, mean))
+        .collect()
 }
 
 fn main() {
