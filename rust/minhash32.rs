@@ -10,9 +10,9 @@
 //! Version 1's family ([`crate::minhash::MinHasher`], hi32((a·x + b) mod 2^64) with 64-bit a
 //! and b) needs a 64-bit multiply per slot (`vpmullq` on AVX-512, three 32-bit multiplies' work
 //! on AVX2 and NEON); this one is one 32-bit multiply-add per slot (`vpmulld` + `vpaddd`, NEON
-//! `mla`), 2.1x (AVX-512) and 2.8x (AVX2) faster per shingle on an AMD EPYC with the same
-//! estimator error, band-collision probabilities and recall
-//! (`cargo run --release --example family_eval` and `family_ab`, changes/family.md).
+//! `mla`): 1.9-2.3x (AVX-512) and 2.6x (AVX2) faster per shingle on an AMD EPYC, about 3x
+//! fewer instructions on aarch64, with the same estimator error, band-collision probabilities
+//! and recall (`cargo run --release --example family_eval`, `family_ab`; changes/family.md).
 
 use crate::error::{Error, Result};
 use crate::hashing::SplitMix64;
