@@ -105,7 +105,15 @@ mod tests {
         let sets =
             ShingleSets::build(&texts, 2, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
-        let sigs = minhash_sets(view, 64, 0, 1, Algorithm::Classic).unwrap();
+        let sigs = minhash_sets(
+            view,
+            64,
+            0,
+            1,
+            Algorithm::Classic,
+            crate::hashing::HashVersion::V2,
+        )
+        .unwrap();
         let (pairs, sims) = lsh_duplicates(
             &sigs,
             64,

@@ -8,7 +8,9 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 /// The default hash version: the one new signatures get. Every older version stays computable.
 pub const HASH_VERSION: u32 = 2;
 
-/// Which definition of normalisation and shingle hashing to compute (README "Definitions").
+/// Which definition of normalisation, shingle hashing and MinHash family to compute (README
+/// "Definitions"). The MinHash family: version 1's is `minhash::MinHasher`'s (a 64-bit
+/// multiply-add per slot), version 2's `minhash32::MinHasher32`'s (a 32-bit one).
 ///
 /// * `V1` (0.1): words are runs of alphanumeric characters; a shingle's hash is XXH3-64 of its
 ///   space-joined words.

@@ -1,6 +1,6 @@
 //! neardup's core: the stages of near-duplicate detection, one module each.
 //!
-//! text → [`normalize`] ([`tokens`] for hash version 2) → [`shingle`] (64-bit hashes, [`hashing`]) → [`minhash`] signatures or
+//! text → [`normalize`] ([`tokens`] for hash version 2) → [`shingle`] (64-bit hashes, [`hashing`]) → [`minhash`] signatures ([`minhash32`]: hash version 2's family) or
 //! [`simhash`] fingerprints, for a whole collection by [`signing`] → [`lsh`] candidate pairs →
 //! verification ([`verify`]: MinHash estimate, exact [`jaccard`], Hamming; [`hamming`] finds
 //! the SimHash pairs within a radius by multi-index hashing) → [`duplicates`]
@@ -22,6 +22,7 @@ pub mod jsonl;
 pub mod lookup;
 pub mod lsh;
 pub mod minhash;
+pub mod minhash32;
 #[cfg(target_arch = "x86_64")]
 mod minhash_avx2;
 pub mod normalize;

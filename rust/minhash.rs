@@ -1,6 +1,8 @@
-//! Classic MinHash: P independent hash functions, one 32-bit minimum per function.
+//! Classic MinHash: P independent hash functions, one 32-bit minimum per function; [`Signer`]
+//! picks the family of the hash version (this file's for version 1, [`crate::minhash32`]'s for
+//! version 2) or one-permutation hashing.
 //!
-//! Hash function p maps a shingle hash s to
+//! Version 1's hash function p maps a shingle hash s to
 //!     h_p(s) = ((a_p * x + b_p) mod 2^64) >> 32,   x = s mod 2^32,
 //! the multiply-add-shift scheme of Dietzfelbinger (1996), strongly universal for 32-bit keys.
 //! (a_p, b_p) are the (2p)-th and (2p+1)-th outputs of SplitMix64 seeded with `seed`.
@@ -9,7 +11,8 @@
 //! unbiased estimate of the Jaccard similarity of their sets.
 
 use crate::error::{Error, Result};
-use crate::hashing::{mix64, SplitMix64};
+use crate::hashing::{mix64, HashVersion, SplitMix64};
+use crate::minhash32::MinHasher32;
 
 /// Every slot of the empty set's signature.
 pub const EMPTY_SLOT: u32 = u32::MAX;
@@ -335,7 +338,8 @@ impl OphHasher {
 /// Which scheme fills the signature slots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Algorithm {
-    /// P independent hash functions ([`MinHasher`]); the default.
+    /// P independent hash functions of the hash version's family ([`MinHasher`] for version 1,
+    /// [`MinHasher32`] for version 2); the default.
     Classic,
     /// One-permutation hashing with optimal densification ([`OphHasher`]).
     Oph,
@@ -353,18 +357,32 @@ impl Algorithm {
     }
 }
 
-/// The hash functions of one (algorithm, num_perm, seed) choice.
+/// The hash functions of one (algorithm, num_perm, seed, hash version) choice.
 #[derive(Debug, Clone)]
 pub enum Signer {
+    /// Classic MinHash of hash version 1.
     Classic(MinHasher),
+    /// Classic MinHash of hash version 2.
+    Classic32(MinHasher32),
+    /// One-permutation hashing (the same in both hash versions).
     Oph(OphHasher),
 }
 
 impl Signer {
-    pub fn new(algorithm: Algorithm, num_perm: usize, seed: u64) -> Result<Signer> {
-        Ok(match algorithm {
-            Algorithm::Classic => Signer::Classic(MinHasher::new(num_perm, seed)?),
-            Algorithm::Oph => Signer::Oph(OphHasher::new(num_perm, seed)?),
+    pub fn new(
+        algorithm: Algorithm,
+        num_perm: usize,
+        seed: u64,
+        version: HashVersion,
+    ) -> Result<Signer> {
+        Ok(match (algorithm, version) {
+            (Algorithm::Classic, HashVersion::V1) => {
+                Signer::Classic(MinHasher::new(num_perm, seed)?)
+            }
+            (Algorithm::Classic, HashVersion::V2) => {
+                Signer::Classic32(MinHasher32::new(num_perm, seed)?)
+            }
+            (Algorithm::Oph, _) => Signer::Oph(OphHasher::new(num_perm, seed)?),
         })
     }
 
@@ -373,6 +391,7 @@ impl Signer {
     pub fn sign(&self, shingles: &[u64], out: &mut [u32], bins: &mut Vec<bool>) {
         match self {
             Signer::Classic(hasher) => hasher.signature_into(shingles, out),
+            Signer::Classic32(hasher) => hasher.signature_into(shingles, out),
             Signer::Oph(hasher) => hasher.signature_into(shingles, out, bins),
         }
     }

@@ -23,7 +23,7 @@ pub fn minhash_texts(
     version: HashVersion,
 ) -> Result<Vec<u32>> {
     let mut out = signature_matrix(texts.len(), num_perm, algorithm)?;
-    let signer = Signer::new(algorithm, num_perm, seed)?;
+    let signer = Signer::new(algorithm, num_perm, seed, version)?;
     Shingler::new(k, unit, version)?;
     for_row_blocks(&mut out, num_perm, threads, |first, rows| {
         let mut shingler = Shingler::new(k, unit, version).expect("k was checked");
@@ -122,7 +122,7 @@ pub fn sign_texts(
 ) -> Result<SignedTexts> {
     signature_matrix(0, num_perm, algorithm)?; // the checks, before any work
     matrix_len(texts.len(), num_perm, "signatures")?;
-    let signer = Signer::new(algorithm, num_perm, seed)?;
+    let signer = Signer::new(algorithm, num_perm, seed, version)?;
     Shingler::new(k, unit, version)?;
     let keep_sets = !matches!(keep, KeptSets::Not);
     let block = |rows: std::ops::Range<usize>, mut sink: Sink<'_>| -> Result<SignedTexts> {
@@ -376,16 +376,18 @@ pub fn word_counts(texts: &[&str], version: HashVersion) -> Vec<i64> {
         .collect()
 }
 
-/// Signatures of precomputed shingle sets.
+/// Signatures of precomputed shingle sets; `version` picks the MinHash family (the sets'
+/// own hash version).
 pub fn minhash_sets(
     sets: SetsView<'_>,
     num_perm: usize,
     seed: u64,
     threads: usize,
     algorithm: Algorithm,
+    version: HashVersion,
 ) -> Result<Vec<u32>> {
     let mut out = signature_matrix(sets.len(), num_perm, algorithm)?;
-    let signer = Signer::new(algorithm, num_perm, seed)?;
+    let signer = Signer::new(algorithm, num_perm, seed, version)?;
     for_row_blocks(&mut out, num_perm, threads, |first, rows| {
         let mut bins = Vec::new();
         for (row, signature) in rows.chunks_exact_mut(num_perm).enumerate() {
@@ -467,7 +469,7 @@ mod tests {
                         HashVersion::V2
                     )
                     .unwrap(),
-                    minhash_sets(view, 16, 5, threads, algorithm).unwrap()
+                    minhash_sets(view, 16, 5, threads, algorithm, HashVersion::V2).unwrap()
                 );
             }
             assert_eq!(
@@ -492,7 +494,7 @@ mod tests {
             let sets = ShingleSets::build(&texts, 3, Unit::Word, version).unwrap();
             let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
             for algorithm in [Algorithm::Classic, Algorithm::Oph] {
-                let want = minhash_sets(view, 16, 9, 1, algorithm).unwrap();
+                let want = minhash_sets(view, 16, 9, 1, algorithm, version).unwrap();
                 for threads in [1, 2] {
                     // Not kept, kept in a vector, in a buffer with room, in one without.
                     for case in 0..4 {
@@ -621,11 +623,11 @@ mod tests {
                 Err(Error::Resource(_))
             ));
             assert!(matches!(
-                minhash_sets(view, num_perm, 0, 1, classic),
+                minhash_sets(view, num_perm, 0, 1, classic, HashVersion::V2),
                 Err(Error::Resource(_))
             ));
             assert!(matches!(
-                minhash_sets(view, num_perm, 0, 1, Algorithm::Oph),
+                minhash_sets(view, num_perm, 0, 1, Algorithm::Oph, HashVersion::V2),
                 Err(Error::InvalidArgument(_))
             ));
         }
@@ -644,7 +646,8 @@ mod tests {
                 8,
                 0,
                 crate::parallel::MAX_THREADS + 1,
-                Algorithm::Classic
+                Algorithm::Classic,
+                HashVersion::V2
             ),
             Err(Error::InvalidArgument(_))
         ));

@@ -157,7 +157,15 @@ mod tests {
         let sets =
             ShingleSets::build(&texts, 3, Unit::Word, crate::hashing::HashVersion::V2).unwrap();
         let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
-        let sigs = minhash_sets(view, 16, 0, 1, Algorithm::Classic).unwrap();
+        let sigs = minhash_sets(
+            view,
+            16,
+            0,
+            1,
+            Algorithm::Classic,
+            crate::hashing::HashVersion::V2,
+        )
+        .unwrap();
         let (edges, sims) = lsh_cluster_edges(
             &sigs,
             16,

@@ -191,11 +191,17 @@ def minhash_params(num_perm: int, seed: int) -> list[tuple[int, int]]:
     return [(next(rng), next(rng)) for _ in range(num_perm)]
 
 
-def minhash(shingles: list[int], num_perm: int, seed: int) -> list[int]:
-    """Slot p = min over s of ((a_p * (s mod 2^32) + b_p) mod 2^64) >> 32."""
+def minhash(shingles: list[int], num_perm: int, seed: int, hash_version: int = 2) -> list[int]:
+    """Slot p = min over s of h_p(s), x = s mod 2^32, (a_p, b_p) the SplitMix64(seed) pairs:
+    version 1: h_p = ((a_p * x + b_p) mod 2^64) >> 32;
+    version 2: h_p = (a'_p * x + b'_p) mod 2^32, a'_p = (a_p mod 2^32) | 1, b'_p = b_p mod 2^32."""
     slots = []
     for a, b in minhash_params(num_perm, seed):
-        values = [(((a * (s & 0xFFFFFFFF)) + b) & MASK64) >> 32 for s in shingles]
+        if hash_version == 1:
+            values = [(((a * (s & 0xFFFFFFFF)) + b) & MASK64) >> 32 for s in shingles]
+        else:
+            a32, b32 = (a & 0xFFFFFFFF) | 1, b & 0xFFFFFFFF
+            values = [(a32 * (s & 0xFFFFFFFF) + b32) & 0xFFFFFFFF for s in shingles]
         slots.append(min(values) if values else 0xFFFFFFFF)
     return slots
 

@@ -145,7 +145,7 @@ def test_minhash_matches_reference(version):
     def check(docs, num_perm, seed, k):
         got = neardup.minhash(docs, num_perm=num_perm, seed=seed, k=k, hash_version=version)
         want = [
-            ref.minhash(ref.shingle_hashes(d, k, hash_version=version), num_perm, seed)
+            ref.minhash(ref.shingle_hashes(d, k, hash_version=version), num_perm, seed, version)
             for d in docs
         ]
         assert got.shape == (len(docs), num_perm)

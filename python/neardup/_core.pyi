@@ -83,6 +83,7 @@ def minhash_sets(
     seed: int,
     threads: int,
     algorithm: str,
+    hash_version: int,
 ) -> npt.NDArray[np.uint32]: ...
 def sign_texts(
     texts: _Texts,

@@ -216,10 +216,12 @@ def minhash(
 ) -> np.ndarray:
     """MinHash signatures, uint32[n, num_perm], of texts or of :class:`ShingleSets`.
 
-    Slot p is min over shingles s of ((a_p * (s mod 2**32) + b_p) mod 2**64) >> 32, with
-    (a_p, b_p) drawn from SplitMix64(seed). An empty document's slots are all 0xFFFFFFFF.
-    Signatures are bit-identical on every platform and release for one ``hash_version``
-    (which picks the shingle definition; of :class:`ShingleSets`, theirs is used).
+    Slot p is min over shingles s of h_p(s), with x = s mod 2**32 and (a_p, b_p) drawn from
+    SplitMix64(seed): hash version 2 h_p(s) = (a_p * x + b_p) mod 2**32 with a_p, b_p the low
+    32 bits (a_p odd); version 1 h_p(s) = ((a_p * x + b_p) mod 2**64) >> 32. An empty
+    document's slots are all 0xFFFFFFFF. Signatures are bit-identical on every platform and
+    release for one ``hash_version`` (which picks the shingle definition and this family; of
+    :class:`ShingleSets`, theirs is used).
 
     ``algorithm="oph"``: one-permutation hashing with optimal densification, one hash per
     shingle instead of ``num_perm`` (several times faster from shingle hashes; see
@@ -238,7 +240,9 @@ def minhash(
         raise InvalidArgumentError(f"algorithm must be 'classic' or 'oph', got {algorithm!r}")
     hash_version = check_hash_version(hash_version)
     if isinstance(data, ShingleSets):
-        return _core.minhash_sets(data.offsets, data.hashes, num_perm, seed, threads, algorithm)
+        return _core.minhash_sets(
+            data.offsets, data.hashes, num_perm, seed, threads, algorithm, data.hash_version
+        )
     k = _check_positive("k", k)
     _check_unit(unit)
     return _batched(

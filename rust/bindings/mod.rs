@@ -344,6 +344,7 @@ fn sign_texts<'py>(
 }
 
 #[pyfunction]
+#[allow(clippy::too_many_arguments)]
 fn minhash_sets<'py>(
     py: Python<'py>,
     offsets: PyReadonlyArray1<'py, i64>,
@@ -352,11 +353,13 @@ fn minhash_sets<'py>(
     seed: u64,
     threads: usize,
     algorithm: &str,
+    hash_version: u32,
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let algorithm = Algorithm::parse(algorithm)?;
+    let version = HashVersion::new(hash_version)?;
     let view = sets_view(&offsets, &hashes)?;
     let signatures = run(py, || {
-        signing::minhash_sets(view, num_perm, seed, threads, algorithm)
+        signing::minhash_sets(view, num_perm, seed, threads, algorithm, version)
     })?;
     matrix(py, signatures, num_perm)
 }

@@ -21,7 +21,7 @@ mid-batch loses only the uncommitted batch; ``add(..., skip_existing=True)`` res
 ...     ix.add(["a", "b"], [fox, "lorem ipsum dolor"])
 ...     ix.query([fox + " today"])
 [[], []]
-[[Match(id='a', similarity=0.7421875)]]
+[[Match(id='a', similarity=0.8125)]]
 """
 
 from __future__ import annotations
@@ -295,9 +295,9 @@ class Index:
         >>> ix.add(["d1", "d7"], [fox, "the quick brown fox sleeps under the lazy dog"])
         [[], []]
         >>> ix.query([fox + " today"])
-        [[Match(id='d1', similarity=0.7421875)]]
+        [[Match(id='d1', similarity=0.8125)]]
         >>> ix.query([fox + " today"], k=3)  # d7 shares no band key with the query
-        [[Match(id='d1', similarity=0.7421875)]]
+        [[Match(id='d1', similarity=0.8125)]]
         """
         if k is not None:
             k = check_int("k", k, low=1, high=MAX_COUNT)
@@ -318,7 +318,7 @@ class Index:
         >>> ix = Index("add.ndx", threshold=0.5)
         >>> fox = "the quick brown fox jumps over the lazy dog"
         >>> ix.add(["d2", "d3"], [fox, fox + " today"])
-        [[], [Match(id='d2', similarity=0.7421875)]]
+        [[], [Match(id='d2', similarity=0.8125)]]
         """
         from neardup import estimate_jaccard, lsh_candidates
 
