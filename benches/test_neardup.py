@@ -30,15 +30,14 @@ def candidates(sigs):
 
 
 def _lsh_verify(sigs, sets, verify):
-    pairs = nd.lsh_candidates(sigs, BANDS, ROWS)
-    if verify == "exact":
-        return nd.verify_jaccard(sets, pairs, THRESHOLD)
-    sim = nd.estimate_jaccard(sigs, pairs)
-    keep = sim >= THRESHOLD
-    return pairs[keep], sim[keep]
+    """LSH candidates verified in one pass (``lsh_duplicates``: large buckets split; with
+    exact verification the screen first, then the sets' exact Jaccard)."""
+    return nd.lsh_duplicates(sigs, BANDS, ROWS, THRESHOLD, sets if verify == "exact" else None)
 
 
-def _find(texts, verify="estimate", threads=1, algorithm="classic"):
+def _find(texts, verify="estimate", threads=1, algorithm="classic", default=False):
+    if default:  # every option at its default: what a new user runs
+        return nd.find_duplicates(texts, threshold=THRESHOLD)
     return nd.find_duplicates(
         texts,
         threshold=THRESHOLD,
@@ -64,6 +63,7 @@ SIGNATURE_VARIANTS = {
 LSH_VERIFY_VARIANTS = {"neardup": "estimate", "neardup verify=exact": "exact"}
 END_TO_END_VARIANTS = {
     "neardup": {},
+    "neardup default (64x2, exact)": {"default": True},
     "neardup verify=exact": {"verify": "exact"},
     "neardup oph": {"algorithm": "oph"},
     "neardup threads=2": {"threads": 2},
