@@ -223,26 +223,7 @@ impl ParagraphDedup {
 
     /// Cleans the next batch of documents (see the module).
     pub fn add(&mut self, texts: &[&str]) -> Result<Cleaned> {
-        let (how, version) = (self.how, self.version);
-        let blocks = map_blocks(texts.len(), self.threads, |block| {
-            let mut words = Words::new(version);
-            texts[block]
-                .iter()
-                .map(|text| {
-                    let spans = split(text, how);
-                    let (keys, counts) = spans
-                        .iter()
-                        .map(|&(s, e)| unit_key(&mut words, &text[s..e]))
-                        .unzip();
-                    Units {
-                        spans,
-                        keys,
-                        words: counts,
-                    }
-                })
-                .collect::<Vec<Units>>()
-        })?;
-        let docs: Vec<Units> = blocks.into_iter().flatten().collect();
+        let docs = units_of(texts, self.how, self.version, self.threads)?;
         let total: usize = docs.iter().map(|d| d.spans.len()).sum();
         let mut duplicate = Vec::new();
         reserve(&mut duplicate, total, "the paragraph decisions")?;
@@ -271,31 +252,97 @@ impl ParagraphDedup {
                 }
             }
         }
-        // Each document's slice of the decisions.
-        let mut starts = Vec::with_capacity(docs.len() + 1);
-        starts.push(0);
-        for d in &docs {
-            starts.push(starts.last().copied().unwrap_or(0) + d.spans.len());
-        }
-        let built = map_blocks(texts.len(), self.threads, |block| {
-            block
-                .map(|i| clean(texts[i], &docs[i], &duplicate[starts[i]..starts[i + 1]]))
-                .collect::<Vec<_>>()
-        })?;
-        let mut out = Cleaned::default();
-        for (i, (text, removed, words, spans)) in built.into_iter().flatten().enumerate() {
-            out.texts.push(text);
-            out.removed.push(removed);
-            out.units.push(docs[i].spans.len() as i64);
-            out.words.push(words);
-            for (s, e) in spans {
-                out.spans.extend([i as i64, s, e]);
-            }
-        }
+        let out = assemble(texts, &docs, &duplicate, self.threads)?;
         self.units += total as u64;
         self.removed += out.removed.iter().sum::<i64>() as u64;
         Ok(out)
     }
+}
+
+/// The units of each document, on `threads` threads.
+fn units_of(
+    texts: &[&str],
+    how: Split,
+    version: HashVersion,
+    threads: usize,
+) -> Result<Vec<Units>> {
+    let blocks = map_blocks(texts.len(), threads, |block| {
+        let mut words = Words::new(version);
+        texts[block]
+            .iter()
+            .map(|text| {
+                let spans = split(text, how);
+                let (keys, counts) = spans
+                    .iter()
+                    .map(|&(s, e)| unit_key(&mut words, &text[s..e]))
+                    .unzip();
+                Units {
+                    spans,
+                    keys,
+                    words: counts,
+                }
+            })
+            .collect::<Vec<Units>>()
+    })?;
+    Ok(blocks.into_iter().flatten().collect())
+}
+
+/// The units of every document as text slices, in order, and the number of each document's.
+pub fn unit_texts<'a>(texts: &[&'a str], how: Split) -> Result<(Vec<&'a str>, Vec<i64>)> {
+    let (mut units, mut counts) = (Vec::new(), Vec::new());
+    reserve(&mut counts, texts.len(), "the unit counts")?;
+    for text in texts {
+        let spans = split(text, how);
+        counts.push(spans.len() as i64);
+        reserve(&mut units, spans.len(), "the units")?;
+        units.extend(spans.into_iter().map(|(s, e)| &text[s..e]));
+    }
+    Ok((units, counts))
+}
+
+/// Cleans documents with the decision on each unit given (`duplicate`, one a unit in the
+/// order of [`unit_texts`]): the near-duplicate mode decides with the MinHash stages.
+pub fn clean_with(
+    texts: &[&str],
+    how: Split,
+    version: HashVersion,
+    threads: usize,
+    duplicate: &[bool],
+) -> Result<Cleaned> {
+    let docs = units_of(texts, how, version, threads)?;
+    let total: usize = docs.iter().map(|d| d.spans.len()).sum();
+    if duplicate.len() != total {
+        return Err(Error::new(format!(
+            "{} decisions for {total} units",
+            duplicate.len()
+        )));
+    }
+    assemble(texts, &docs, duplicate, threads)
+}
+
+/// The batch's outcome from its units and the decision on each.
+fn assemble(texts: &[&str], docs: &[Units], duplicate: &[bool], threads: usize) -> Result<Cleaned> {
+    let mut starts = Vec::with_capacity(docs.len() + 1);
+    starts.push(0);
+    for d in docs {
+        starts.push(starts.last().copied().unwrap_or(0) + d.spans.len());
+    }
+    let built = map_blocks(texts.len(), threads, |block| {
+        block
+            .map(|i| clean(texts[i], &docs[i], &duplicate[starts[i]..starts[i + 1]]))
+            .collect::<Vec<_>>()
+    })?;
+    let mut out = Cleaned::default();
+    for (i, (text, removed, words, spans)) in built.into_iter().flatten().enumerate() {
+        out.texts.push(text);
+        out.removed.push(removed);
+        out.units.push(docs[i].spans.len() as i64);
+        out.words.push(words);
+        for (s, e) in spans {
+            out.spans.extend([i as i64, s, e]);
+        }
+    }
+    Ok(out)
 }
 
 /// One document's cleaned text, units removed, words kept and removed spans (characters).
@@ -398,6 +445,24 @@ mod tests {
             .unwrap();
         let want = crate::exact::sha256_digests(&["y z"], true, HashVersion::V2, 1).unwrap();
         assert_eq!(key.to_vec(), want);
+    }
+
+    #[test]
+    fn decisions_given_clean_the_same_way() {
+        let texts = ["a b\n\nc d\n\ne", "x"];
+        let (units, counts) = unit_texts(&texts, Split::Paragraph).unwrap();
+        assert_eq!((units, counts), (vec!["a b", "c d", "e", "x"], vec![3, 1]));
+        let out = clean_with(
+            &texts,
+            Split::Paragraph,
+            HashVersion::V2,
+            2,
+            &[false, true, false, true],
+        )
+        .unwrap();
+        assert_eq!(out.texts, ["a b\n\ne", ""]);
+        assert_eq!(out.spans, [0, 5, 8, 1, 0, 1]);
+        assert!(clean_with(&texts, Split::Paragraph, HashVersion::V2, 1, &[true]).is_err());
     }
 
     #[test]

@@ -210,9 +210,7 @@ def test_bloom_false_positive_rate_matches_its_formula() -> None:
     sd = math.sqrt(sum(q * (1 - q) for q in p))
     assert expected > 100  # the measurement means something
     assert abs(false_positives - expected) < 5 * sd
-    stated = bloom_false_positive_rate(
-        inserted_head + queries - false_positives, bits, hashes
-    )
+    stated = bloom_false_positive_rate(inserted_head + queries - false_positives, bits, hashes)
     assert tail.bloom_false_positive_rate == pytest.approx(stated, rel=1e-9)
     # A repeat is always found (no false negatives).
     again = deduper.add(texts[first : first + 100])
@@ -229,7 +227,9 @@ def test_bad_input_is_a_clear_error() -> None:
     for bad in (
         {"split": "word"},
         {"memory": "disk"},
-        {"threshold": 0.8},
+        {"threshold": 0.8, "memory": "bloom"},
+        {"threshold": 0.8, "num_perms": 64},
+        {"threshold": 0.0},
         {"threshold": 1.5},
         {"bloom_bits": 10, "memory": "bloom"},
         {"bloom_hashes": 0},
@@ -248,3 +248,43 @@ def test_empty_inputs() -> None:
     assert r.texts == [] and r.spans.shape == (0, 3) and r.removed.dtype == np.int64
     r = neardup.dedup_paragraphs(["", "\n\n", "  "])
     assert r.texts == ["", "\n\n", "  "] and r.short.tolist() == [True, True, True]
+
+
+def near_corpus(seed: int = 9, n: int = 150) -> list[str]:
+    """Documents of long unique paragraphs with copies of a pool planted, one word changed."""
+    rng = random.Random(seed)
+    pool = [words(rng, rng.randint(40, 70)) for _ in range(30)]
+    texts = []
+    for _ in range(n):
+        paragraphs = []
+        for _ in range(rng.randint(1, 6)):
+            if rng.random() < 0.3:
+                tokens = rng.choice(pool).split()
+                tokens[rng.randrange(len(tokens))] = rng.choice(VOCAB)
+                paragraphs.append(" ".join(tokens))
+            else:
+                paragraphs.append(words(rng, rng.randint(20, 60)))
+        texts.append("\n\n".join(paragraphs))
+    return texts
+
+
+def test_near_mode_equals_brute_force_on_the_units() -> None:
+    texts = near_corpus()
+    units = [t[s:e] for t in texts for s, e in reference_units(t, "paragraph")]
+    sets = neardup.shingles(units, k=5)
+    pairs, _ = neardup.all_pairs_jaccard(sets, 0.7)
+    labels = neardup.clusters(pairs, len(units))
+    want = labels != np.arange(len(units))  # not the first of its cluster
+    assert 20 < want.sum() < len(units) / 2
+    r = neardup.dedup_paragraphs(texts, threshold=0.7)
+    assert r.params["method"] == "minhash" and r.params["verify"] == "exact"
+    got = np.zeros(len(units), dtype=bool)
+    starts = np.cumsum([0, *r.units.tolist()])
+    for d, s, _ in r.spans.tolist():
+        got[starts[d] + [u[0] for u in reference_units(texts[d], "paragraph")].index(s)] = True
+    assert got.tolist() == want.tolist()
+    # Near mode removes every exact repeat too.
+    texts, _ = planted_corpus(seed=13, n=150)
+    exact = {tuple(x) for x in neardup.dedup_paragraphs(texts).spans.tolist()}
+    near = {tuple(x) for x in neardup.dedup_paragraphs(texts, threshold=0.9).spans.tolist()}
+    assert exact and exact <= near

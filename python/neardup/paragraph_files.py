@@ -18,17 +18,24 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from neardup import _core
 from neardup import io as ndio
-from neardup._validate import MAX_BATCH, check_int
+from neardup._validate import MAX_BATCH, check_int, check_threshold
 from neardup.errors import InputError, InvalidArgumentError
 from neardup.io import jsonl
-from neardup.paragraphs import DEFAULT_BLOOM_BITS, ParagraphDeduper
+from neardup.paragraphs import (
+    DEFAULT_BLOOM_BITS,
+    ParagraphDeduper,
+    ParagraphResult,
+    _result,
+    near_decisions,
+)
 
 __all__ = ["ParagraphFilesSummary", "dedup_paragraph_files"]
 
@@ -57,9 +64,9 @@ class ParagraphFilesSummary:
 
     def counts(self) -> dict[str, int]:
         """The integer counts (the ``--json`` summary's ``counts``)."""
-        names = ("documents", "paragraphs", "paragraphs_removed", "documents_changed")
-        names += ("documents_short", "documents_dropped", "written")
-        return {k: int(getattr(self, k)) for k in names}
+        names = "documents paragraphs paragraphs_removed documents_changed documents_short"
+        names += " documents_dropped written"
+        return {k: int(getattr(self, k)) for k in names.split()}
 
     def text(self) -> str:
         """The summary printed on stderr.
@@ -82,8 +89,8 @@ class ParagraphFilesSummary:
                 f"read {self.documents:,} documents, {self.paragraphs:,} {unit} ({mode})",
                 f"{unit} removed: {self.paragraphs_removed:,} from "
                 f"{self.documents_changed:,} documents",
-                f"documents left with fewer than {p.get('min_words', 1)} words: {self.documents_short:,} "
-                f"({fate})",
+                f"documents left with fewer than {p.get('min_words', 1)} words: "
+                f"{self.documents_short:,} ({fate})",
                 f"wrote {self.written:,} rows",
             ]
         )
@@ -93,9 +100,11 @@ class ParagraphFilesSummary:
         rows = [f"| {k} | {v:,} |" for k, v in self.counts().items()]
         params = [f"| {k} | {v} |" for k, v in self.params.items()]
         return "\n".join(
-            ["# neardup dedup --level paragraph", "", "```", self.text(), "```", ""]
-            + ["| count | value |", "|---|---:|", *rows, ""]
-            + ["| parameter | value |", "|---|---|", *params, ""]
+            [
+                *("# neardup dedup --level paragraph", "", "```", self.text(), "```", ""),
+                *("| count | value |", "|---|---:|", *rows, ""),
+                *("| parameter | value |", "|---|---|", *params, ""),
+            ]
         )
 
 
@@ -127,11 +136,15 @@ def dedup_paragraph_files(
     drop_short: bool = False,
     hash_version: int | None = None,
     threads: int = 1,
+    threshold: float = 1.0,
+    **minhash: Any,
 ) -> ParagraphFilesSummary:
     """Write every row of ``inputs`` to ``output`` (JSONL: ``.jsonl``, ``.jsonl.gz`` or ``-``)
     with the repeated paragraphs of its text removed; the options are
     :class:`neardup.ParagraphDeduper`'s. Rows left with fewer than ``min_words`` words are
-    counted, and left out when ``drop_short``.
+    counted, and left out when ``drop_short``. ``threshold < 1``: near-duplicate paragraphs
+    (:func:`neardup.paragraphs.near_decisions`, ``minhash`` its MinHash options); the first
+    pass then holds the texts to decide, the second cleans with the decisions.
 
     >>> dedup_paragraph_files(["a.jsonl"], "clean.jsonl").paragraphs_removed  # doctest: +SKIP
     3
@@ -152,6 +165,10 @@ def dedup_paragraph_files(
         hash_version=HASH_VERSION if hash_version is None else hash_version,
         threads=threads,
     )
+    threshold = check_threshold(threshold)
+    near = threshold < 1.0
+    if near and deduper.memory != "exact":
+        raise InvalidArgumentError("a Bloom filter (--bloom-bits) is for exact mode (threshold 1)")
     check_outputs(list(inputs), [output, report])
     started = time.perf_counter()
     sources = ndio.open_sources(inputs, text_field, id_field, id_required, threads)
@@ -162,9 +179,24 @@ def dedup_paragraph_files(
                 f"{output}: --level paragraph writes JSONL; name a .jsonl or .jsonl.gz "
                 "file, or - for stdout"
             )
+        texts: list[str] = []
         for src in sources:  # count and check the rows (the fast path)
-            for _ in src.batches(batch_size):
-                pass
+            for b in src.batches(batch_size):
+                if near:
+                    texts.extend(b.texts.to_pylist() if hasattr(b.texts, "to_pylist") else b.texts)
+        plan: dict[str, Any] = {}
+        clean: Callable[[list[str]], ParagraphResult] = deduper.add
+        if near:
+            duplicate, per_doc, plan = near_decisions(
+                texts,
+                threshold,
+                split=deduper.split,  # type: ignore[arg-type]
+                hash_version=deduper.hash_version,
+                threads=threads,
+                **minhash,
+            )
+            del texts
+            clean = _near_cleaner(deduper, duplicate, per_doc)
         counted = time.perf_counter()
         summary = ParagraphFilesSummary(
             inputs=list(inputs),
@@ -174,7 +206,7 @@ def dedup_paragraph_files(
                 "level": "paragraph",
                 "split": deduper.split,
                 "memory": deduper.memory,
-                "threshold": 1.0,
+                "threshold": threshold,
                 "hash_version": deduper.hash_version,
                 "min_words": deduper.min_words,
                 "drop_short": deduper.drop_short,
@@ -183,17 +215,18 @@ def dedup_paragraph_files(
                     if deduper.memory == "bloom"
                     else {}
                 ),
+                **({"near": plan} if near else {}),
             },
         )
         if output == "-":
             to_stdout = jsonl.JsonlWriter(sys.stdout.buffer)
-            _clean(sources, deduper, to_stdout, batch_size, summary)
+            _clean(sources, clean, to_stdout, batch_size, summary)
             to_stdout.close()
         else:
             with ndio.atomic_path(output) as tmp:
                 writer: Any = jsonl.OUTPUT.open(tmp, output, sources, batch_size)
                 try:
-                    _clean(sources, deduper, writer, batch_size, summary)
+                    _clean(sources, clean, writer, batch_size, summary)
                 finally:
                     writer.close()
         summary.bloom_false_positive_rate = deduper.bloom_false_positive_rate
@@ -210,9 +243,28 @@ def dedup_paragraph_files(
             s.close()
 
 
+def _near_cleaner(
+    deduper: ParagraphDeduper, duplicate: np.ndarray, per_doc: np.ndarray
+) -> Callable[[list[str]], ParagraphResult]:
+    """Cleans consecutive batches with the decisions taken on the whole corpus."""
+    bounds = np.concatenate([[0], np.cumsum(per_doc)])
+    done = [0]
+
+    def clean(texts: list[str]) -> ParagraphResult:
+        first, last = done[0], done[0] + len(texts)
+        flags = np.ascontiguousarray(duplicate[bounds[first] : bounds[last]])
+        batch = _core.paragraph_clean(
+            texts, deduper.split, deduper.hash_version, flags, deduper.threads
+        )
+        done[0] = last
+        return _result(batch, deduper.min_words, deduper.drop_short)
+
+    return clean
+
+
 def _clean(
     sources: Sequence[ndio.Source],
-    deduper: ParagraphDeduper,
+    deduper: Callable[[list[str]], ParagraphResult],
     writer: Any,
     batch_size: int,
     summary: ParagraphFilesSummary,
@@ -222,7 +274,7 @@ def _clean(
     text_field = sources[0].text_field  # one for every input
 
     def flush() -> None:
-        result = deduper.add([text for _, _, text in batch])
+        result = deduper([text for _, _, text in batch])
         for i, text in zip(result.kept.tolist(), result.texts, strict=True):
             where, record, _ = batch[i]
             record[text_field] = text

@@ -32,10 +32,22 @@ import numpy as np
 from neardup import _core
 from neardup._core import HASH_VERSION
 from neardup._texts import as_core_texts, iter_batches, reindexed
-from neardup._validate import MAX_BATCH, check_choice, check_hash_version, check_int
+from neardup._validate import (
+    MAX_BATCH,
+    check_choice,
+    check_hash_version,
+    check_int,
+    check_threshold,
+)
 from neardup.errors import InvalidArgumentError
 
-__all__ = ["DEFAULT_BLOOM_BITS", "ParagraphDeduper", "ParagraphResult", "dedup_paragraphs"]
+__all__ = [
+    "DEFAULT_BLOOM_BITS",
+    "ParagraphDeduper",
+    "ParagraphResult",
+    "dedup_paragraphs",
+    "near_decisions",
+]
 
 #: Bits of the Bloom filter when ``memory="bloom"`` and no size is given: 128 MiB, which keeps
 #: the false-positive rate near 1 % up to about 110 million distinct paragraphs (k = 7).
@@ -68,6 +80,9 @@ class ParagraphResult:
     kept: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     #: Bloom mode: the stated false-positive rate after this result (None in exact mode).
     bloom_false_positive_rate: float | None = None
+    #: Near mode (threshold < 1): the plan :func:`neardup.find_duplicates` ran on the
+    #: paragraphs (banding, expected recall, candidates); empty in exact mode.
+    params: dict[str, Any] = field(default_factory=dict)
 
     @property
     def documents(self) -> int:
@@ -164,22 +179,70 @@ class ParagraphDeduper:
         >>> ParagraphDeduper().add(["x\\n\\nx"]).texts
         ['x']
         """
-        cleaned, removed, units, words, spans = self._core.add(as_core_texts(texts))
-        short = words < self.min_words
-        kept = np.flatnonzero(~short) if self.drop_short else np.arange(len(removed))
-        if self.drop_short:
-            cleaned = [cleaned[i] for i in kept.tolist()]
-        self.documents += len(removed)
-        return ParagraphResult(
-            texts=cleaned,
-            removed=removed,
-            units=units,
-            words=words,
-            short=short,
-            spans=spans,
-            kept=kept.astype(np.int64),
-            bloom_false_positive_rate=self.bloom_false_positive_rate,
-        )
+        batch = self._core.add(as_core_texts(texts))
+        self.documents += len(batch[1])
+        result = _result(batch, self.min_words, self.drop_short)
+        result.bloom_false_positive_rate = self.bloom_false_positive_rate
+        return result
+
+
+def _result(batch: tuple[Any, ...], min_words: int, drop_short: bool) -> ParagraphResult:
+    """A :class:`ParagraphResult` of the core's (texts, removed, units, words, spans)."""
+    cleaned, removed, units, words, spans = batch
+    short = words < min_words
+    kept = np.flatnonzero(~short) if drop_short else np.arange(len(removed))
+    if drop_short:
+        cleaned = [cleaned[i] for i in kept.tolist()]
+    return ParagraphResult(
+        texts=cleaned,
+        removed=removed,
+        units=units,
+        words=words,
+        short=short,
+        spans=spans,
+        kept=kept.astype(np.int64),
+    )
+
+
+def near_decisions(
+    texts: Any,
+    threshold: float,
+    *,
+    split: Split = "paragraph",
+    hash_version: int = HASH_VERSION,
+    threads: int = 1,
+    **minhash: Any,
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """Near mode's decisions: bool[u], True for each unit (in document order) that a unit
+    earlier in ``texts`` makes a duplicate of at ``threshold``, by
+    :func:`neardup.find_duplicates` on the units as documents (``method="minhash"``: MinHash
+    signatures, LSH candidates, exact Jaccard verification; clusters keep their first unit);
+    int64[n] units of each document; and the plan it ran. ``minhash``: ``num_perm``, ``k``,
+    ``seed``, ``bands``, ``rows``, ``algorithm``, ``bucket_limit``.
+
+    >>> dup, units, plan = near_decisions(["a b c d e f g h", "a b c d e f g x"], 0.5, k=2)
+    >>> dup.tolist(), units.tolist(), plan["method"]
+    ([False, True], [1, 1], 'minhash')
+    """
+    from neardup.pipeline import find_duplicates
+
+    unknown = set(minhash) - {"num_perm", "k", "seed", "bands", "rows", "algorithm", "bucket_limit"}
+    if unknown:
+        raise InvalidArgumentError(f"unknown option {sorted(unknown)[0]!r} for near mode")
+    units, per_doc = _core.paragraph_units(
+        texts, check_choice("split", split, ("paragraph", "line"))
+    )
+    found = find_duplicates(
+        units,
+        threshold=threshold,
+        method="minhash",
+        verify="exact",
+        keep="first",
+        hash_version=hash_version,
+        threads=threads,
+        **minhash,
+    )
+    return np.ascontiguousarray(~found.keep), per_doc, dict(found.params)
 
 
 def _merge(parts: list[ParagraphResult], starts: list[int]) -> ParagraphResult:
@@ -212,6 +275,7 @@ def dedup_paragraphs(
     hash_version: int = HASH_VERSION,
     threads: int = 1,
     batch_size: int = 10_000,
+    **minhash: Any,
 ) -> ParagraphResult:
     """Remove every paragraph that occurs earlier in ``texts``; keep the first occurrence.
 
@@ -223,20 +287,48 @@ def dedup_paragraphs(
     words are flagged in ``short`` and, with ``drop_short=True``, left out of ``texts``
     (``kept`` lists the documents ``texts`` holds).
 
+    ``threshold < 1``: near duplicates — a paragraph is removed when its word-shingle Jaccard
+    similarity with an earlier one (through a cluster of such pairs) reaches ``threshold``,
+    found by the MinHash stages of :func:`neardup.find_duplicates` run on the paragraphs
+    (:func:`near_decisions`; ``minhash`` takes ``num_perm``, ``k``, ``seed``, ``bands``,
+    ``rows``, ``algorithm``, ``bucket_limit``) and verified exactly. Near mode holds every
+    paragraph of ``texts`` in memory (exact mode streams); ``result.params`` is the plan.
+
     >>> r = dedup_paragraphs(["A.\\nB.\\nC.", "B.\\nD."], split="line")
     >>> r.texts, r.removed.tolist(), r.spans.tolist()
     (['A.\\nB.\\nC.', 'D.'], [0, 1], [[1, 0, 2]])
     >>> dedup_paragraphs(["one\\n\\ntwo", "two"], drop_short=True).kept.tolist()
     [0]
+    >>> near = dedup_paragraphs(["a b c d e f g h\\n\\nz", "a b c d e f g x"], threshold=0.5, k=2)
+    >>> near.texts, near.params["verify"]
+    (['a b c d e f g h\\n\\nz', ''], 'exact')
     """
-    if threshold != 1.0:
-        from neardup._validate import check_threshold
-
-        check_threshold(threshold)
-        raise InvalidArgumentError(
-            "dedup_paragraphs: near-duplicate paragraphs (threshold < 1) are not built yet; "
-            "use threshold=1 (exact after normalisation)"
+    threshold = check_threshold(threshold)
+    if threshold < 1.0 or minhash:
+        if memory != "exact":
+            raise InvalidArgumentError("memory='bloom' is for exact mode (threshold=1)")
+        deduper = ParagraphDeduper(
+            split=split, min_words=min_words, drop_short=drop_short, hash_version=hash_version
+        )  # checks the options
+        core = as_core_texts(texts)
+        duplicate, _, plan = near_decisions(
+            core,
+            threshold,
+            split=deduper.split,  # type: ignore[arg-type]
+            hash_version=deduper.hash_version,
+            threads=threads,
+            **minhash,
         )
+        cleaned = _core.paragraph_clean(
+            core,
+            deduper.split,
+            deduper.hash_version,
+            duplicate,
+            check_int("threads", threads, low=1, high=1024),
+        )
+        result = _result(cleaned, deduper.min_words, deduper.drop_short)
+        result.params = plan
+        return result
     deduper = ParagraphDeduper(
         split=split,
         memory=memory,
@@ -250,7 +342,9 @@ def dedup_paragraphs(
     batch_size = check_int("batch_size", batch_size, low=1, high=MAX_BATCH)
     if isinstance(texts, Sized) or not isinstance(texts, Iterable):
         return _merge([deduper.add(texts)], [0])
-    parts, starts, start = [], [], 0
+    parts: list[ParagraphResult] = []
+    starts: list[int] = []
+    start = 0
     for batch in iter_batches(texts, batch_size):
         try:
             parts.append(deduper.add(batch))

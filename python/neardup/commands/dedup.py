@@ -166,11 +166,19 @@ def run_paragraphs(args: argparse.Namespace) -> int:
             raise InvalidArgumentError(f"--level paragraph does not take {', '.join(given)}")
         if args.output is None:
             raise InvalidArgumentError("--level paragraph needs -o/--output OUTPUT")
-        if args.threshold is not None and args.threshold != 1.0:
-            raise InvalidArgumentError(
-                "--level paragraph removes exact repeats after normalisation (--threshold 1); "
-                "near-duplicate paragraphs are not built yet"
-            )
+        near = (
+            {}
+            if args.threshold is None or args.threshold == 1.0
+            else {
+                "num_perm": args.num_perm,
+                "k": args.k,
+                "seed": args.seed,
+                "bands": args.bands,
+                "rows": args.rows,
+                "algorithm": args.algorithm,
+                "bucket_limit": args.bucket_limit,
+            }
+        )
         summary = dedup_paragraph_files(
             args.inputs,
             args.output,
@@ -187,6 +195,8 @@ def run_paragraphs(args: argparse.Namespace) -> int:
             drop_short=args.drop_short,
             hash_version=args.hash_version,
             threads=args.threads,
+            threshold=1.0 if args.threshold is None else args.threshold,
+            **near,
         )
         if not args.quiet:
             print(summary.text(), file=sys.stderr)
