@@ -119,7 +119,7 @@ def main() -> None:
         )
         if bloom:
             print(
-                f"Bloom filter: stated false-positive rate {deduper.bloom_false_positive_rate:.4f}"
+                f"Bloom filter: stated false-positive rate {deduper.bloom_false_positive_rate:.2e}"
             )
 
 
