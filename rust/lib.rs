@@ -6,7 +6,7 @@
 //! the SimHash pairs within a radius by multi-index hashing) → [`duplicates`]
 //! (all verified pairs) or [`spanning`] (a spanning forest of the clusters) → [`cluster`]
 //! labels. [`exact`] groups byte-identical documents; [`jaccard::all_pairs`] is the brute-force
-//! search. [`jsonl`] reads JSONL text fields for the command line. [`rows`] holds what the pair stages share, [`error`] the one error type.
+//! search. [`jsonl`] reads JSONL text fields for the command line. [`paragraphs`] removes repeated paragraphs across a corpus. [`rows`] holds what the pair stages share, [`error`] the one error type.
 //! `bindings` (feature `python`) only converts arguments and releases the GIL.
 
 pub mod casefold;
@@ -26,6 +26,7 @@ pub mod minhash32;
 #[cfg(target_arch = "x86_64")]
 mod minhash_avx2;
 pub mod normalize;
+pub mod paragraphs;
 pub mod parallel;
 pub mod rows;
 pub mod signing;

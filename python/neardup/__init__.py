@@ -24,6 +24,7 @@ from neardup.boilerplate import StripStats, strip_boilerplate
 from neardup.calibrate import Calibration, calibrate
 from neardup.errors import IndexMismatchError
 from neardup.evaluate import Evaluation, evaluate
+from neardup.paragraphs import ParagraphDeduper, ParagraphResult, dedup_paragraphs
 from neardup.pipeline import DuplicateResult, find_duplicates, pairs_within_groups
 from neardup.plan import AUTO_EXACT_LIMIT, Plan, make_plan, simhash_max_hamming
 from neardup.stages import (
@@ -92,6 +93,8 @@ __all__ = [
     "Index",
     "IndexMismatchError",
     "Match",
+    "ParagraphDeduper",
+    "ParagraphResult",
     "Plan",
     "ShingleSets",
     "StripStats",
@@ -101,6 +104,7 @@ __all__ = [
     "calibrate",
     "choose_banding",
     "clusters",
+    "dedup_paragraphs",
     "errors",
     "estimate_jaccard",
     "evaluate",

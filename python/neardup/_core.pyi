@@ -16,6 +16,7 @@ __all__ = [
     "HASH_VERSIONS",
     "FirstSeen",
     "IndexMirror",
+    "ParagraphDedup",
     "all_pairs_jaccard",
     "band_hashes",
     "clusters",
@@ -43,6 +44,8 @@ __all__ = [
     "minhash_sets",
     "minhash_texts",
     "normalize",
+    "paragraph_clean",
+    "paragraph_units",
     "sha256_digests",
     "shingle_sets",
     "sign_texts",
@@ -257,3 +260,39 @@ class FirstSeen:
     def add(
         self, digests: npt.NDArray[np.uint64], groupable: npt.NDArray[np.bool_]
     ) -> npt.NDArray[np.int64]: ...
+
+# Paragraph dedup (rust/paragraphs.rs): (texts, removed, units, words, spans int64[m, 3]).
+_ParagraphBatch = tuple[
+    list[str],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]
+
+@final
+class ParagraphDedup:
+    def __new__(
+        cls,
+        split: str,
+        hash_version: int,
+        threads: int = 1,
+        bloom_bits: int | None = None,
+        bloom_hashes: int = 7,
+    ) -> ParagraphDedup: ...
+    def add(self, texts: _Texts) -> _ParagraphBatch: ...
+    @property
+    def units(self) -> int: ...
+    @property
+    def removed(self) -> int: ...
+    @property
+    def bloom(self) -> tuple[int, float, int] | None: ...
+
+def paragraph_units(texts: _Texts, split: str) -> tuple[list[str], npt.NDArray[np.int64]]: ...
+def paragraph_clean(
+    texts: _Texts,
+    split: str,
+    hash_version: int,
+    duplicate: npt.NDArray[np.bool_],
+    threads: int = 1,
+) -> _ParagraphBatch: ...

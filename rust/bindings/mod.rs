@@ -6,6 +6,7 @@ mod collapse;
 mod index;
 mod jsonl;
 mod lsh;
+mod paragraphs;
 
 use crate::error::{reserve, Error, Result};
 use crate::hashing::HashVersion;
@@ -583,5 +584,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     collapse::register(m)?;
     index::register(m)?;
     jsonl::register(m)?;
+    paragraphs::register(m)?;
     Ok(())
 }

@@ -16,9 +16,10 @@ from typing import Any
 
 from neardup.commands._args import add_plan_args, add_text_args, guarded, plan_options
 from neardup.commands._summary import dedup_summary, print_summary
+from neardup.commands._summary import summary as summary_of
 from neardup.errors import InvalidArgumentError
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_paragraph_args", "add_parser", "run", "run_paragraphs"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -89,7 +90,132 @@ def add_parser(subparsers: Any) -> None:
         default=None,
         help="Ray cluster to join with --engine ray (default: start a local Ray)",
     )
-    p.set_defaults(run=run)
+    add_paragraph_args(p)
+    # --threshold without a value: 0.3 for documents, exact (1) for paragraphs.
+    p.set_defaults(run=run, threshold=None)
+
+
+def add_paragraph_args(p: argparse.ArgumentParser) -> None:
+    """Add ``--level`` and the options of ``--level paragraph``
+    (:func:`neardup.paragraph_files.dedup_paragraph_files`).
+
+    >>> p = argparse.ArgumentParser(); add_paragraph_args(p)
+    >>> p.parse_args(["--level", "paragraph", "--split", "line"]).split
+    'line'
+    """
+    g = p.add_argument_group("paragraph level (--level paragraph)")
+    g.add_argument(
+        "--level",
+        choices=("document", "paragraph"),
+        default="document",
+        help="document (default): remove duplicate documents; paragraph: remove from each "
+        "document the paragraphs that occur earlier in the corpus, write every row as JSONL",
+    )
+    g.add_argument(
+        "--split",
+        choices=("paragraph", "line"),
+        default="paragraph",
+        help="paragraph (default): blank lines separate units; line: each line is a unit",
+    )
+    g.add_argument(
+        "--min-words",
+        type=int,
+        default=1,
+        metavar="N",
+        help="report documents left with fewer words (default 1: empty ones)",
+    )
+    g.add_argument(
+        "--drop-short",
+        action="store_true",
+        help="leave out the documents below --min-words (default: kept, counted)",
+    )
+    g.add_argument(
+        "--bloom-bits",
+        type=int,
+        default=None,
+        metavar="M",
+        help="keep the paragraphs seen in a Bloom filter of M bits instead of a table of "
+        "128-bit keys (for paragraph sets that do not fit; the false-positive rate is reported)",
+    )
+    g.add_argument(
+        "--bloom-hashes",
+        type=int,
+        default=7,
+        metavar="K",
+        help="probes of the Bloom filter (default 7)",
+    )
+
+
+def run_paragraphs(args: argparse.Namespace) -> int:
+    """Run ``neardup dedup --level paragraph``; returns the exit code.
+
+    >>> run_paragraphs(argparse.Namespace(...))                        # doctest: +SKIP
+    0
+    """
+    from neardup.paragraph_files import dedup_paragraph_files
+
+    def work() -> int:
+        refused = {
+            "--annotate": args.annotate,
+            "--clusters": args.clusters,
+            "--keep-priority": args.keep_priority,
+            "--engine ray": args.engine == "ray" or None,
+        }
+        given = [name for name, value in refused.items() if value is not None]
+        if given:
+            raise InvalidArgumentError(f"--level paragraph does not take {', '.join(given)}")
+        if args.output is None:
+            raise InvalidArgumentError("--level paragraph needs -o/--output OUTPUT")
+        near = (
+            {}
+            if args.threshold is None or args.threshold == 1.0
+            else {
+                "num_perm": args.num_perm,
+                "k": args.k,
+                "seed": args.seed,
+                "bands": args.bands,
+                "rows": args.rows,
+                "algorithm": args.algorithm,
+                "bucket_limit": args.bucket_limit,
+            }
+        )
+        summary = dedup_paragraph_files(
+            args.inputs,
+            args.output,
+            text_field=args.text_field,
+            id_field=args.id_field or "id",
+            id_required=args.id_field is not None,
+            report=args.report,
+            batch_size=args.batch_size,
+            split=args.split,
+            memory="exact" if args.bloom_bits is None else "bloom",
+            bloom_bits=args.bloom_bits or 2**30,
+            bloom_hashes=args.bloom_hashes,
+            min_words=args.min_words,
+            drop_short=args.drop_short,
+            hash_version=args.hash_version,
+            threads=args.threads,
+            threshold=1.0 if args.threshold is None else args.threshold,
+            **near,
+        )
+        if not args.quiet:
+            print(summary.text(), file=sys.stderr)
+        if args.json:
+            print_summary(
+                summary_of(
+                    "dedup",
+                    params=summary.params,
+                    inputs=summary.inputs,
+                    outputs={"kept": summary.output, "report": summary.report},
+                    counts=summary.counts(),
+                    seconds=summary.seconds,
+                    result={"bloom_false_positive_rate": summary.bloom_false_positive_rate},
+                ),
+                args.output == "-",
+            )
+        return 0
+
+    return guarded("dedup", work)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,6 +226,11 @@ def run(args: argparse.Namespace) -> int:
     """
     from neardup._progress import progress_reporter, want_progress
     from neardup.dedup import dedup_files
+
+    if getattr(args, "level", "document") == "paragraph":
+        return run_paragraphs(args)
+    if args.threshold is None:
+        args.threshold = 0.3
 
     engine: Any = dedup_files
     if getattr(args, "engine", "local") == "ray":
