@@ -116,3 +116,19 @@ def check_hash_version(hash_version: Any) -> int:
         listed = ", ".join(str(v) for v in HASH_VERSIONS)
         raise InvalidArgumentError(f"hash_version must be one of {listed}, got {value}")
     return value
+
+
+def check_signatures(signatures: Any) -> np.ndarray:
+    """A MinHash signature matrix, uint32[n, num_perm] with at least one column, contiguous.
+
+    >>> check_signatures(np.zeros((2, 4), np.uint32)).shape
+    (2, 4)
+    """
+    array = np.asarray(signatures)
+    if array.dtype != np.uint32:
+        raise InvalidArgumentError(f"signatures must be a uint32 array, got dtype {array.dtype}")
+    if array.ndim != 2:
+        raise InvalidArgumentError(f"signatures must be 2-D (n, num_perm), got shape {array.shape}")
+    if array.shape[1] < 1:
+        raise InvalidArgumentError("signatures must have at least one column")
+    return np.ascontiguousarray(array)

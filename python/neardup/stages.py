@@ -21,6 +21,7 @@ from neardup._validate import (
     check_seed,
     check_threshold,
 )
+from neardup._validate import check_signatures as _signatures
 
 # The S-curve maths and the banding rules live in neardup.banding; re-exported as stages.
 from neardup.banding import (  # noqa: F401
@@ -290,17 +291,6 @@ def simhash(
         bits // 64,
         np.uint64,
     )
-
-
-def _signatures(signatures: Any) -> np.ndarray:
-    array = np.asarray(signatures)
-    if array.dtype != np.uint32:
-        raise InvalidArgumentError(f"signatures must be a uint32 array, got dtype {array.dtype}")
-    if array.ndim != 2:
-        raise InvalidArgumentError(f"signatures must be 2-D (n, num_perm), got shape {array.shape}")
-    if array.shape[1] < 1:
-        raise InvalidArgumentError("signatures must have at least one column")
-    return np.ascontiguousarray(array)
 
 
 def _fingerprints(fingerprints: Any) -> np.ndarray:

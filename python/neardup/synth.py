@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from neardup import _core
 from neardup.errors import InvalidArgumentError
 
 __all__ = [
@@ -104,10 +105,8 @@ _CODAS = ("", "", "", "", "", "", "n", "r", "s", "l", "m", "t", "nd", "st", "rk"
 
 
 def _splitmix64(x: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    z = x + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+    """SplitMix64's output for states ``x``: the crate's mix64 of ``x`` plus the golden gamma."""
+    return _core.mix64(x + np.uint64(0x9E3779B97F4A7C15))
 
 
 @functools.cache
