@@ -37,8 +37,6 @@ pub mod shingle;
 pub mod simhash;
 pub mod tokens;
 pub mod wordhash;
-#[cfg(target_arch = "x86_64")]
-mod wordhash_avx2;
 
 #[cfg(test)]
 mod golden;

@@ -225,4 +225,27 @@ ROWS = [
         InputError,
         "shingle set 1",
     ),
+    # The crate's one copy of the digests of exact sets and of pairs within groups.
+    _row(
+        "set_digests-unsorted-set",
+        lambda: _core.set_digests(UNSORTED.offsets, UNSORTED.hashes),
+        InputError,
+        "shingle set 0 is not sorted and duplicate-free",
+    ),
+    _row(
+        "pairs_within_groups-group-outside-the-items",
+        lambda: _core.pairs_within_groups(
+            np.array([2], np.int64), np.array([3], np.int64), np.arange(4, dtype=np.int64)
+        ),
+        InvalidArgumentError,
+        r"group 0 \(start 2, size 3\) is outside the 4 items",
+    ),
+    _row(
+        "pairs_within_groups-lengths-differ",
+        lambda: _core.pairs_within_groups(
+            np.array([0], np.int64), np.array([], np.int64), np.arange(4, dtype=np.int64)
+        ),
+        InvalidArgumentError,
+        "starts and sizes must have the same length",
+    ),
 ]

@@ -172,7 +172,7 @@ def test_cli_threads_give_the_same_output(tmp_path, texts, method):
 
 @pytest.mark.parametrize("pairs", ["all", "spanning"])
 def test_chunked_verification_does_not_depend_on_threads(monkeypatch, tmp_path, texts, pairs):
-    from neardup import engine, near
+    from neardup import engine, near, spill
     from neardup.plan import make_plan
     from neardup.stores import MemoryStore
 
@@ -184,8 +184,8 @@ def test_chunked_verification_does_not_depend_on_threads(monkeypatch, tmp_path, 
         return make_plan(method="minhash", threshold=0.5, k=3, pairs=pairs, threads=threads)
 
     spills = []
-    real = near._spill
-    monkeypatch.setattr(near, "_spill", lambda out, hashes: (spills.append(1), real(out, hashes)))
+    real = spill._spill
+    monkeypatch.setattr(spill, "_spill", lambda out, hashes: (spills.append(1), real(out, hashes)))
     runs = [engine.run(plan(threads=t), MemoryStore(texts, batch_size=101)) for t in THREADS]
     for r in runs[1:]:
         np.testing.assert_array_equal(r.pairs, runs[0].pairs)

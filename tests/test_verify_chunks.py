@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import neardup
-from neardup import engine, near, stages
+from neardup import engine, near, spill, stages
 from neardup.plan import make_plan
 from neardup.spill import SetSpill
 from neardup.stores import MemoryStore
@@ -106,7 +106,7 @@ def test_a_failed_spill_write_raises_and_leaves_no_files(monkeypatch, tmp_path):
     monkeypatch.setattr(near, "VERIFY_BUDGET", 100)
     monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
     calls = []
-    real = near._spill
+    real = spill._spill
 
     def failing(out, hashes):
         calls.append(1)
@@ -114,7 +114,7 @@ def test_a_failed_spill_write_raises_and_leaves_no_files(monkeypatch, tmp_path):
             raise OSError(28, "No space left on device")
         real(out, hashes)
 
-    monkeypatch.setattr(near, "_spill", failing)
+    monkeypatch.setattr(spill, "_spill", failing)
     with pytest.raises(OSError, match="No space left"):
         neardup.find_duplicates(texts, threshold=0.5, k=3, method="minhash")
     assert len(calls) == 3

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from neardup import errors
 from neardup._core import HASH_VERSION
+from neardup._version import version as _version
 from neardup.banding import (
     Banding,
     choose_banding,
@@ -71,15 +72,9 @@ def __getattr__(name: str) -> Any:
         value = module if attribute is None else getattr(module, attribute)
         globals()[name] = value
         return value
-    # `__version__` comes from the installed package metadata (maturin writes Cargo.toml's
-    # version there), read on first use: importlib.metadata costs milliseconds at import.
+    # `__version__` comes from the installed package metadata, read on first use.
     if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            return version("neardup")
-        except PackageNotFoundError:  # a source tree on sys.path, never installed
-            return "0+unknown"
+        return _version()
     raise AttributeError(f"module 'neardup' has no attribute {name!r}")
 
 

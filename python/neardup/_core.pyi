@@ -1,4 +1,4 @@
-"""Type stub of the compiled module ``neardup._core`` (Rust, see rust/bindings.rs).
+"""Type stub of the compiled module ``neardup._core`` (Rust, see rust/bindings/).
 
 ``texts`` arguments are a list of str or a (uint8 UTF-8 data, int64 offsets) tuple; the public
 wrappers in ``neardup.stages`` convert everything else. Errors are the classes of
@@ -43,9 +43,12 @@ __all__ = [
     "lsh_screen_min_equal",
     "minhash_sets",
     "minhash_texts",
+    "mix64",
     "normalize",
+    "pairs_within_groups",
     "paragraph_clean",
     "paragraph_units",
+    "set_digests",
     "sha256_digests",
     "shingle_sets",
     "sign_texts",
@@ -214,6 +217,13 @@ def sha256_digests(
     texts: _Texts, normalized: bool, hash_version: int, threads: int = 1
 ) -> npt.NDArray[np.uint64]: ...
 def clusters(pairs: _Pairs, n: int) -> npt.NDArray[np.int64]: ...
+def mix64(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]: ...
+def set_digests(
+    offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64]
+) -> npt.NDArray[np.uint64]: ...
+def pairs_within_groups(
+    starts: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64], items: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]: ...
 def index_band_keys(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int
 ) -> npt.NDArray[np.uint64]: ...

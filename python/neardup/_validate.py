@@ -116,3 +116,73 @@ def check_hash_version(hash_version: Any) -> int:
         listed = ", ".join(str(v) for v in HASH_VERSIONS)
         raise InvalidArgumentError(f"hash_version must be one of {listed}, got {value}")
     return value
+
+
+def check_signatures(signatures: Any) -> np.ndarray:
+    """A MinHash signature matrix, uint32[n, num_perm] with at least one column, contiguous.
+
+    >>> check_signatures(np.zeros((2, 4), np.uint32)).shape
+    (2, 4)
+    """
+    array = np.asarray(signatures)
+    if array.dtype != np.uint32:
+        raise InvalidArgumentError(f"signatures must be a uint32 array, got dtype {array.dtype}")
+    if array.ndim != 2:
+        raise InvalidArgumentError(f"signatures must be 2-D (n, num_perm), got shape {array.shape}")
+    if array.shape[1] < 1:
+        raise InvalidArgumentError("signatures must have at least one column")
+    return np.ascontiguousarray(array)
+
+
+def check_count(name: str, value: Any) -> int:
+    """A size or count the core takes as a 64-bit word (at least 1); the core refuses what it
+    cannot allocate.
+
+    >>> check_count("bands", 9)
+    9
+    """
+    return check_int(name, value, low=1, high=2**64 - 1)
+
+
+def check_fingerprints(fingerprints: Any) -> np.ndarray:
+    """SimHash fingerprints as uint64[n, words] (a 1-D array is one word per row), contiguous."""
+    array = np.asarray(fingerprints)
+    if array.dtype != np.uint64:
+        raise InvalidArgumentError(f"fingerprints must be a uint64 array, got dtype {array.dtype}")
+    if array.ndim == 1:
+        array = array.reshape(-1, 1)
+    if array.ndim != 2 or array.shape[1] not in (1, 2):
+        raise InvalidArgumentError(
+            f"fingerprints must have shape (n,), (n, 1) or (n, 2), got {array.shape}"
+        )
+    return np.ascontiguousarray(array)
+
+
+def check_pairs(pairs: Any) -> np.ndarray:
+    """Pairs as int64[m, 2], contiguous (no pairs: an empty (0, 2) array)."""
+    array = np.asarray(pairs)
+    if array.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if not np.issubdtype(array.dtype, np.integer):
+        raise InvalidArgumentError(f"pairs must be an integer array, got dtype {array.dtype}")
+    if array.ndim != 2 or array.shape[1] != 2:
+        raise InvalidArgumentError(f"pairs must have shape (m, 2), got {array.shape}")
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
+def check_banding(signatures: np.ndarray, bands: int, rows: int) -> tuple[int, int]:
+    """(bands, rows), both positive, with bands * rows slots within the signatures' width."""
+    bands, rows = check_count("bands", bands), check_count("rows", rows)
+    if bands * rows > signatures.shape[1]:
+        raise InvalidArgumentError(
+            f"bands * rows must not exceed num_perm: {bands} * {rows} > {signatures.shape[1]}"
+        )
+    return bands, rows
+
+
+def check_active(fp: np.ndarray, active: Any) -> np.ndarray:
+    """The mask of the rows taking part, bool[n] (None: every row), contiguous."""
+    mask = np.ones(len(fp), dtype=bool) if active is None else np.asarray(active, dtype=bool)
+    if mask.shape != (len(fp),):
+        raise InvalidArgumentError(f"active must have shape ({len(fp)},), got {mask.shape}")
+    return np.ascontiguousarray(mask)

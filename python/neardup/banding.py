@@ -26,7 +26,9 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from neardup import _core
+from neardup._core import mix64
 from neardup._validate import check_choice, check_int, check_threshold
+from neardup._validate import check_signatures as _signatures
 from neardup.errors import ArgumentTypeError, InvalidArgumentError
 
 #: Recall at the threshold that :func:`choose_banding` guarantees when verification is exact.
@@ -228,8 +230,6 @@ def sample_keys(digests: np.ndarray) -> np.ndarray:
     >>> bool(k[0] == k[1]), bool(k[0] == k[2])
     (True, False)
     """
-    from neardup.sign import mix64
-
     lanes = np.asarray(digests, dtype=np.uint64).reshape(-1, 2)
     return mix64(lanes[:, 0] ^ mix64(lanes[:, 1].copy()))
 
@@ -416,8 +416,6 @@ def choose_banding(
     expected = lsh_probability(threshold, bands, rows)
     if signatures is None:
         return Banding(bands, rows, expected, None, STEEPEST)
-    from neardup.stages import _signatures
-
     signatures = _signatures(signatures)
     if signatures.shape[1] < num_perm:
         raise InvalidArgumentError(

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from neardup.errors import ArgumentTypeError, InvalidArgumentError
+from neardup.stages import ShingleSets
 
 __all__ = [
     "FrequencyCounter",
@@ -109,8 +110,6 @@ def remove_shingles(shinglesets: Any, drop: np.ndarray) -> tuple[Any, np.ndarray
     >>> new.hashes.tolist(), new.offsets.tolist(), removed.tolist()
     ([1], [0, 1, 1], [1, 1])
     """
-    from neardup import ShingleSets
-
     hashes = np.asarray(shinglesets.hashes, dtype=np.uint64)
     offsets = np.asarray(shinglesets.offsets, dtype=np.int64)
     n = len(offsets) - 1
@@ -166,8 +165,6 @@ def strip_boilerplate(shinglesets: Any, max_df: float = 0.1) -> tuple[Any, Strip
     >>> stats.shingles_dropped > 0
     True
     """
-    from neardup.stages import ShingleSets
-
     if not isinstance(shinglesets, ShingleSets):  # texts belong in neardup.shingles first
         raise ArgumentTypeError(
             "shinglesets must be a ShingleSets (see neardup.shingles), "

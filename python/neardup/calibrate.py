@@ -23,8 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from neardup.banding import lsh_probability, lsh_threshold
 from neardup.errors import InputError, InputTypeError, InvalidArgumentError
 from neardup.plan import lsh_banding, make_plan
+from neardup.stages import jaccard, shingles
 
 __all__ = [
     "QUANTILES",
@@ -46,8 +48,6 @@ QUANTILES: tuple[tuple[str, float], ...] = (
 
 
 def _s_star(b: int, r: int) -> float:
-    from neardup import lsh_threshold
-
     return float(lsh_threshold(b, r))
 
 
@@ -177,8 +177,6 @@ class Calibration:
             import matplotlib.pyplot as plt
         except ImportError as e:
             raise ImportError("plot() needs matplotlib: pip install matplotlib") from e
-        from neardup import lsh_probability
-
         if ax is None:
             fig, ax = plt.subplots(figsize=(8, 4.5))
         else:
@@ -271,8 +269,6 @@ def calibrate(
     >>> cal.quantiles["p99"] < cal.threshold
     True
     """
-    from neardup import jaccard, shingles
-
     if isinstance(texts, (str, bytes)):  # a str is no list of documents (nor a path here)
         raise InputTypeError(
             "texts must be a sequence of documents, not a single str or bytes "

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 
+from neardup._version import version
 from neardup.commands._config import add_config_option, apply_config
 
 #: Subcommand modules under neardup.commands, in the order ``neardup --help`` lists them.
@@ -59,9 +60,7 @@ def _parser_of(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Arg
 
 
 def _version() -> str:
-    from neardup import __version__
-
-    return f"neardup {__version__}"
+    return f"neardup {version()}"
 
 
 class Terminated(KeyboardInterrupt):

@@ -108,27 +108,6 @@ def _members(first: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return size, start, np.argsort(first, kind="stable")
 
 
-def _within_groups(
-    size: np.ndarray, start: np.ndarray, order: np.ndarray, chunk: int = 1 << 22
-) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Every pair (x, y), x before y, within each exact group: groups are taken together while
-    their s * s products fit ``chunk`` (vectorised), a bigger group alone."""
-    groups = np.flatnonzero(size > 1)
-    squares = size[groups] ** 2
-    ends = np.cumsum(squares)
-    lo = 0
-    while lo < len(groups):
-        hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] - squares[lo] + chunk, "right")))
-        g, s = groups[lo:hi], size[groups[lo:hi]]
-        which = np.repeat(np.arange(len(g)), s * s)
-        k = np.arange(len(which)) - np.repeat(np.cumsum(s * s) - s * s, s * s)
-        u, v = k // s[which], k % s[which]
-        below = u < v
-        base = start[g][which[below]]
-        yield order[base + u[below]], order[base + v[below]]
-        lo = hi
-
-
 def all_pairs_count(first: np.ndarray, pairs: np.ndarray) -> int:
     """How many pairs :func:`report_pairs` gives in ``"all"`` mode (without building them).
 
@@ -179,9 +158,9 @@ def report_pairs(
         chunks = [pairs[keep], np.stack([x, y], axis=1)]
         chunk_sims = [sims[keep].astype(np.float32), sims[wide][which].astype(np.float32)]
     # and every pair within each exact group
-    for i, j in _within_groups(size, start, order):
-        chunks.append(np.stack([i, j], axis=1))
-        chunk_sims.append(np.ones(len(i), dtype=np.float32))
+    within = _core.pairs_within_groups(start[:n], size, order.astype(np.int64, copy=False))
+    chunks.append(within)
+    chunk_sims.append(np.ones(len(within), dtype=np.float32))
     return _sorted_pairs(np.concatenate(chunks), np.concatenate(chunk_sims))
 
 

@@ -24,7 +24,7 @@ import sys
 import warnings
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -323,11 +323,6 @@ def verify_chunks(
     # chunk numbers made consecutive (a component past the budget skips some)
     chunk[docs] = np.unique(first[labels], return_inverse=True)[1]
     return chunk
-
-
-def _spill(out: BinaryIO, hashes: np.ndarray) -> None:
-    """Appends ``hashes`` to the spill file (one place, so a test can make it fail)."""
-    out.write(hashes.data)
 
 
 def _read_chunks(

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from neardup import engine, stages
+from neardup import _core, engine, stages
 from neardup.errors import InvalidArgumentError
 from neardup.keep import NO_PRIORITIES
 from neardup.plan import AUTO_EXACT_LIMIT, BUCKET_LIMIT, SPANNING_LIMIT, Method, make_plan
@@ -180,17 +180,11 @@ def pairs_within_groups(labels: np.ndarray) -> np.ndarray:
             f"labels must be a 1-d integer array of group labels, got {labels.dtype} "
             f"of shape {labels.shape}"
         )
-    order = np.argsort(labels, kind="stable")
+    order = np.argsort(labels, kind="stable").astype(np.int64)
     sorted_labels = labels[order]
-    boundaries = np.flatnonzero(np.diff(sorted_labels)) + 1
-    chunks = []
-    for group in np.split(order, boundaries):
-        if len(group) > 1:
-            i, j = np.triu_indices(len(group), k=1)
-            chunks.append(np.stack([group[i], group[j]], axis=1))
-    if not chunks:
-        return np.zeros((0, 2), dtype=np.int64)
-    pairs = np.concatenate(chunks).astype(np.int64)
+    starts = np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1]])[: len(order)]
+    sizes = np.diff(np.r_[starts, len(order)])
+    pairs = _core.pairs_within_groups(starts.astype(np.int64), sizes.astype(np.int64), order)
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 

@@ -22,45 +22,20 @@ from neardup.boilerplate import remove_shingles
 from neardup.plan import Plan
 from neardup.stores import char_lengths
 
-_MIX1 = np.uint64(0x9E3779B97F4A7C15)
-
-
-def mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser, elementwise (wrapping uint64 arithmetic), in place on a fresh
-    uint64 array: the one Python copy of ``rust/hashing.rs``'s ``mix64``.
-
-    >>> mix64(np.array([0, 1], dtype=np.uint64)).tolist()[1] != 1
-    True
-    """
-    with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(30)
-        x *= np.uint64(0xBF58476D1CE4E5B9)
-        x ^= x >> np.uint64(27)
-        x *= np.uint64(0x94D049BB133111EB)
-        x ^= x >> np.uint64(31)
-    return x
-
 
 def set_digests(sets: stages.ShingleSets) -> np.ndarray:
     """A 128-bit digest of each shingle set, uint64[n, 2]: equal sets give equal digests.
 
     Order-independent: the sums of the (already uniform) shingle hashes and of their squares
-    modulo 2**64, the mixed size folded into the first; empty sets give (0, 0). Only compared
-    within one run, never stored.
+    modulo 2**64, the mixed size folded into the first; empty sets give (0, 0)
+    (``rust/signing/digest.rs``). Only compared within one run, never stored.
 
     >>> d = set_digests(stages.shingles(["a b c", "A b, c!", "a b d"], k=2))
     >>> bool((d[0] == d[1]).all()), bool((d[0] == d[2]).all())
     (True, False)
     """
-    sizes = np.diff(sets.offsets)
-    out = np.zeros((len(sizes), 2), dtype=np.uint64)
-    rows = np.flatnonzero(sizes > 0)
-    if len(rows):
-        with np.errstate(over="ignore"):
-            out[rows, 0] = np.add.reduceat(sets.hashes, sets.offsets[rows])
-            out[rows, 1] = np.add.reduceat(sets.hashes * sets.hashes, sets.offsets[rows])
-            out[rows, 0] ^= mix64(sizes[rows].astype(np.uint64) ^ _MIX1)
-    return out
+    offsets = np.ascontiguousarray(sets.offsets, dtype=np.int64)
+    return _core.set_digests(offsets, np.ascontiguousarray(sets.hashes, dtype=np.uint64))
 
 
 def sha256_digests(

@@ -34,11 +34,9 @@ from neardup import stages
 SCRATCH_HASHES = 1 << 23
 
 
-def _spill_write(out: Any, hashes: np.ndarray) -> None:
-    """Appends ``hashes`` to the spill file (``near._spill``, so a test can make it fail)."""
-    from neardup import near
-
-    near._spill(out, hashes)
+def _spill(out: Any, hashes: np.ndarray) -> None:
+    """Appends ``hashes`` to the spill file (one place, so a test can make it fail)."""
+    out.write(hashes.data)
 
 
 class SetSpill:
@@ -117,7 +115,7 @@ class SetSpill:
         starts, ends = sets.offsets[firsts].tolist(), sets.offsets[lasts + 1].tolist()
         for a, b in zip(starts, ends, strict=True):
             if b > a:
-                _spill_write(self._out, sets.hashes[a:b])
+                _spill(self._out, sets.hashes[a:b])
         self._at.append(at)
         self._sizes.append(sizes)
         self._next = int(at[-1]) + 1

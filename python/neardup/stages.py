@@ -14,13 +14,19 @@ import numpy as np
 
 from neardup import _core
 from neardup._texts import as_core_texts, iter_batches, reindexed
+from neardup._validate import check_active as _active_mask
+from neardup._validate import check_banding as _banding
 from neardup._validate import (
     check_choice,
+    check_count,
     check_hash_version,
     check_int,
     check_seed,
     check_threshold,
 )
+from neardup._validate import check_fingerprints as _fingerprints
+from neardup._validate import check_pairs as _pairs
+from neardup._validate import check_signatures as _signatures
 
 # The S-curve maths and the banding rules live in neardup.banding; re-exported as stages.
 from neardup.banding import (  # noqa: F401
@@ -136,8 +142,7 @@ def word_counts(texts: Any, hash_version: int = HASH_VERSION) -> np.ndarray:
 
 
 def _check_positive(name: str, value: int) -> int:
-    # sizes and counts reach the core as 64-bit words; the core refuses what it cannot allocate
-    return check_int(name, value, low=1, high=2**64 - 1)
+    return check_count(name, value)
 
 
 def _check_seed(seed: int) -> int:
@@ -294,50 +299,6 @@ def simhash(
         bits // 64,
         np.uint64,
     )
-
-
-def _signatures(signatures: Any) -> np.ndarray:
-    array = np.asarray(signatures)
-    if array.dtype != np.uint32:
-        raise InvalidArgumentError(f"signatures must be a uint32 array, got dtype {array.dtype}")
-    if array.ndim != 2:
-        raise InvalidArgumentError(f"signatures must be 2-D (n, num_perm), got shape {array.shape}")
-    if array.shape[1] < 1:
-        raise InvalidArgumentError("signatures must have at least one column")
-    return np.ascontiguousarray(array)
-
-
-def _fingerprints(fingerprints: Any) -> np.ndarray:
-    array = np.asarray(fingerprints)
-    if array.dtype != np.uint64:
-        raise InvalidArgumentError(f"fingerprints must be a uint64 array, got dtype {array.dtype}")
-    if array.ndim == 1:
-        array = array.reshape(-1, 1)
-    if array.ndim != 2 or array.shape[1] not in (1, 2):
-        raise InvalidArgumentError(
-            f"fingerprints must have shape (n,), (n, 1) or (n, 2), got {array.shape}"
-        )
-    return np.ascontiguousarray(array)
-
-
-def _pairs(pairs: Any) -> np.ndarray:
-    array = np.asarray(pairs)
-    if array.size == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    if not np.issubdtype(array.dtype, np.integer):
-        raise InvalidArgumentError(f"pairs must be an integer array, got dtype {array.dtype}")
-    if array.ndim != 2 or array.shape[1] != 2:
-        raise InvalidArgumentError(f"pairs must have shape (m, 2), got {array.shape}")
-    return np.ascontiguousarray(array, dtype=np.int64)
-
-
-def _banding(signatures: np.ndarray, bands: int, rows: int) -> tuple[int, int]:
-    bands, rows = _check_positive("bands", bands), _check_positive("rows", rows)
-    if bands * rows > signatures.shape[1]:
-        raise InvalidArgumentError(
-            f"bands * rows must not exceed num_perm: {bands} * {rows} > {signatures.shape[1]}"
-        )
-    return bands, rows
 
 
 def band_hashes(signatures: Any, bands: int, rows: int, threads: int = 1) -> np.ndarray:
@@ -552,13 +513,6 @@ def hamming(fingerprints: Any, pairs: Any) -> np.ndarray:
     [2]
     """
     return _core.hamming(_fingerprints(fingerprints), _pairs(pairs))
-
-
-def _active_mask(fp: np.ndarray, active: Any) -> np.ndarray:
-    mask = np.ones(len(fp), dtype=bool) if active is None else np.asarray(active, dtype=bool)
-    if mask.shape != (len(fp),):
-        raise InvalidArgumentError(f"active must have shape ({len(fp)},), got {mask.shape}")
-    return np.ascontiguousarray(mask)
 
 
 def hamming_within(

@@ -1,13 +1,46 @@
 //! The collapse stage's part of `neardup._core`: `FirstSeen`, each document's first exact
-//! duplicate over the batches of a pass (`rust/first_seen.rs`).
+//! duplicate over the batches of a pass (`rust/first_seen.rs`); `set_digests`, the digest that
+//! finds equal shingle sets (`rust/signing/digest.rs`); `pairs_within_groups`, every pair of an
+//! exact group, a bucket or a label (`rust/rows.rs`).
 
-use super::{contiguous, run};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use super::{contiguous, matrix, run, sets_view};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FirstSeen>()?;
+    m.add_function(wrap_pyfunction!(set_digests, m)?)?;
+    m.add_function(wrap_pyfunction!(pairs_within_groups, m)?)?;
     Ok(())
+}
+
+/// uint64[n, 2]: the 128-bit digest of each shingle set (CSR `offsets`/`hashes`).
+#[pyfunction]
+fn set_digests<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    hashes: PyReadonlyArray1<'py, u64>,
+) -> PyResult<Bound<'py, PyArray2<u64>>> {
+    let view = sets_view(&offsets, &hashes)?;
+    let digests = run(py, || crate::signing::set_digests(view))?;
+    matrix(py, digests, 2)
+}
+
+/// int64[m, 2]: every pair `(items[s + u], items[s + v])`, `u < v`, within each group
+/// `items[s:s + size]` given by `starts`/`sizes`; by group, then `u`, then `v`.
+#[pyfunction]
+fn pairs_within_groups<'py>(
+    py: Python<'py>,
+    starts: PyReadonlyArray1<'py, i64>,
+    sizes: PyReadonlyArray1<'py, i64>,
+    items: PyReadonlyArray1<'py, i64>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let (starts, sizes) = (contiguous(&starts, "starts")?, contiguous(&sizes, "sizes")?);
+    let items = contiguous(&items, "items")?;
+    let pairs = run(py, || {
+        crate::rows::pairs_within_groups(starts, sizes, items)
+    })?;
+    matrix(py, pairs, 2)
 }
 
 /// The first position of every 128-bit digest seen so far; batches are added in input order.

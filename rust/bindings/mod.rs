@@ -3,6 +3,7 @@
 //! (`impl From<Error> for PyErr`, the one mapping of the core's error kinds).
 
 mod collapse;
+mod hash;
 mod index;
 mod jsonl;
 mod lsh;
@@ -582,6 +583,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sha256_digests, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     collapse::register(m)?;
+    hash::register(m)?;
     index::register(m)?;
     jsonl::register(m)?;
     paragraphs::register(m)?;

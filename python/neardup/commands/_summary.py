@@ -31,6 +31,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from neardup._version import version
+
 #: The JSON Schema every ``--json`` summary satisfies.
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -79,11 +81,9 @@ def summary(
     ...         counts={"documents": 2})["inputs"]
     ['a.jsonl']
     """
-    from neardup import __version__
-
     return {
         "command": command,
-        "version": __version__,
+        "version": version(),
         "params": dict(params),
         "inputs": [str(i) for i in inputs],
         "outputs": {k: None if v is None else str(v) for k, v in outputs.items()},

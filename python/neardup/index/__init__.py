@@ -55,7 +55,7 @@ from neardup.index._store import (
     signature_options,
 )
 from neardup.plan import Plan
-from neardup.stages import _batched
+from neardup.stages import _batched, estimate_jaccard, lsh_candidates, minhash, shingles
 
 __all__ = ["INDEX_FORMAT", "Index", "IndexCorruptError", "IndexMismatchError", "Match"]
 
@@ -217,8 +217,6 @@ class Index:
     # -- signatures -------------------------------------------------------------------------
     def _signatures(self, texts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(signatures uint32[n, P], band keys uint64[n, b], shingle counts int64[n])."""
-        from neardup import minhash, shingles
-
         ss = shingles(texts, k=self.k, unit=self.unit, hash_version=self.hash_version)  # type: ignore[arg-type]
         sig = np.ascontiguousarray(minhash(ss, **signature_options(self.plan)), dtype=np.uint32)
         return sig, band_keys(sig, self.plan), np.asarray(ss.sizes(), dtype=np.int64)
@@ -259,8 +257,6 @@ class Index:
         """Matches of each query row (empty documents match nothing)."""
         if self._cache:
             return self._read_mirror().lookup(sig, threshold, top_k)
-        from neardup import estimate_jaccard
-
         out: list[list[Match]] = []
         key_rows = band_keys(sig, self.plan).view(np.int64).tolist()
         with self._store.guard() as db:
@@ -320,8 +316,6 @@ class Index:
         >>> ix.add(["d2", "d3"], [fox, fox + " today"])
         [[], [Match(id='d2', similarity=0.8125)]]
         """
-        from neardup import estimate_jaccard, lsh_candidates
-
         sids = _check_ids(ids)
         if len(set(sids)) != len(sids):
             seen: set[str] = set()

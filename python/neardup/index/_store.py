@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from neardup import _core
 from neardup.errors import (
     IndexCorruptError,
     IndexMismatchError,
@@ -36,6 +37,7 @@ from neardup.errors import (
     ResourceError,
 )
 from neardup.plan import HASH_VERSIONS, Plan, make_plan
+from neardup.stages import minhash, normalize
 
 #: Version of the on-disk layout.
 INDEX_FORMAT = 2
@@ -83,8 +85,6 @@ def band_keys(signatures: np.ndarray, plan: Plan) -> np.ndarray:
     >>> band_keys(np.zeros((1, 128), np.uint32), index_plan()).shape
     (1, 42)
     """
-    from neardup import _core
-
     assert plan.bands is not None and plan.rows is not None
     sig = np.ascontiguousarray(signatures, dtype=np.uint32)
     return _core.index_band_keys(sig, plan.bands, plan.rows)
@@ -97,8 +97,6 @@ def probe(plan: Plan) -> dict[str, str]:
     ['normalization', 'signature_probe']
     """
     import hashlib  # here, not at the top: loading OpenSSL costs milliseconds at import
-
-    from neardup import minhash, normalize
 
     sig = np.asarray(
         minhash([_PROBE_TEXT], k=plan.k, unit=plan.unit, **signature_options(plan))  # type: ignore[arg-type]

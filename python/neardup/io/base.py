@@ -14,14 +14,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, overload
+from typing import Any, Protocol, overload
 
 import numpy as np
 
 from neardup.errors import InputError
-
-if TYPE_CHECKING:
-    from neardup.io.source import Source
 
 DEFAULT_BATCH = 8192
 
@@ -114,6 +111,42 @@ class Batch:
         return len(self.ids)
 
 
+class Input(Protocol):
+    """An opened input as readers and writers see it: :class:`neardup.io.source.Source` is
+    the one implementation (readers take it as this protocol, so no reader imports source.py,
+    which imports the readers to register them).
+
+    >>> from neardup.io.source import Source
+    >>> sorted(set(Input.__annotations__) - set(dir(Source)))[:3]
+    ['fmt', 'id_field', 'id_required']
+    """
+
+    #: The input's name as given (``"-"`` for stdin).
+    path: str
+    #: The format name (``"jsonl"``, ``"csv"``, ``"parquet"``, ``"folder"``).
+    fmt: str
+    #: The name errors show (``"<stdin>"`` for stdin).
+    label: str
+    text_field: str
+    id_field: str | None
+    id_required: bool
+    #: Threads the reader may parse on; the rows do not depend on it.
+    threads: int
+    #: Parquet schema or CSV header, as the reader's ``check`` returned it.
+    schema: Any
+    #: The reader of this format.
+    reader: Reader
+
+    @property
+    def read_path(self) -> str:
+        """The file to read: the input itself, or the stdin spool."""
+        ...
+
+    def row_id(self, where: str, obj: dict[str, Any], pos: int) -> Any:
+        """The id of a record: its id field, else its global position."""
+        ...
+
+
 class Reader(Protocol):
     """What a format offers for reading (one instance per format, stateless).
 
@@ -125,15 +158,15 @@ class Reader(Protocol):
     #: The name :func:`neardup.io.detect_format` returns for this format.
     name: str
 
-    def check(self, src: Source) -> Any:
+    def check(self, src: Input) -> Any:
         """Fail early on an unreadable input or a missing column; return its schema or None."""
         ...
 
-    def batches(self, src: Source, batch_size: int, start: int) -> Iterator[Batch]:
+    def batches(self, src: Input, batch_size: int, start: int) -> Iterator[Batch]:
         """Batches of (texts, ids); ``start`` is the global position of the first row."""
         ...
 
-    def records(self, src: Source, keep: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
+    def records(self, src: Input, keep: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
         """(where, every field as a dict) of each row where ``keep`` is true (for conversion);
         ``where`` names the file and line or row for error messages."""
         ...
@@ -147,7 +180,7 @@ class Writer(Protocol):
     True
     """
 
-    def write(self, parts: Sequence[tuple[Source, np.ndarray]]) -> int:
+    def write(self, parts: Sequence[tuple[Input, np.ndarray]]) -> int:
         """Write the rows of each source where its ``keep`` mask is true; return the count."""
         ...
 
@@ -166,11 +199,11 @@ class Output(Protocol):
 
     name: str
 
-    def check(self, output: str, sources: Sequence[Source]) -> None:
+    def check(self, output: str, sources: Sequence[Input]) -> None:
         """Raise an :class:`InputError` when ``output`` cannot hold these inputs' rows."""
         ...
 
-    def open(self, tmp: str, output: str, sources: Sequence[Source], batch_size: int) -> Writer:
+    def open(self, tmp: str, output: str, sources: Sequence[Input], batch_size: int) -> Writer:
         """A writer to the temporary path ``tmp`` that will become ``output``."""
         ...
 
@@ -247,7 +280,7 @@ def oneline(e: BaseException) -> str:
     return " ".join(str(e).split()) or type(e).__name__
 
 
-def changed(src: Source) -> InputError:
+def changed(src: Input) -> InputError:
     """The error for an input whose row count differs between two reads.
 
     >>> changed(type("S", (), {"label": "a.jsonl"})())
@@ -267,3 +300,36 @@ def shown_names(names: Sequence[str], most: int = 8) -> str:
     """
     shown = [n if n.isprintable() else repr(n) for n in list(names)[:most]]
     return ", ".join(shown) or "none"
+
+
+_JSON_SCALARS = ("is_null", "is_boolean", "is_integer", "is_floating", "is_string")
+
+
+def json_unsafe_column(schema: Any) -> tuple[str, str] | None:
+    """(name, type) of the first column whose values JSON cannot hold exactly, or None.
+
+    JSON holds nulls, booleans, numbers, strings, lists and objects; bytes, timestamps,
+    decimals, maps and the like would need a lossy or made-up encoding.
+
+    >>> import pyarrow as pa                                           # doctest: +SKIP
+    >>> json_unsafe_column(pa.schema([("t", pa.string()), ("b", pa.binary())]))  # doctest: +SKIP
+    ('b', 'binary')
+    """
+    for f in schema:
+        if not _json_safe(f.type):
+            return f.name, str(f.type)
+    return None
+
+
+def _json_safe(t: Any) -> bool:
+    import pyarrow as pa
+
+    if any(getattr(pa.types, check)(t) for check in _JSON_SCALARS) or pa.types.is_large_string(t):
+        return True
+    if pa.types.is_dictionary(t):
+        return _json_safe(t.value_type)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return _json_safe(t.value_type)
+    if pa.types.is_struct(t):
+        return all(_json_safe(t.field(i).type) for i in range(t.num_fields))
+    return False

@@ -13,16 +13,12 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Iterator, Sequence
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import numpy as np
 
 from neardup.errors import InputError
-from neardup.io.base import Batch, Writer, changed, grouped, shown_names
-
-if TYPE_CHECKING:
-    from neardup.io.source import Source
-
+from neardup.io.base import Batch, Input, Writer, changed, grouped, shown_names
 
 # Control characters other than tab, CR and LF: never in a text header, always in binary files.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
@@ -37,11 +33,11 @@ class CsvReader:
 
     name = "csv"
 
-    def _open(self, src: Source) -> IO[str]:
+    def _open(self, src: Input) -> IO[str]:
         csv.field_size_limit(2**31 - 1)
         return open(src.read_path, encoding="utf-8-sig", errors="surrogateescape", newline="")
 
-    def check(self, src: Source) -> list[str]:
+    def check(self, src: Input) -> list[str]:
         """The header (fails early on an empty file or missing columns).
 
         >>> READER.check(src)                                          # doctest: +SKIP
@@ -65,7 +61,7 @@ class CsvReader:
             raise InputError(f"{src.label}: no column {src.id_field!r}")
         return header
 
-    def rows(self, src: Source) -> Iterator[tuple[int, int, list[str]]]:
+    def rows(self, src: Input) -> Iterator[tuple[int, int, list[str]]]:
         """(row number, first line, fields) of every non-empty data row.
 
         >>> next(READER.rows(src))                                     # doctest: +SKIP
@@ -93,7 +89,7 @@ class CsvReader:
                     ) from e
                 raise InputError(f"{src.label}:{reader.line_num}: invalid CSV ({e})") from e
 
-    def _rows_with_ids(self, src: Source, start: int) -> Iterator[tuple[str, Any]]:
+    def _rows_with_ids(self, src: Input, start: int) -> Iterator[tuple[str, Any]]:
         header = self.check(src)
         ti = header.index(src.text_field)
         ii = header.index(src.id_field) if src.id_field in header else None
@@ -105,7 +101,7 @@ class CsvReader:
                 )
             yield row[ti], (row[ii] if ii is not None and ii < len(row) else pos)
 
-    def batches(self, src: Source, batch_size: int, start: int) -> Iterator[Batch]:
+    def batches(self, src: Input, batch_size: int, start: int) -> Iterator[Batch]:
         """Batches of (texts, ids) in row order; ids are strings as CSV holds them.
 
         >>> [b.ids for b in READER.batches(src, 10, 0)]                # doctest: +SKIP
@@ -113,7 +109,7 @@ class CsvReader:
         """
         return grouped(self._rows_with_ids(src, start), batch_size, start)
 
-    def kept_rows(self, src: Source, keep: np.ndarray) -> Iterator[tuple[int, list[str]]]:
+    def kept_rows(self, src: Input, keep: np.ndarray) -> Iterator[tuple[int, list[str]]]:
         """(first line, fields) of the kept rows; checks the count against ``keep``.
 
         >>> list(READER.kept_rows(src, np.array([False, True])))        # doctest: +SKIP
@@ -128,7 +124,7 @@ class CsvReader:
         if i + 1 != len(keep):
             raise changed(src)
 
-    def records(self, src: Source, keep: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
+    def records(self, src: Input, keep: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
         """(where, header → field) of every kept row; short rows lack the last fields.
 
         >>> next(READER.records(src, keep))                            # doctest: +SKIP
@@ -158,7 +154,7 @@ class CsvWriter:
         self._writer = csv.writer(self._file, lineterminator="\n")
         self._writer.writerow(header)
 
-    def write(self, parts: Sequence[tuple[Source, np.ndarray]]) -> int:
+    def write(self, parts: Sequence[tuple[Input, np.ndarray]]) -> int:
         """Write every part's kept rows.
 
         >>> CsvWriter(tmp, header).write([(src, keep)])                # doctest: +SKIP
@@ -187,7 +183,7 @@ class CsvOutput:
 
     name = "csv"
 
-    def check(self, output: str, sources: Sequence[Source]) -> None:
+    def check(self, output: str, sources: Sequence[Input]) -> None:
         """Refuse inputs of another format, before anything is written.
 
         >>> OUTPUT.check("kept.csv", [jsonl_source])                   # doctest: +SKIP
@@ -201,7 +197,7 @@ class CsvOutput:
                     f"input is {src.fmt}); write .jsonl or .parquet instead"
                 )
 
-    def open(self, tmp: str, output: str, sources: Sequence[Source], batch_size: int) -> Writer:
+    def open(self, tmp: str, output: str, sources: Sequence[Input], batch_size: int) -> Writer:
         """A writer to ``tmp`` with the first input's header.
 
         >>> OUTPUT.open(tmp, "kept.csv", [src], 8192)                  # doctest: +SKIP

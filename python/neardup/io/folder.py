@@ -12,15 +12,12 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from neardup.errors import InputError
-from neardup.io.base import Batch, Writer, changed, grouped
-
-if TYPE_CHECKING:
-    from neardup.io.source import Source
+from neardup.io.base import Batch, Input, Writer, changed, grouped
 
 TEXT_SUFFIXES = (".txt", ".md")
 
@@ -34,7 +31,7 @@ class FolderReader:
 
     name = "folder"
 
-    def check(self, src: Source) -> Any:
+    def check(self, src: Input) -> Any:
         """Nothing to check before the files are listed.
 
         >>> READER.check(None) is None
@@ -42,7 +39,7 @@ class FolderReader:
         """
         return None
 
-    def files(self, src: Source) -> list[Path]:
+    def files(self, src: Input) -> list[Path]:
         """The .txt/.md files of the folder, sorted by relative path.
 
         >>> READER.files(src)[:1]                                      # doctest: +SKIP
@@ -62,12 +59,12 @@ class FolderReader:
         except OSError as e:
             raise InputError(f"{p}: cannot read ({e.strerror})") from e
 
-    def _rows(self, src: Source) -> Iterator[tuple[str, Any]]:
+    def _rows(self, src: Input) -> Iterator[tuple[str, Any]]:
         root = Path(src.path)
         for p in self.files(src):
             yield self._read(p), p.relative_to(root).as_posix()
 
-    def batches(self, src: Source, batch_size: int, start: int) -> Iterator[Batch]:
+    def batches(self, src: Input, batch_size: int, start: int) -> Iterator[Batch]:
         """Batches of (texts, relative paths).
 
         >>> [b.ids for b in READER.batches(src, 10, 0)]                # doctest: +SKIP
@@ -75,7 +72,7 @@ class FolderReader:
         """
         return grouped(self._rows(src), batch_size, start)
 
-    def kept_files(self, src: Source, keep: np.ndarray) -> Iterator[Path]:
+    def kept_files(self, src: Input, keep: np.ndarray) -> Iterator[Path]:
         """The kept files; checks the count against ``keep``.
 
         >>> list(READER.kept_files(src, np.array([True, False])))       # doctest: +SKIP
@@ -86,7 +83,7 @@ class FolderReader:
             raise changed(src)
         return (p for p, k in zip(files, keep, strict=True) if k)
 
-    def records(self, src: Source, keep: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
+    def records(self, src: Input, keep: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
         """(path, {id field: relative path, text field: text}) of every kept file.
 
         >>> next(READER.records(src, keep))                            # doctest: +SKIP
@@ -110,7 +107,7 @@ class FolderWriter:
     def __init__(self, root: str) -> None:
         self.root = Path(root)
 
-    def write(self, parts: Sequence[tuple[Source, np.ndarray]]) -> int:
+    def write(self, parts: Sequence[tuple[Input, np.ndarray]]) -> int:
         """Copy every part's kept files.
 
         >>> FolderWriter(tmp).write([(src, keep)])                     # doctest: +SKIP
@@ -141,7 +138,7 @@ class FolderOutput:
 
     name = "folder"
 
-    def check(self, output: str, sources: Sequence[Source]) -> None:
+    def check(self, output: str, sources: Sequence[Input]) -> None:
         """Refuse inputs that are not folders.
 
         >>> OUTPUT.check("kept/", [jsonl_source])                      # doctest: +SKIP
@@ -155,7 +152,7 @@ class FolderOutput:
                     "write .jsonl, .parquet or .csv instead"
                 )
 
-    def open(self, tmp: str, output: str, sources: Sequence[Source], batch_size: int) -> Writer:
+    def open(self, tmp: str, output: str, sources: Sequence[Input], batch_size: int) -> Writer:
         """A writer into the temporary folder ``tmp``.
 
         >>> OUTPUT.open("tmp", "kept", [], 8192).root

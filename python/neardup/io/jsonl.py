@@ -26,7 +26,7 @@ import sys
 import zlib
 from collections.abc import Iterator, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -34,17 +34,16 @@ from neardup import _core
 from neardup.errors import InputError
 from neardup.io.base import (
     Batch,
+    Input,
     LazyIds,
     TextBuffer,
     Writer,
     changed,
     check_no_surrogate,
     grouped,
+    json_unsafe_column,
     row_text,
 )
-
-if TYPE_CHECKING:
-    from neardup.io.source import Source
 
 #: Bytes of a JSONL input held at a time (the buffer grows for a longer line).
 BLOCK = 1 << 24
@@ -65,7 +64,7 @@ class JsonlReader:
 
     name = "jsonl"
 
-    def check(self, src: Source) -> Any:
+    def check(self, src: Input) -> Any:
         """Nothing to check before the first line is read.
 
         >>> READER.check(None) is None
@@ -73,7 +72,7 @@ class JsonlReader:
         """
         return None
 
-    def lines(self, src: Source) -> Iterator[tuple[int, bytes]]:
+    def lines(self, src: Input) -> Iterator[tuple[int, bytes]]:
         """(line number, raw line) of every non-blank line, with clear errors for bad gzip.
 
         >>> next(READER.lines(src))                                    # doctest: +SKIP
@@ -91,7 +90,7 @@ class JsonlReader:
         except (OSError, EOFError, zlib.error) as e:
             raise InputError(f"{src.label}:{lineno + 1}: cannot read ({e})") from e
 
-    def parse(self, src: Source, lineno: int, raw: bytes) -> dict[str, Any]:
+    def parse(self, src: Input, lineno: int, raw: bytes) -> dict[str, Any]:
         """One line as a JSON object, or an :class:`InputError` naming file and line.
 
         >>> READER.parse(src, 1, b'{"text": "x"}')                     # doctest: +SKIP
@@ -111,7 +110,7 @@ class JsonlReader:
             )
         return obj
 
-    def _rows(self, src: Source, start: int) -> Iterator[tuple[str, Any]]:
+    def _rows(self, src: Input, start: int) -> Iterator[tuple[str, Any]]:
         field = src.text_field
         for pos, (lineno, raw) in enumerate(self.lines(src), start):
             obj = self.parse(src, lineno, raw)
@@ -120,7 +119,7 @@ class JsonlReader:
             check_no_surrogate(where, field, raw, text)
             yield text, src.row_id(where, obj, pos)
 
-    def batches(self, src: Source, batch_size: int, start: int) -> Iterator[Batch]:
+    def batches(self, src: Input, batch_size: int, start: int) -> Iterator[Batch]:
         """Batches of (texts, ids) in line order: the core's fast path, or this module's
         parser alone when the text field is also the id field.
 
@@ -131,7 +130,7 @@ class JsonlReader:
             return grouped(self._rows(src, start), batch_size, start)
         return self._scanned(src, batch_size, start)
 
-    def _scanned(self, src: Source, batch_size: int, start: int) -> Iterator[Batch]:
+    def _scanned(self, src: Input, batch_size: int, start: int) -> Iterator[Batch]:
         # A batch never spans two buffer fills (no copy to join them): batch_size rows at most.
         pos, lineno = start, 0  # lineno: lines before ``at``
         pool = _TextPool()
@@ -158,7 +157,7 @@ class JsonlReader:
                     del batch
                 consumed = at
 
-    def copy_kept(self, src: Source, keep: np.ndarray, sink: _ByteSink) -> int:
+    def copy_kept(self, src: Input, keep: np.ndarray, sink: _ByteSink) -> int:
         """Write the kept lines to ``sink`` byte for byte (a line break added to a last line
         without one); checks the count against ``keep``. Returns the lines written.
 
@@ -186,7 +185,7 @@ class JsonlReader:
             raise changed(src)
         return int(np.count_nonzero(keep))
 
-    def kept_lines(self, src: Source, keep: np.ndarray) -> Iterator[tuple[int, bytes]]:
+    def kept_lines(self, src: Input, keep: np.ndarray) -> Iterator[tuple[int, bytes]]:
         """(line number, raw line) of the kept lines; checks the count against ``keep``.
 
         >>> list(READER.kept_lines(src, np.array([False, True])))       # doctest: +SKIP
@@ -201,7 +200,7 @@ class JsonlReader:
         if i + 1 != len(keep):
             raise changed(src)
 
-    def records(self, src: Source, keep: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
+    def records(self, src: Input, keep: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
         """(where, parsed JSON object) of every kept row.
 
         >>> list(READER.records(src, np.array([True])))                # doctest: +SKIP
@@ -231,7 +230,7 @@ class JsonlWriter:
         self.sink = sink
         self.own = own
 
-    def write(self, parts: Sequence[tuple[Source, np.ndarray]]) -> int:
+    def write(self, parts: Sequence[tuple[Input, np.ndarray]]) -> int:
         """Write every part's kept rows; JSONL lines are copied unchanged.
 
         >>> JsonlWriter(io.BytesIO()).write([(src, keep)])             # doctest: +SKIP
@@ -267,15 +266,13 @@ class JsonlOutput:
 
     name = "jsonl"
 
-    def check(self, output: str, sources: Sequence[Source]) -> None:
+    def check(self, output: str, sources: Sequence[Input]) -> None:
         """Refuse, before anything is written, inputs whose rows JSON cannot hold exactly.
 
         >>> OUTPUT.check("kept.jsonl", [])
         """
         for src in sources:
             if src.fmt == "parquet":
-                from neardup.io.parquet import json_unsafe_column
-
                 bad = json_unsafe_column(src.schema)
                 if bad is not None:
                     name, typ = bad
@@ -284,7 +281,7 @@ class JsonlOutput:
                         "cannot hold exactly; write Parquet output (.parquet) instead"
                     )
 
-    def open(self, tmp: str, output: str, sources: Sequence[Source], batch_size: int) -> Writer:
+    def open(self, tmp: str, output: str, sources: Sequence[Input], batch_size: int) -> Writer:
         """A writer to ``tmp``; gzipped when ``output`` ends in ``.gz``.
 
         >>> OUTPUT.open(tmp, "kept.jsonl.gz", [src], 8192)             # doctest: +SKIP
@@ -312,7 +309,7 @@ class _RawIds:
     """The ids of some consecutive rows as the core kept them: each id's raw JSON followed by
     a comma (an empty span: no id field, or a row read here, whose id is in ``overrides``)."""
 
-    def __init__(self, raw: np.ndarray, spans: np.ndarray, pos: int, src: Source) -> None:
+    def __init__(self, raw: np.ndarray, spans: np.ndarray, pos: int, src: Input) -> None:
         self.raw, self.spans, self.pos = raw, spans, pos
         self.named = src.id_field is not None
         self.overrides: dict[int, Any] = {}
@@ -385,7 +382,7 @@ class _Part:
         into: np.ndarray,
         lineno: int,
         pos: int,
-        src: Source,
+        src: Input,
         most: int,
         last: bool,
     ) -> None:
@@ -415,7 +412,7 @@ class _Buffered:
     its front and more is read behind it (the buffer doubles for a line longer than it).
     Read errors become :class:`InputError` naming the first line not read whole."""
 
-    def __init__(self, src: Source, size: int | None = None) -> None:
+    def __init__(self, src: Input, size: int | None = None) -> None:
         self.src = src
         self.buf = np.empty(size or BLOCK, dtype=np.uint8)
         self.end = 0

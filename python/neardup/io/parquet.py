@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from neardup.errors import InputError
-from neardup.io.base import Batch, Writer, changed, oneline, shown_names
-
-if TYPE_CHECKING:
-    from neardup.io.source import Source
+from neardup.io.base import Batch, Input, Writer, changed, oneline, shown_names
 
 
 def require_pyarrow() -> Any:
@@ -47,7 +44,7 @@ class ParquetReader:
 
     name = "parquet"
 
-    def open(self, src: Source) -> Any:
+    def open(self, src: Input) -> Any:
         """The ``pyarrow.parquet.ParquetFile``, with the text (and required id) column checked.
 
         >>> READER.open(src).metadata.num_rows                         # doctest: +SKIP
@@ -69,7 +66,7 @@ class ParquetReader:
             raise InputError(f"{src.label}: no column {src.id_field!r}")
         return pf
 
-    def check(self, src: Source) -> Any:
+    def check(self, src: Input) -> Any:
         """The Arrow schema (fails early on unreadable files and missing columns).
 
         >>> READER.check(src).names                                    # doctest: +SKIP
@@ -77,7 +74,7 @@ class ParquetReader:
         """
         return self.open(src).schema_arrow
 
-    def _texts(self, src: Source, col: Any, first_row: int) -> Any:
+    def _texts(self, src: Input, col: Any, first_row: int) -> Any:
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -112,7 +109,7 @@ class ParquetReader:
             col = col.cast(pa.string())
         return col
 
-    def batches(self, src: Source, batch_size: int, start: int) -> Iterator[Batch]:
+    def batches(self, src: Input, batch_size: int, start: int) -> Iterator[Batch]:
         """Batches of (Arrow texts, ids).
 
         >>> [len(b) for b in READER.batches(src, 3, 0)]                # doctest: +SKIP
@@ -137,7 +134,7 @@ class ParquetReader:
         except Exception as e:
             raise InputError(f"{src.label}: unreadable Parquet file ({oneline(e)})") from e
 
-    def kept_tables(self, src: Source, keep: np.ndarray, batch_size: int) -> Iterator[Any]:
+    def kept_tables(self, src: Input, keep: np.ndarray, batch_size: int) -> Iterator[Any]:
         """The kept rows as Arrow tables with every column; checks the count against ``keep``.
 
         >>> sum(t.num_rows for t in READER.kept_tables(src, keep, 8192))  # doctest: +SKIP
@@ -154,7 +151,7 @@ class ParquetReader:
         if pos != len(keep):
             raise changed(src)
 
-    def records(self, src: Source, keep: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
+    def records(self, src: Input, keep: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
         """(where, row as a dict) of every kept row.
 
         >>> next(READER.records(src, keep))                            # doctest: +SKIP
@@ -182,38 +179,6 @@ READER = ParquetReader()
 #: pyarrow's decoding threads: off, as the run is single-threaded unless asked (they cost 36 %
 #: more CPU seconds to read 100k documents' text and ids: benches/compare_cli_api.py's corpus).
 _THREADS = False
-
-_JSON_SCALARS = ("is_null", "is_boolean", "is_integer", "is_floating", "is_string")
-
-
-def json_unsafe_column(schema: Any) -> tuple[str, str] | None:
-    """(name, type) of the first column whose values JSON cannot hold exactly, or None.
-
-    JSON holds nulls, booleans, numbers, strings, lists and objects; bytes, timestamps,
-    decimals, maps and the like would need a lossy or made-up encoding.
-
-    >>> import pyarrow as pa                                           # doctest: +SKIP
-    >>> json_unsafe_column(pa.schema([("t", pa.string()), ("b", pa.binary())]))  # doctest: +SKIP
-    ('b', 'binary')
-    """
-    for f in schema:
-        if not _json_safe(f.type):
-            return f.name, str(f.type)
-    return None
-
-
-def _json_safe(t: Any) -> bool:
-    import pyarrow as pa
-
-    if any(getattr(pa.types, check)(t) for check in _JSON_SCALARS) or pa.types.is_large_string(t):
-        return True
-    if pa.types.is_dictionary(t):
-        return _json_safe(t.value_type)
-    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        return _json_safe(t.value_type)
-    if pa.types.is_struct(t):
-        return all(_json_safe(t.field(i).type) for i in range(t.num_fields))
-    return False
 
 
 class _StreamedParquet:
@@ -271,7 +236,7 @@ class ParquetWriter:
             self._writer = parquet_writer(self.path, schema)
         return self._writer
 
-    def write(self, parts: Sequence[tuple[Source, np.ndarray]]) -> int:
+    def write(self, parts: Sequence[tuple[Input, np.ndarray]]) -> int:
         """Write every part's kept rows: Parquet tables as they are, other rows converted.
 
         >>> ParquetWriter(tmp, 8192).write([(src, keep)])              # doctest: +SKIP
@@ -295,7 +260,7 @@ class ParquetWriter:
         return written
 
     def _chunks(
-        self, parts: Sequence[tuple[Source, np.ndarray]]
+        self, parts: Sequence[tuple[Input, np.ndarray]]
     ) -> Iterator[list[tuple[str, dict[str, Any]]]]:
         chunk: list[tuple[str, dict[str, Any]]] = []
         for src, keep in parts:
@@ -321,7 +286,7 @@ class ParquetWriter:
             where = _first_bad_row(chunk, schema)
             raise InputError(f"{where}: Parquet cannot hold this row ({oneline(e)})") from e
 
-    def _infer_schema(self, parts: Sequence[tuple[Source, np.ndarray]]) -> Any:
+    def _infer_schema(self, parts: Sequence[tuple[Input, np.ndarray]]) -> Any:
         """One schema for every kept row: columns in order of first appearance, types
         widened across batches (int and float give float); fails on incompatible types."""
         import pyarrow as pa
@@ -368,14 +333,14 @@ class ParquetOutput:
 
     name = "parquet"
 
-    def check(self, output: str, sources: Sequence[Source]) -> None:
+    def check(self, output: str, sources: Sequence[Input]) -> None:
         """Parquet output needs pyarrow.
 
         >>> OUTPUT.check("kept.parquet", [])                           # doctest: +SKIP
         """
         require_pyarrow()
 
-    def open(self, tmp: str, output: str, sources: Sequence[Source], batch_size: int) -> Writer:
+    def open(self, tmp: str, output: str, sources: Sequence[Input], batch_size: int) -> Writer:
         """A writer to ``tmp``.
 
         >>> OUTPUT.open(tmp, "kept.parquet", [src], 8192)              # doctest: +SKIP

@@ -24,10 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from neardup import stages
+from neardup import _core, stages
+from neardup._core import mix64
 from neardup.errors import InputError
 from neardup.plan import Plan
-from neardup.sign import mix64, sign_batch
+from neardup.sign import sign_batch
 
 #: Empty int64 pairs, the shape every step returns when it has nothing.
 NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
@@ -224,18 +225,8 @@ def bucket_rows(signed: Signed, parts: int) -> list[dict[str, np.ndarray]]:
 
 def _pairs_within(group_start: np.ndarray, sizes: np.ndarray, items: np.ndarray) -> np.ndarray:
     """All pairs (a, b), a before b, of items inside each group (groups given by start/size)."""
-    counts_per_group = sizes * (sizes - 1) // 2
-    total = int(counts_per_group.sum())
-    if total == 0:
-        return NO_PAIRS
-    # element t of a group of size s at rank r pairs with the s - 1 - r elements after it
-    group_of = np.repeat(np.arange(len(sizes)), sizes)
-    rank = np.arange(len(items)) - np.repeat(group_start, sizes)
-    after = sizes[group_of] - 1 - rank
-    first = np.repeat(np.arange(len(items)), after)
-    run_start = np.repeat(np.cumsum(after) - after, after)
-    second = first + 1 + (np.arange(total) - run_start)
-    return np.stack([items[first], items[second]], axis=1)
+    as_i64 = [np.ascontiguousarray(a, dtype=np.int64) for a in (group_start, sizes, items)]
+    return _core.pairs_within_groups(*as_i64)
 
 
 def bucket_pairs(records: Sequence[dict[str, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:

@@ -4,10 +4,10 @@
 
 #![allow(clippy::incompatible_msrv)] // only AVX2 intrinsics: stable since Rust 1.27
 
-use crate::hashing::{combine_tokens, TOKEN_BASE};
-use crate::wordhash::{
+use super::{
     AVALANCHE, FLIP_1TO3, FLIP_4TO8, FLIP_9TO16_HI, FLIP_9TO16_LO, PRIME64_2, PRIME64_3, RRMXMX,
 };
+use crate::hashing::{combine_tokens, TOKEN_BASE};
 use std::arch::x86_64::*;
 
 /// a·b mod 2^64 per lane, b given as its low and high 32 bits (each in every lane).

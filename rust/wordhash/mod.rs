@@ -1,5 +1,5 @@
 //! Hash version 2's ASCII word path in batches, for x86_64 CPUs with AVX-512 (F, DQ, BW, VL)
-//! or AVX2 (`rust/wordhash_avx2.rs`): the same bits as hashing each word with
+//! or AVX2 (`rust/wordhash/avx2.rs`, a child module): the same bits as hashing each word with
 //! [`shingle_hash`] and rolling [`combine_tokens`] over the windows, eight (four) lanes at a
 //! time.
 //!
@@ -22,6 +22,8 @@
 //! after the branch-free word bounds (windows still direct), 1.2x slower: not kept.)
 
 #![cfg(target_arch = "x86_64")]
+
+mod avx2;
 
 use crate::hashing::shingle_hash;
 #[cfg(neardup_avx512)]
@@ -112,7 +114,7 @@ impl WordBatch {
             // (just above).
             Isa::Avx512 => (n, unsafe { xxh3_short_avx512(starts, ends, lower, dst) }),
             // SAFETY: as above, for AVX2.
-            _ => unsafe { crate::wordhash_avx2::xxh3_short(starts, ends, lower, dst) },
+            _ => unsafe { avx2::xxh3_short(starts, ends, lower, dst) },
         };
         for (i, slot) in dst.iter_mut().enumerate() {
             if i >= hashed || (long && self.ends[i] - self.starts[i] > 16) {
@@ -136,7 +138,7 @@ pub(crate) fn combine_windows(isa: Isa, tokens: &[u64], k: usize, out: &mut Vec<
         // SAFETY: the CPU has the features (`Isa::best`).
         Isa::Avx512 => unsafe { combine_windows_avx512(tokens, k, dst) },
         // SAFETY: as above, for AVX2.
-        _ => unsafe { crate::wordhash_avx2::combine_windows(tokens, k, dst) },
+        _ => unsafe { avx2::combine_windows(tokens, k, dst) },
     }
 }
 
