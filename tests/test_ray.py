@@ -97,11 +97,11 @@ def _expected_for(name: str, verify: str):
     return _expected(corpus(name), verify)
 
 
-def _expected(texts: list[str], verify: str):
+def _expected(texts: list[str], verify: str, **options):
     """The default local run: its banding refined from the sample of the unique documents'
     signatures (neardup.banding.banding_sample), which the Ray engine draws the same way."""
     ref = neardup.find_duplicates(
-        texts, method="minhash", threshold=THRESHOLD, verify=verify, pairs="all"
+        texts, method="minhash", threshold=THRESHOLD, verify=verify, pairs="all", **options
     )
     removed = np.flatnonzero(~ref.keep)
     pairs = np.stack([removed, ref.clusters[removed]], axis=1)
@@ -112,7 +112,7 @@ def _expected(texts: list[str], verify: str):
     return ref, removed, sim
 
 
-def _check(out, texts, verify, ids=None, expected=None):
+def _check(out, texts, verify, ids=None, expected=None, least=100):
     ref, removed, sim = expected or _expected(texts, verify)
     out = out.sort_values("position")
     assert out["position"].tolist() == list(range(len(texts)))
@@ -123,7 +123,7 @@ def _check(out, texts, verify, ids=None, expected=None):
     assert np.isnan(got[ref.keep]).all()
     assert (got[removed].astype(np.float32) == sim).all()
     assert out["duplicate_of"].isna().to_numpy()[ref.keep].all()
-    assert ref.num_removed > 100  # the corpus does hold duplicates
+    assert ref.num_removed > least  # the corpus does hold duplicates
 
 
 @pytest.mark.parametrize("verify", ["exact", "estimate"])
@@ -134,7 +134,7 @@ def test_same_answer_as_single_machine_for_any_partitioning(local_ray, name, ver
     expected = _expected_for(name, verify)
     ref = expected[0]
     # the banding is the local engine's refined one, not the plan's
-    decided = ("bands", "rows", "expected_recall", "predicted_candidates", "banding_reason")
+    decided = ("bands", "rows", "predicted_candidates", "banding_reason", "bucket_splits")
     for parts in (1, 2, 7, 64):
         if parts == 1:  # the public API once; then its run (the same tables, without Ray Data)
             out = nray.find_duplicates(_dataset(texts, parts), threshold=THRESHOLD, verify=verify)
@@ -144,11 +144,66 @@ def test_same_answer_as_single_machine_for_any_partitioning(local_ray, name, ver
         assert {**plan.as_dict(), **result.info}["unique"] == ref.params["unique"]
         for key in decided:
             assert {**plan.as_dict(), **result.info}.get(key) == ref.params.get(key), key
+        _same_recall(result.info, ref.params)
         table = pa.concat_tables(ray.get(result.tables))
         _check(table.to_pandas(), texts, verify, expected=expected)
     if verify == "exact" and name == "synthetic":  # boilerplate: refined away from the plan's
         unrefined = ray_plan(len(texts), threshold=THRESHOLD)
         assert (ref.params["bands"], ref.params["rows"]) != (unrefined.bands, unrefined.rows)
+
+
+def _same_recall(ray_info: dict, local: dict) -> None:
+    """The expected recall agrees up to the order of the floating-point sum (the local engine
+    adds document by document, the Ray engine per charged document and the rest at once)."""
+    for key in ("expected_recall", "banding_recall"):
+        assert ray_info[key] == pytest.approx(local[key], rel=1e-12, abs=1e-12), key
+
+
+def _footer_corpus(seed: int) -> list[str]:
+    """Unrelated documents that share a long footer (so whole LSH bands fall on it and
+    buckets grow past a small limit), with near copies planted among them."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}" for i in range(5000)]
+    footer = " ".join(rng.choice(words, 40))
+    texts = [" ".join(rng.choice(words, 30)) + " " + footer for _ in range(700)]
+    for base in range(0, 700, 23):  # near copies: a word or two changed
+        body = texts[base].split()
+        for _ in range(2):
+            copy = list(body)
+            copy[int(rng.integers(0, 30))] = "changed"
+            texts.append(" ".join(copy))
+    texts += texts[:40:9]  # exact copies too
+    return [texts[i] for i in rng.permutation(len(texts))]
+
+
+@pytest.mark.parametrize("verify", ["exact", "estimate"])
+def test_large_buckets_are_split_as_the_local_engine_splits_them(local_ray, verify):
+    texts = _footer_corpus(5)
+    options = {"threshold": THRESHOLD, "verify": verify, "bucket_limit": 4, "bands": 42, "rows": 3}
+    ref = neardup.find_duplicates(texts, method="minhash", pairs="all", **options)
+    whole = neardup.find_duplicates(
+        texts, method="minhash", pairs="all", **{**options, "bucket_limit": None}
+    )
+    assert ref.params["bucket_splits"] > 10
+    assert ref.params["expected_recall"] < ref.params["banding_recall"]
+    screened = ref.params["screened"]
+    # the rule does cut the work here: without it, many more candidates
+    assert ref.params["candidates"] + screened < whole.params["candidates"] / 2
+    expected = _expected(texts, verify, bucket_limit=4, bands=42, rows=3)
+    for parts in (1, 3, 8):
+        result, plan = nray.run_dataset(_dataset(texts, parts), **options)
+        assert plan.bucket_limit == 4
+        assert result.info["bucket_splits"] == ref.params["bucket_splits"]
+        _same_recall(result.info, ref.params)
+        # the Ray engine does not screen: it verifies the pairs the local engine screened
+        assert result.candidates == ref.params["candidates"] + screened
+        table = pa.concat_tables(ray.get(result.tables))
+        _check(table.to_pandas(), texts, verify, expected=expected, least=20)
+    # and with every bucket whole, the plain LSH candidates
+    result, _ = nray.run_dataset(_dataset(texts, 2), **{**options, "bucket_limit": None})
+    assert result.info["bucket_splits"] == 0
+    if verify == "exact":
+        assert result.candidates == whole.params["candidates"] + whole.params["screened"]
 
 
 def test_distributed_components_equal_union_find(local_ray):
@@ -251,10 +306,12 @@ def _cli_pair(tmp_path: Path, inputs: list[str], suffix: str, *extra: str) -> No
         assert ls[key] == rs[key], key
     for key in ("removed", "kept", "bands", "rows"):
         assert ls[key] == rs[key], key
-    for key in ("unique", "expected_recall", "predicted_candidates", "banding_reason"):
+    for key in ("unique", "predicted_candidates", "banding_reason", "bucket_splits"):
         assert ls[key] == rs[key], key
+    _same_recall(rs, ls)
     if "estimate" not in extra:  # the local engine counts no candidates when it estimates
-        assert ls["candidates"] == rs["candidates"]
+        # the Ray engine does not screen: it verifies the pairs the local engine screened
+        assert ls["candidates"] + ls["screened"] == rs["candidates"]
     # "pairs": the local engine reports pairs expanded over exact copies (find_duplicates'
     # pairs), the Ray engine the verified pairs between distinct sets: at most as many
     assert rs["pairs"] <= ls["pairs"]

@@ -121,9 +121,28 @@ def run(
 
     @ray.remote
     def buckets(*records: dict[str, np.ndarray]) -> Any:
-        candidates, exact = _steps.bucket_pairs(records)
+        candidates, exact, big = _steps.bucket_pairs(records, plan.bucket_limit)
         split = _steps.split_by(_steps.partition_of(candidates[:, 0], starts), nblocks, candidates)
-        return (exact, len(exact), *[s[0] for s in split])
+        # the members of buckets too large to pair whole: their signatures are asked for
+        wanted = _steps.unique_sorted(big["positions"])
+        asks = _steps.split_by(_steps.partition_of(wanted, starts), nblocks, wanted)
+        counts = (len(big["sizes"]), int(big["unique"][0]))
+        return (exact, len(exact), counts, big, *[s[0] for s in split], *[a[0] for a in asks])
+
+    @ray.remote
+    def fetch(signed: Signed, *asks: np.ndarray) -> Any:
+        """The signatures each bucket partition asked this partition for."""
+        out = [_steps.member_signatures(signed, wanted) for wanted in asks]
+        return out[0] if len(out) == 1 else tuple(out)
+
+    @ray.remote(num_returns=nblocks + 1)
+    def split(big: dict[str, np.ndarray], banded: Plan, *answers: Any) -> Any:
+        """A bucket partition's large buckets grouped as the local engine groups them."""
+        positions = np.concatenate(answers[:nblocks])
+        signatures = np.concatenate(answers[nblocks:])
+        pairs, splits = _steps.split_buckets(big, positions, signatures, banded)
+        chunks = _steps.split_by(_steps.partition_of(pairs[:, 0], starts), nblocks, pairs)
+        return (splits, *[c[0] for c in chunks])
 
     def send_left(
         table: Any, signed: Signed, start: int, pair_chunks: Sequence[np.ndarray], label: bool
@@ -208,19 +227,50 @@ def run(
         signed_refs.append(keyed[0])
         stat_refs.append(keyed[1])  # (shuffle bytes, empty documents)
         record_refs.append(keyed[2:])
-    del signed_out  # the signatures are freed once the keys are made
+    # the signatures are freed once the keys are made, unless large buckets may need them
+    signature_refs = [out[0] for out in signed_out] if plan.bucket_limit is not None else []
+    del signed_out
     # 3. buckets -> candidate pairs (split by the partition of their first document)
     bucket_out = [
-        buckets.options(num_returns=nblocks + 2).remote(*[r[p] for r in record_refs])
+        buckets.options(num_returns=2 * nblocks + 4).remote(*[r[p] for r in record_refs])
         for p in range(parts)
     ]
     exact_refs = [o[0] for o in bucket_out]
     exact_count_refs = [o[1] for o in bucket_out]
+    # 3b. buckets larger than the limit: their members' signatures joined to their bucket
+    # partition, then grouped there by the crate's rule (whole when dense, else split)
+    counts = ray.get([o[2] for o in bucket_out])
+    split_out: list[Any] = []
+    if any(big for big, _ in counts):
+        answers = [
+            _list(
+                fetch.options(num_returns=parts).remote(
+                    signature_refs[b], *[o[4 + nblocks + b] for o in bucket_out]
+                ),
+                parts,
+            )
+            for b in range(nblocks)
+        ]
+        split_out = [
+            split.remote(
+                bucket_out[p][3],
+                banded_ref,
+                *[bucket_out[p][4 + nblocks + b] for b in range(nblocks)],
+                *[answers[b][p] for b in range(nblocks)],
+            )
+            for p in range(parts)
+            if counts[p][0]
+        ]
+    del signature_refs
     # 4. verification join: i's payload to j's partition, compared there
     sent = [
         _list(
             left_for_verify.options(num_returns=nblocks).remote(
-                blocks[b], signed_refs[b], int(starts[b]), *[o[2 + b] for o in bucket_out]
+                blocks[b],
+                signed_refs[b],
+                int(starts[b]),
+                *[o[4 + b] for o in bucket_out],
+                *[o[1 + b] for o in split_out],
             ),
             nblocks,
         )
@@ -262,6 +312,7 @@ def run(
         for c in range(nblocks)
     ]
     stats = ray.get(stat_refs)
+    _split_info(ray, [o[0] for o in split_out], sum(u for _, u in counts), banded, info)
     return RayRun(
         tables=[x[0] for x in labelled],
         members=[x[1] for x in labelled],
@@ -274,6 +325,26 @@ def run(
         shuffle_bytes=int(sum(nbytes for nbytes, _ in stats)),
         plan=banded,
         info=info,
+    )
+
+
+def _split_info(
+    ray: Any, split_refs: list[Any], unique: int, plan: Plan, info: dict[str, Any]
+) -> None:
+    """``bucket_splits``, ``banding_recall`` and ``expected_recall`` (lowered where buckets
+    were split: each document's charges summed over the bucket partitions, exactly, then the
+    crate's formula over the ``unique`` distinct sets), as the local engine reports them."""
+    from neardup import _core
+
+    assert plan.bands is not None and plan.rows is not None
+    found = ray.get(split_refs)
+    _, charges = _steps.sum_by_position([f.positions for f in found], [f.charges for f in found])
+    banding_recall = float(info["expected_recall"])
+    recall = _core.lsh_expected_recall_of(charges, unique, plan.bands, plan.rows, plan.threshold)
+    info.update(
+        bucket_splits=sum(f.splits for f in found),
+        banding_recall=banding_recall,
+        expected_recall=min(recall, banding_recall),
     )
 
 
