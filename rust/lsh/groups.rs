@@ -130,8 +130,8 @@ pub fn expected_recall_of(
         return plain;
     }
     let uncharged = documents.saturating_sub(charged.len() as u64);
-    let total: f64 = charged.iter().map(|&c| kept_chance(base, c)).sum::<f64>()
-        + plain * uncharged as f64;
+    let total: f64 =
+        charged.iter().map(|&c| kept_chance(base, c)).sum::<f64>() + plain * uncharged as f64;
     total / documents as f64
 }
 

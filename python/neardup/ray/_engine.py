@@ -6,29 +6,39 @@ and the edges only when union-find on it is cheaper than distributed components)
     partition ─sign─> signatures ─bottom-k sample, merged─> the banding (driver, as locally)
               ─digests, shuffled by hash─> the count of distinct sets (the sample's n)
     signatures ─band keys─> (band, key, position, digest) records ─shuffle by (band, key)─>
-    buckets ──> candidate pairs (all pairs of distinct sets per bucket) + exact-duplicate links
+    buckets ──> candidate pairs (all pairs of distinct sets per bucket of at most
+        bucket_limit of them) + exact-duplicate links
+    larger buckets' members ─to their partition─> signatures ─back to the bucket's partition─>
+        the bucket grouped by the crate's rule (whole when dense, else split by more slots,
+        ``_core.lsh_split_bucket``: the local engine's own code) ──> more candidate pairs
     pairs ─to the partition of i─> i's shingle set (or signature) ─to the partition of j─>
         verified pairs (exact Jaccard or estimate ≥ threshold, the stages' own comparison)
     links + verified pairs ──> components (union-find on the driver, or large-star/small-star)
     (member, root) ─to root's partition─> root's id and set ─to member's partition─> output rows
 
 The answer equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)``
-(banding refined from the same sample, :func:`neardup.engine.run_banding`) whatever the
-partitioning: documents are numbered by input position and every cluster is
-labelled by its lowest position.
+(banding refined from the same sample, :func:`neardup.engine.run_banding`, and the same
+bucket groups) whatever the partitioning: documents are numbered by input position and
+every cluster is labelled by its lowest position. The local engine also drops candidates
+whose signatures agree on too few slots before exact verification (``screened``); the Ray
+engine verifies them (they fall below the threshold but for a chance of 1e-9 each), so its
+``candidates`` are the local ``candidates + screened``, and it reports no ``screened``.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from neardup.banding import banding_sample
+from neardup.banding import DEFAULT_RECALL, banding_sample
 from neardup.engine import run_banding
+from neardup.errors import NeardupWarning
+from neardup.near import RECALL_WARNING
 from neardup.plan import Plan
 from neardup.ray import _steps
 from neardup.ray._components import DRIVER_EDGE_LIMIT, roots_distributed, roots_on_driver
@@ -346,6 +356,16 @@ def _split_info(
         banding_recall=banding_recall,
         expected_recall=min(recall, banding_recall),
     )
+    if recall < min(banding_recall, DEFAULT_RECALL) - RECALL_WARNING:  # as the local engine
+        warnings.warn(
+            f"LSH buckets of more than {plan.bucket_limit} documents that were not mostly "
+            f"duplicates (shared boilerplate?) were split to keep the work linear: expected "
+            f"recall at threshold {plan.threshold:g} is {recall:.4f} instead of "
+            f"{banding_recall:.4f}. bucket_limit=None (--bucket-limit none) keeps every bucket "
+            "whole.",
+            NeardupWarning,
+            stacklevel=4,
+        )
 
 
 def _output_block(
