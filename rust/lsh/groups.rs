@@ -488,7 +488,7 @@ pub fn split_bucket(
         ..BucketGroups::default()
     };
     let mut grouper = Grouper::new(Rows::new(signatures, num_perm), rows, reps, rule, true);
-    let mut push = |group: &mut Vec<u32>, out: &mut BucketGroups| {
+    let push = |group: &mut Vec<u32>, out: &mut BucketGroups| {
         group.sort_unstable();
         out.members.extend_from_slice(group);
         out.offsets.push(out.members.len());

@@ -11,18 +11,20 @@ and the edges only when union-find on it is cheaper than distributed components)
     larger buckets' members ─to their partition─> signatures ─back to the bucket's partition─>
         the bucket grouped by the crate's rule (whole when dense, else split by more slots,
         ``_core.lsh_split_bucket``: the local engine's own code) ──> more candidate pairs
-    pairs ─to the partition of i─> i's shingle set (or signature) ─to the partition of j─>
-        verified pairs (exact Jaccard or estimate ≥ threshold, the stages' own comparison)
+    pairs ─to the partition of i─> i's shingle set and signature (or signature) ─to the
+        partition of j─> screened by equal slots, then verified pairs (exact Jaccard or
+        estimate ≥ threshold, the stages' own comparison)
     links + verified pairs ──> components (union-find on the driver, or large-star/small-star)
     (member, root) ─to root's partition─> root's id and set ─to member's partition─> output rows
 
 The answer equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)``
 (banding refined from the same sample, :func:`neardup.engine.run_banding`, and the same
 bucket groups) whatever the partitioning: documents are numbered by input position and
-every cluster is labelled by its lowest position. The local engine also drops candidates
-whose signatures agree on too few slots before exact verification (``screened``); the Ray
-engine verifies them (they fall below the threshold but for a chance of 1e-9 each), so its
-``candidates`` are the local ``candidates + screened``, and it reports no ``screened``.
+every cluster is labelled by its lowest position. Before exact verification, candidates whose
+signatures agree on too few slots are dropped as the local engine drops them (the screen, on
+the receiving side of the verification join: the left documents' signatures travel with
+their shingle sets), so ``candidates`` are the local engine's too; ``screened`` counts pairs
+of distinct sets (the local engine's, pairs of distinct signatures).
 """
 
 from __future__ import annotations
@@ -160,7 +162,9 @@ def run(
         """Pairs whose left document is here, with its payload, split by the right's partition."""
         pairs = _steps.unique_pairs(pair_chunks)
         wanted = _steps.unique_sorted(pairs[:, 0])
-        payload = _steps.local_payload(table, text_column, start, signed, wanted, plan)
+        payload = _steps.local_payload(
+            table, text_column, start, signed, wanted, plan, slots=not label
+        )
         if label:  # the canonical document's id and digest travel to its members
             local = wanted - start
             ids = (
@@ -182,7 +186,11 @@ def run(
         return send_left(table, signed, start, chunks, label=True)
 
     def receive(
-        table: Any, signed: Signed, start: int, incoming: Sequence[tuple[np.ndarray, Payload]]
+        table: Any,
+        signed: Signed,
+        start: int,
+        incoming: Sequence[tuple[np.ndarray, Payload]],
+        slots: bool = False,
     ) -> tuple[np.ndarray, Payload, Payload]:
         incoming = [c for c in incoming if len(c[0])]
         if not incoming:
@@ -193,14 +201,15 @@ def run(
         # the rows are unique and sorted, as the comparison's lookups need
         left = _steps.concat_payloads([c[1] for c in incoming])
         wanted = _steps.unique_sorted(pairs[:, 1])
-        right = _steps.local_payload(table, text_column, start, signed, wanted, plan)
+        right = _steps.local_payload(table, text_column, start, signed, wanted, plan, slots)
         return pairs, left, right
 
-    @ray.remote(num_returns=3)
+    @ray.remote(num_returns=4)
     def verify(table: Any, signed: Signed, start: int, *incoming: Any) -> Any:
-        pairs, left, right = receive(table, signed, start, incoming)
+        pairs, left, right = receive(table, signed, start, incoming, slots=True)
+        pairs, screened = _steps.screen(left, right, pairs, plan)
         kept, _ = _steps.compare(left, right, pairs, plan, plan.threshold)
-        return kept, len(kept), len(pairs)
+        return kept, len(kept), len(pairs), screened
 
     @ray.remote(num_returns=2)
     def label(table: Any, signed: Signed, start: int, *incoming: Any) -> Any:
@@ -322,6 +331,8 @@ def run(
         for c in range(nblocks)
     ]
     stats = ray.get(stat_refs)
+    if _steps.screens(plan):
+        info["screened"] = int(sum(ray.get([v[3] for v in verified])))
     _split_info(ray, [o[0] for o in split_out], sum(u for _, u in counts), banded, info)
     return RayRun(
         tables=[x[0] for x in labelled],

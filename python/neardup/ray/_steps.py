@@ -113,7 +113,8 @@ class Signed:
     (equal sets, equal digests: the exact-duplicate collapse), their shingle counts ``sizes``
     int64[m] (the banding's cost model), their MinHash ``signatures``
     uint32[m, P] and, once the banding is chosen (:func:`with_band_keys`), LSH keys ``keys``
-    uint64[m, bands]; from then on the signatures are kept only for ``verify="estimate"``.
+    uint64[m, bands]; from then on the signatures are kept only for ``verify="estimate"``
+    and the screen before exact verification (:func:`screens`).
     """
 
     empty: np.ndarray
@@ -157,11 +158,11 @@ def sign_partition(
 
 def with_band_keys(signed: Signed, plan: Plan) -> Signed:
     """The partition with the band keys of ``plan``'s banding; the signatures are dropped
-    unless the estimate verifies with them.
+    unless the estimate verifies with them or the screen needs them (:func:`screens`).
 
     >>> import pyarrow as pa
     >>> from neardup.plan import make_plan
-    >>> plan = make_plan(method="minhash", k=2).resolve(10)
+    >>> plan = make_plan(method="minhash", k=2, algorithm="oph").resolve(10)
     >>> signed = sign_partition(pa.table({"text": ["a b c", "d e f"]}), "text", 0, plan)
     >>> keyed = with_band_keys(signed, plan)
     >>> keyed.keys.shape == (2, plan.bands), keyed.signatures is None
@@ -174,9 +175,47 @@ def with_band_keys(signed: Signed, plan: Plan) -> Signed:
         positions=signed.positions,
         digests=signed.digests,
         keys=keys,
-        signatures=signed.signatures if plan.verify == "estimate" else None,
+        signatures=signed.signatures if plan.verify == "estimate" or screens(plan) else None,
         sizes=signed.sizes,
     )
+
+
+def screens(plan: Plan) -> bool:
+    """Whether candidates are screened by their signatures before exact verification, as
+    the local engine screens them (exact verification, classic MinHash).
+
+    >>> from neardup.plan import make_plan
+    >>> screens(make_plan(method="minhash"))
+    True
+    >>> screens(make_plan(method="minhash", verify="estimate"))
+    False
+    """
+    return plan.verify == "exact" and plan.algorithm == "classic"
+
+
+#: Pairs whose signatures one step of :func:`screen` compares at once (memory: 2 · P · 4
+#: bytes each).
+SCREEN_CHUNK = 16_384
+
+
+def screen(left: Payload, right: Payload, pairs: np.ndarray, plan: Plan) -> tuple[np.ndarray, int]:
+    """(the pairs whose signatures agree on at least ``_core.lsh_screen_min_equal`` slots,
+    how many were dropped): the local engine's screen, on the payloads' ``slots``; every pair
+    when the plan does not screen."""
+    if not screens(plan) or len(pairs) == 0:
+        return pairs, 0
+    from neardup import _core
+
+    assert left.slots is not None and right.slots is not None
+    need = _core.lsh_screen_min_equal(plan.num_perm, plan.threshold)
+    a = np.searchsorted(left.rows, pairs[:, 0])
+    b = np.searchsorted(right.rows, pairs[:, 1])
+    keep = np.empty(len(pairs), dtype=bool)
+    for at in range(0, len(pairs), SCREEN_CHUNK):
+        part = slice(at, at + SCREEN_CHUNK)
+        equal = (left.slots[a[part]] == right.slots[b[part]]).sum(axis=1)
+        keep[part] = equal >= need
+    return pairs[keep], int(len(pairs) - keep.sum())
 
 
 def digest_rows(signed: Signed, parts: int) -> list[np.ndarray]:
@@ -444,10 +483,18 @@ class Payload:
     hashes: np.ndarray | None = None
     signatures: np.ndarray | None = None
     extra: dict[str, Any] | None = None
+    #: Signatures for the screen before exact verification (:func:`screen`).
+    slots: np.ndarray | None = None
 
 
 def local_payload(
-    table: Any, text_column: str, start: int, signed: Signed, wanted: np.ndarray, plan: Plan
+    table: Any,
+    text_column: str,
+    start: int,
+    signed: Signed,
+    wanted: np.ndarray,
+    plan: Plan,
+    slots: bool = False,
 ) -> Payload:
     """The payload of the partition's documents at positions ``wanted`` (sorted, unique).
 
@@ -467,7 +514,11 @@ def local_payload(
         hash_version=plan.hash_version,
     )
     sizes, hashes = ragged_take(sets.offsets, sets.hashes, wanted - start)
-    return Payload(rows=wanted, sizes=sizes, hashes=hashes)
+    kept = None
+    if slots and screens(plan):
+        assert signed.signatures is not None
+        kept = signed.signatures[np.searchsorted(signed.positions, wanted)]
+    return Payload(rows=wanted, sizes=sizes, hashes=hashes, slots=kept)
 
 
 def ragged_take(
@@ -505,6 +556,7 @@ def concat_payloads(payloads: Sequence[Payload]) -> Payload:
         if first.signatures is None
         else np.concatenate([p.signatures for p in payloads]),  # type: ignore[misc]
         extra=extra,
+        slots=None if first.slots is None else np.concatenate([p.slots for p in payloads]),  # type: ignore[misc]
     )
 
 
@@ -531,7 +583,8 @@ def take_payload(payload: Payload, rows: np.ndarray) -> Payload:
     assert payload.sizes is not None and payload.hashes is not None
     offsets = np.r_[0, np.cumsum(payload.sizes)].astype(np.int64)
     sizes, hashes = ragged_take(offsets, payload.hashes, at)
-    return Payload(rows=rows, sizes=sizes, hashes=hashes, extra=extra)
+    slots = None if payload.slots is None else payload.slots[at]
+    return Payload(rows=rows, sizes=sizes, hashes=hashes, extra=extra, slots=slots)
 
 
 def compare(
