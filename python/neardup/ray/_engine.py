@@ -247,7 +247,11 @@ def run(
         stat_refs.append(keyed[1])  # (shuffle bytes, empty documents)
         record_refs.append(keyed[2:])
     # the signatures are freed once the keys are made, unless large buckets may need them
-    signature_refs = [out[0] for out in signed_out] if plan.bucket_limit is not None else []
+    # (from the keyed partitions when those keep them for verification or the screen)
+    signature_refs = []
+    if plan.bucket_limit is not None:
+        keeps = plan.verify == "estimate" or _steps.screens(plan)
+        signature_refs = signed_refs if keeps else [out[0] for out in signed_out]
     del signed_out
     # 3. buckets -> candidate pairs (split by the partition of their first document)
     bucket_out = [
