@@ -11,6 +11,7 @@ import itertools
 import json
 import os
 import sysconfig
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -208,6 +209,34 @@ def test_large_buckets_are_split_as_the_local_engine_splits_them(local_ray, veri
     assert result.candidates == whole.params["candidates"]
     if verify == "exact":
         assert result.info["screened"] == whole.params["screened"] > 0
+
+
+def test_split_recall_is_summed_per_document_and_warns_when_lowered():
+    from types import SimpleNamespace
+
+    from neardup.errors import NeardupWarning
+    from neardup.ray._engine import _split_info
+    from neardup.ray._steps import Splits
+
+    plan = ray_plan(10_000, threshold=THRESHOLD, bands=42, rows=3)
+    plain = float(neardup.lsh_probability(THRESHOLD, 42, 3))
+    fake = SimpleNamespace(get=lambda refs: refs)  # the split tasks' results, already here
+    # two bucket partitions charge documents 0..99 half each: summed, they lose every partner
+    half = np.full(100, 5 << 40, dtype=np.int64)
+    found = [Splits(3, np.arange(100), half), Splits(4, np.arange(100), half)]
+    info = {"expected_recall": plain}
+    with pytest.warns(NeardupWarning, match="expected recall at threshold 0.5"):
+        _split_info(fake, found, 200, plan, info)
+    assert info["bucket_splits"] == 7 and info["banding_recall"] == plain
+    lost = 1 - min(1.0, float(np.exp(42 * np.log1p(-(THRESHOLD**3)) + 10)))
+    assert info["expected_recall"] == pytest.approx((100 * plain + 100 * lost) / 200, rel=1e-12)
+    # nothing split: the banding's recall, no warning
+    info = {"expected_recall": plain}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _split_info(fake, [], 200, plan, info)
+    assert info["bucket_splits"] == 0
+    assert info["expected_recall"] == pytest.approx(plain, rel=1e-12)
 
 
 def test_distributed_components_equal_union_find(local_ray):
