@@ -35,12 +35,14 @@ __all__ = [
     "lsh_candidate_search",
     "lsh_candidates",
     "lsh_duplicates",
+    "lsh_expected_recall_of",
     "lsh_half_point",
     "lsh_params",
     "lsh_probability",
     "lsh_rows_in_candidates",
     "lsh_s_star",
     "lsh_screen_min_equal",
+    "lsh_split_bucket",
     "minhash_sets",
     "minhash_texts",
     "mix64",
@@ -151,6 +153,17 @@ def lsh_candidate_search(
     threads: int = 1,
 ) -> tuple[_Pairs, int, int, float]: ...
 def lsh_screen_min_equal(num_perm: int, threshold: float) -> int: ...
+def lsh_split_bucket(
+    signatures: npt.NDArray[np.uint32],
+    band: int,
+    rows: int,
+    key: int,
+    threshold: float,
+    bucket_limit: int | None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], int]: ...
+def lsh_expected_recall_of(
+    charged: npt.NDArray[np.int64], documents: int, bands: int, rows: int, threshold: float
+) -> float: ...
 def lsh_rows_in_candidates(
     signatures: npt.NDArray[np.uint32],
     bands: int,

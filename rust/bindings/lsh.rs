@@ -19,6 +19,8 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lsh_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_candidate_search, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_screen_min_equal, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_split_bucket, m)?)?;
+    m.add_function(wrap_pyfunction!(lsh_expected_recall_of, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_rows_in_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_bucket_components, m)?)?;
     m.add_function(wrap_pyfunction!(lsh_duplicates, m)?)?;
@@ -164,6 +166,61 @@ fn lsh_candidate_search<'py>(
         found.splits,
         found.expected_recall,
     ))
+}
+
+/// (members, group offsets, charge per row, parts split) of one gathered bucket.
+type BucketSplit<'py> = PyResult<(
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    u64,
+)>;
+
+#[pyfunction]
+#[pyo3(signature = (signatures, band, rows, key, threshold, bucket_limit))]
+fn lsh_split_bucket<'py>(
+    py: Python<'py>,
+    signatures: PyReadonlyArray2<'py, u32>,
+    band: usize,
+    rows: usize,
+    key: u64,
+    threshold: f64,
+    bucket_limit: Option<usize>,
+) -> BucketSplit<'py> {
+    let (num_perm, slots) = signature_rows(&signatures)?;
+    let rule = bucket_rule(band.saturating_add(1), rows, Some(threshold), bucket_limit)?;
+    let rule = BucketRule { threshold, ..rule };
+    let found = run(py, || {
+        crate::lsh::check_threshold(threshold)?;
+        crate::lsh::groups::split_bucket(slots, num_perm, band, rows, key, rule)
+    })?;
+    let wide = |v: Vec<u32>| v.into_iter().map(i64::from).collect::<Vec<i64>>();
+    let offsets: Vec<i64> = found.offsets.iter().map(|&o| o as i64).collect();
+    Ok((
+        wide(found.members).into_pyarray(py),
+        offsets.into_pyarray(py),
+        found.charges.into_pyarray(py),
+        found.splits,
+    ))
+}
+
+#[pyfunction]
+fn lsh_expected_recall_of(
+    py: Python<'_>,
+    charged: PyReadonlyArray1<'_, i64>,
+    documents: u64,
+    bands: usize,
+    rows: usize,
+    threshold: f64,
+) -> PyResult<f64> {
+    let charged = contiguous(&charged, "charged")?;
+    run(py, || {
+        crate::lsh::check_banding(bands, rows, usize::MAX)?;
+        crate::lsh::check_threshold(threshold)?;
+        Ok(crate::lsh::groups::expected_recall_of(
+            charged, documents, bands, rows, threshold,
+        ))
+    })
 }
 
 #[pyfunction]

@@ -17,7 +17,10 @@
 //! s^e: the recall that costs is counted per document ([`SplitCost`]) and reported by the
 //! callers as the run's expected recall, so it is never lowered silently.
 
+use super::banding::check_banding;
+use super::copies::IdenticalRows;
 use super::keys::band_key;
+use crate::error::{Error, Result};
 use crate::hashing::mix64;
 use crate::rows::Rows;
 
@@ -86,12 +89,10 @@ impl SplitCost {
         rows: usize,
         threshold: f64,
     ) -> f64 {
-        let per_band = threshold.powi(rows as i32);
-        let base = bands as f64 * (-per_band).ln_1p();
+        let base = log_miss_at(bands, rows, threshold);
         let (mut total, mut weight) = (0.0, 0u64);
         for (doc, w) in docs {
-            let miss = (base + self.log_miss[doc as usize] as f64 / FIXED).exp();
-            total += (1.0 - miss.min(1.0)) * w as f64;
+            total += kept_chance(base, self.log_miss[doc as usize]) * w as f64;
             weight += w;
         }
         if weight == 0 {
@@ -100,6 +101,38 @@ impl SplitCost {
             total / weight as f64
         }
     }
+}
+
+/// ln P(a partner at the threshold is missed by every band), splits aside.
+fn log_miss_at(bands: usize, rows: usize, threshold: f64) -> f64 {
+    bands as f64 * (-threshold.powi(rows as i32)).ln_1p()
+}
+
+/// The chance a partner at the threshold is found, for a document charged `log_miss`.
+fn kept_chance(base: f64, log_miss: i64) -> f64 {
+    1.0 - (base + log_miss as f64 / FIXED).exp().min(1.0)
+}
+
+/// [`SplitCost::expected_recall`] over `documents` documents of weight one, of which those
+/// charged by splits have the (summed, per document) costs `charged` and the rest none: for
+/// an executor that adds up each document's charges from [`split_bucket`] itself. Equal to
+/// the local figure up to the order of the floating-point sum.
+pub fn expected_recall_of(
+    charged: &[i64],
+    documents: u64,
+    bands: usize,
+    rows: usize,
+    threshold: f64,
+) -> f64 {
+    let base = log_miss_at(bands, rows, threshold);
+    let plain = -(base.exp_m1());
+    if documents == 0 {
+        return plain;
+    }
+    let uncharged = documents.saturating_sub(charged.len() as u64);
+    let total: f64 =
+        charged.iter().map(|&c| kept_chance(base, c)).sum::<f64>() + plain * uncharged as f64;
+    total / documents as f64
 }
 
 /// Groups the documents of one band at a time; owns its scratch (one per thread).
@@ -277,11 +310,34 @@ impl<'a> Grouper<'a> {
                 member = self.next[member as usize];
             }
             self.group.reverse(); // inserted in ascending order, chained newest first
-            if self.group.len() <= self.rule.limit {
-                visit(&self.group);
-            } else {
-                self.split(band, key, visit);
-            }
+            self.visit_group(band, key, visit);
+        }
+    }
+
+    /// Visits the groups of one bucket of band `band` with band key `key` whose members are
+    /// `members` (ascending; from the grouper's `ids`): the groups [`Grouper::band`] gives for
+    /// that bucket, for an executor that gathered the bucket itself ([`split_bucket`]).
+    pub fn bucket(
+        &mut self,
+        band: usize,
+        key: u64,
+        members: &[u32],
+        visit: &mut impl FnMut(&[u32]),
+    ) {
+        if members.len() < 2 {
+            return;
+        }
+        self.group.clear();
+        self.group.extend_from_slice(members);
+        self.visit_group(band, key, visit);
+    }
+
+    /// The bucket in `self.group`: whole when at most the limit, else split.
+    fn visit_group(&mut self, band: usize, key: u64, visit: &mut impl FnMut(&[u32])) {
+        if self.group.len() <= self.rule.limit {
+            visit(&self.group);
+        } else {
+            self.split(band, key, visit);
         }
     }
 
@@ -379,115 +435,90 @@ impl<'a> Grouper<'a> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Signatures of `n` unrelated documents whose first `shared` slots are one boilerplate
-    /// value for the documents in `footer` and otherwise distinct.
-    fn footer_corpus(n: usize, num_perm: usize, shared: usize, footer: usize) -> Vec<u32> {
-        let mut sigs = Vec::with_capacity(n * num_perm);
-        for i in 0..n {
-            for p in 0..num_perm {
-                let boiler = i < footer && p < shared;
-                sigs.push(if boiler {
-                    7 + p as u32
-                } else {
-                    mix64((i * num_perm + p) as u64) as u32
-                });
-            }
-        }
-        sigs
-    }
-
-    fn groups(
-        sigs: &[u32],
-        num_perm: usize,
-        rows: usize,
-        band: usize,
-        rule: BucketRule,
-    ) -> Vec<Vec<u32>> {
-        let n = sigs.len() / num_perm;
-        let ids: Vec<u32> = (0..n as u32).collect();
-        let mut grouper = Grouper::new(Rows::new(sigs, num_perm), rows, &ids, rule, true);
-        let mut out = Vec::new();
-        grouper.band(band, &mut |g| out.push(g.to_vec()));
-        out.sort();
-        out
-    }
-
-    #[test]
-    fn a_whole_rule_keeps_the_boilerplate_bucket() {
-        let sigs = footer_corpus(500, 16, 2, 300);
-        let found = groups(&sigs, 16, 2, 0, BucketRule::WHOLE);
-        assert_eq!(found, vec![(0..300).collect::<Vec<u32>>()]);
-    }
-
-    #[test]
-    fn a_boilerplate_bucket_is_split_until_small() {
-        // 300 documents share band 0 (slots 0-1) and slot 2; nothing else.
-        let sigs = footer_corpus(500, 16, 3, 300);
-        let rule = BucketRule {
-            limit: 8,
-            threshold: 0.5,
-        };
-        let found = groups(&sigs, 16, 2, 0, rule);
-        // split by slot 2 (still shared: one part of 300), then slot 3: all apart
-        assert!(found.is_empty(), "{found:?}");
-    }
-
-    #[test]
-    fn a_dense_bucket_stays_whole() {
-        // 100 documents equal on 12 of 16 slots (estimate 0.75 >= 0.5), distinct elsewhere.
-        let sigs = footer_corpus(100, 16, 12, 100);
-        let rule = BucketRule {
-            limit: 8,
-            threshold: 0.5,
-        };
-        let found = groups(&sigs, 16, 2, 0, rule);
-        assert_eq!(found, vec![(0..100).collect::<Vec<u32>>()]);
-    }
-
-    #[test]
-    fn near_copies_inside_boilerplate_stay_together() {
-        // 200 boilerplate documents (band 0 shared) among which 0..5 are near copies of each
-        // other (slots 2.. equal but one).
-        let num_perm = 16;
-        let mut sigs = footer_corpus(200, num_perm, 2, 200);
-        for i in 1..5 {
-            for p in 2..num_perm - 1 {
-                sigs[i * num_perm + p] = sigs[p];
-            }
-        }
-        let rule = BucketRule {
-            limit: 8,
-            threshold: 0.5,
-        };
-        let found = groups(&sigs, num_perm, 2, 0, rule);
-        assert_eq!(found, vec![vec![0, 1, 2, 3, 4]]);
-    }
-
-    #[test]
-    fn split_cost_lowers_expected_recall_only_where_split() {
-        let sigs = footer_corpus(400, 16, 3, 300);
-        let ids: Vec<u32> = (0..400).collect();
-        let rule = BucketRule {
-            limit: 8,
-            threshold: 0.5,
-        };
-        let mut grouper = Grouper::new(Rows::new(&sigs, 16), 2, &ids, rule, true);
-        grouper.band(0, &mut |_| {});
-        let cost = grouper.cost.unwrap();
-        assert!(cost.splits >= 2);
-        assert!(cost.log_miss[..300].iter().all(|&c| c > 0));
-        assert!(cost.log_miss[300..].iter().all(|&c| c == 0));
-        let untouched = cost.expected_recall((300..400).map(|i| (i, 1)), 8, 2, 0.5);
-        let plain = 1.0 - (1.0f64 - 0.25).powi(8);
-        assert!((untouched - plain).abs() < 1e-12);
-        let split = cost.expected_recall((0..300).map(|i| (i, 1)), 8, 2, 0.5);
-        assert!(split < plain);
-        // split at depth 2 (slot 2 shared, slot 3 not): band 0 keeps a partner w.p. 0.25*0.25
-        let want = 1.0 - 0.75f64.powi(7) * (1.0 - 0.25 * 0.25);
-        assert!((split - want).abs() < 1e-9, "{split} vs {want}");
-    }
+/// The groups of one gathered bucket ([`split_bucket`]).
+#[derive(Debug, Clone, Default)]
+pub struct BucketGroups {
+    /// The members of every group (indices into the bucket's rows, ascending within a
+    /// group), group after group.
+    pub members: Vec<u32>,
+    /// Where each group starts in `members`, and where the last ends (groups + 1 entries).
+    pub offsets: Vec<usize>,
+    /// Per row of the bucket: what the splits cost it, in [`SplitCost`]'s units (the
+    /// increment of its `log_miss` from this band).
+    pub charges: Vec<i64>,
+    /// Parts split (as [`SplitCost::splits`] counts them).
+    pub splits: u64,
 }
+
+/// The groups of one bucket of band `band` (band key `key`, `rows` slots a band), given the
+/// signatures of its members (`num_perm` slots each, in ascending document order): exactly
+/// the groups [`Grouper::band`] finds for that bucket over the whole corpus, with the same
+/// costs, for an executor that gathers a bucket's members elsewhere (the Ray engine).
+///
+/// Rows with identical signatures are one document to the grouper, as `candidate_pairs`
+/// collapses them: the first stands for them all, and the others join its groups (and form
+/// one group with it, as copies are all candidates of each other).
+pub fn split_bucket(
+    signatures: &[u32],
+    num_perm: usize,
+    band: usize,
+    rows: usize,
+    key: u64,
+    rule: BucketRule,
+) -> Result<BucketGroups> {
+    check_banding(band.saturating_add(1), rows, num_perm)?;
+    if signatures.len() % num_perm != 0 {
+        return Err(Error::new(format!(
+            "the bucket's signatures hold {} slots, not a multiple of num_perm={num_perm}",
+            signatures.len()
+        )));
+    }
+    let m = signatures.len() / num_perm;
+    let all: Vec<u32> = (0..m as u32).collect();
+    let copies = IdenticalRows::find(signatures, num_perm, &all, 1)?;
+    let reps = &copies.representatives;
+    let mut copies_of: Vec<Vec<u32>> = vec![Vec::new(); m];
+    let mut rep_of: Vec<u32> = all.clone();
+    for &(rep, copy) in &copies.members {
+        copies_of[rep as usize].push(copy);
+        rep_of[copy as usize] = rep;
+    }
+    let mut out = BucketGroups {
+        offsets: vec![0],
+        ..BucketGroups::default()
+    };
+    let mut grouper = Grouper::new(Rows::new(signatures, num_perm), rows, reps, rule, true);
+    let push = |group: &mut Vec<u32>, out: &mut BucketGroups| {
+        group.sort_unstable();
+        out.members.extend_from_slice(group);
+        out.offsets.push(out.members.len());
+    };
+    let mut group = Vec::new();
+    grouper.bucket(band, key, reps, &mut |found| {
+        group.clear();
+        for &r in found {
+            group.push(r);
+            group.extend_from_slice(&copies_of[r as usize]);
+        }
+        push(&mut group, &mut out);
+    });
+    for &rep in reps {
+        if !copies_of[rep as usize].is_empty() {
+            group.clear();
+            group.push(rep);
+            group.extend_from_slice(&copies_of[rep as usize]);
+            push(&mut group, &mut out);
+        }
+    }
+    let cost = grouper.cost.unwrap_or_default();
+    out.splits = cost.splits;
+    out.charges = rep_of
+        .iter()
+        .map(|&r| cost.log_miss.get(r as usize).copied().unwrap_or(0))
+        .collect();
+    Ok(out)
+}
+
+#[cfg(test)]
+#[path = "groups_tests.rs"]
+mod tests;

@@ -237,7 +237,8 @@ def find_duplicates(
     """A ``ray.data.Dataset`` with, per input row, its cluster, whether it is kept, and its
     similarity to the kept document. ``options`` are :func:`neardup.find_duplicates`'s
     (``threshold``, ``num_perm``, ``k``, ``unit``, ``bands``, ``rows``, ``seed``,
-    ``verify``, ``algorithm``); ``method`` is ``"minhash"``.
+    ``verify``, ``algorithm``, ``bucket_limit``: LSH buckets are grouped as the local engine
+    groups them); ``method`` is ``"minhash"``.
 
     >>> ds = ray.data.from_items([{"text": "a b c d e"}, {"text": "a b c d e!"}])  # doctest: +SKIP
     >>> find_duplicates(ds, k=2).to_pandas()["keep"].tolist()       # doctest: +SKIP

@@ -6,29 +6,41 @@ and the edges only when union-find on it is cheaper than distributed components)
     partition ─sign─> signatures ─bottom-k sample, merged─> the banding (driver, as locally)
               ─digests, shuffled by hash─> the count of distinct sets (the sample's n)
     signatures ─band keys─> (band, key, position, digest) records ─shuffle by (band, key)─>
-    buckets ──> candidate pairs (all pairs of distinct sets per bucket) + exact-duplicate links
-    pairs ─to the partition of i─> i's shingle set (or signature) ─to the partition of j─>
-        verified pairs (exact Jaccard or estimate ≥ threshold, the stages' own comparison)
+    buckets ──> candidate pairs (all pairs of distinct sets per bucket of at most
+        bucket_limit of them) + exact-duplicate links
+    larger buckets' members ─to their partition─> signatures ─back to the bucket's partition─>
+        the bucket grouped by the crate's rule (whole when dense, else split by more slots,
+        ``_core.lsh_split_bucket``: the local engine's own code) ──> more candidate pairs
+    pairs ─to the partition of i─> i's shingle set and signature (or signature) ─to the
+        partition of j─> screened by equal slots, then verified pairs (exact Jaccard or
+        estimate ≥ threshold, the stages' own comparison)
     links + verified pairs ──> components (union-find on the driver, or large-star/small-star)
     (member, root) ─to root's partition─> root's id and set ─to member's partition─> output rows
 
 The answer equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)``
-(banding refined from the same sample, :func:`neardup.engine.run_banding`) whatever the
-partitioning: documents are numbered by input position and every cluster is
-labelled by its lowest position.
+(banding refined from the same sample, :func:`neardup.engine.run_banding`, and the same
+bucket groups) whatever the partitioning: documents are numbered by input position and
+every cluster is labelled by its lowest position. Before exact verification, candidates whose
+signatures agree on too few slots are dropped as the local engine drops them (the screen, on
+the receiving side of the verification join: the left documents' signatures travel with
+their shingle sets), so ``candidates`` are the local engine's too; ``screened`` counts pairs
+of distinct sets (the local engine's, pairs of distinct signatures).
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from neardup.banding import banding_sample
+from neardup.banding import DEFAULT_RECALL, banding_sample
 from neardup.engine import run_banding
+from neardup.errors import NeardupWarning
+from neardup.near import RECALL_WARNING
 from neardup.plan import Plan
 from neardup.ray import _steps
 from neardup.ray._components import DRIVER_EDGE_LIMIT, roots_distributed, roots_on_driver
@@ -121,9 +133,28 @@ def run(
 
     @ray.remote
     def buckets(*records: dict[str, np.ndarray]) -> Any:
-        candidates, exact = _steps.bucket_pairs(records)
+        candidates, exact, big = _steps.bucket_pairs(records, plan.bucket_limit)
         split = _steps.split_by(_steps.partition_of(candidates[:, 0], starts), nblocks, candidates)
-        return (exact, len(exact), *[s[0] for s in split])
+        # the members of buckets too large to pair whole: their signatures are asked for
+        wanted = _steps.unique_sorted(big["positions"])
+        asks = _steps.split_by(_steps.partition_of(wanted, starts), nblocks, wanted)
+        counts = (len(big["sizes"]), int(big["unique"][0]))
+        return (exact, len(exact), counts, big, *[s[0] for s in split], *[a[0] for a in asks])
+
+    @ray.remote
+    def fetch(signed: Signed, *asks: np.ndarray) -> Any:
+        """The signatures each bucket partition asked this partition for."""
+        out = [_steps.member_signatures(signed, wanted) for wanted in asks]
+        return out[0] if len(out) == 1 else tuple(out)
+
+    @ray.remote(num_returns=nblocks + 1)
+    def split(big: dict[str, np.ndarray], banded: Plan, *answers: Any) -> Any:
+        """A bucket partition's large buckets grouped as the local engine groups them."""
+        positions = np.concatenate(answers[:nblocks])
+        signatures = np.concatenate(answers[nblocks:])
+        pairs, splits = _steps.split_buckets(big, positions, signatures, banded)
+        chunks = _steps.split_by(_steps.partition_of(pairs[:, 0], starts), nblocks, pairs)
+        return (splits, *[c[0] for c in chunks])
 
     def send_left(
         table: Any, signed: Signed, start: int, pair_chunks: Sequence[np.ndarray], label: bool
@@ -131,7 +162,9 @@ def run(
         """Pairs whose left document is here, with its payload, split by the right's partition."""
         pairs = _steps.unique_pairs(pair_chunks)
         wanted = _steps.unique_sorted(pairs[:, 0])
-        payload = _steps.local_payload(table, text_column, start, signed, wanted, plan)
+        payload = _steps.local_payload(
+            table, text_column, start, signed, wanted, plan, slots=not label
+        )
         if label:  # the canonical document's id and digest travel to its members
             local = wanted - start
             ids = (
@@ -153,7 +186,11 @@ def run(
         return send_left(table, signed, start, chunks, label=True)
 
     def receive(
-        table: Any, signed: Signed, start: int, incoming: Sequence[tuple[np.ndarray, Payload]]
+        table: Any,
+        signed: Signed,
+        start: int,
+        incoming: Sequence[tuple[np.ndarray, Payload]],
+        slots: bool = False,
     ) -> tuple[np.ndarray, Payload, Payload]:
         incoming = [c for c in incoming if len(c[0])]
         if not incoming:
@@ -164,14 +201,15 @@ def run(
         # the rows are unique and sorted, as the comparison's lookups need
         left = _steps.concat_payloads([c[1] for c in incoming])
         wanted = _steps.unique_sorted(pairs[:, 1])
-        right = _steps.local_payload(table, text_column, start, signed, wanted, plan)
+        right = _steps.local_payload(table, text_column, start, signed, wanted, plan, slots)
         return pairs, left, right
 
-    @ray.remote(num_returns=3)
+    @ray.remote(num_returns=4)
     def verify(table: Any, signed: Signed, start: int, *incoming: Any) -> Any:
-        pairs, left, right = receive(table, signed, start, incoming)
+        pairs, left, right = receive(table, signed, start, incoming, slots=True)
+        pairs, screened = _steps.screen(left, right, pairs, plan)
         kept, _ = _steps.compare(left, right, pairs, plan, plan.threshold)
-        return kept, len(kept), len(pairs)
+        return kept, len(kept), len(pairs), screened
 
     @ray.remote(num_returns=2)
     def label(table: Any, signed: Signed, start: int, *incoming: Any) -> Any:
@@ -208,19 +246,54 @@ def run(
         signed_refs.append(keyed[0])
         stat_refs.append(keyed[1])  # (shuffle bytes, empty documents)
         record_refs.append(keyed[2:])
-    del signed_out  # the signatures are freed once the keys are made
+    # the signatures are freed once the keys are made, unless large buckets may need them
+    # (from the keyed partitions when those keep them for verification or the screen)
+    signature_refs = []
+    if plan.bucket_limit is not None:
+        keeps = plan.verify == "estimate" or _steps.screens(plan)
+        signature_refs = signed_refs if keeps else [out[0] for out in signed_out]
+    del signed_out
     # 3. buckets -> candidate pairs (split by the partition of their first document)
     bucket_out = [
-        buckets.options(num_returns=nblocks + 2).remote(*[r[p] for r in record_refs])
+        buckets.options(num_returns=2 * nblocks + 4).remote(*[r[p] for r in record_refs])
         for p in range(parts)
     ]
     exact_refs = [o[0] for o in bucket_out]
     exact_count_refs = [o[1] for o in bucket_out]
+    # 3b. buckets larger than the limit: their members' signatures joined to their bucket
+    # partition, then grouped there by the crate's rule (whole when dense, else split)
+    counts = ray.get([o[2] for o in bucket_out])
+    split_out: list[Any] = []
+    if any(big for big, _ in counts):
+        answers = [
+            _list(
+                fetch.options(num_returns=parts).remote(
+                    signature_refs[b], *[o[4 + nblocks + b] for o in bucket_out]
+                ),
+                parts,
+            )
+            for b in range(nblocks)
+        ]
+        split_out = [
+            split.remote(
+                bucket_out[p][3],
+                banded_ref,
+                *[bucket_out[p][4 + nblocks + b] for b in range(nblocks)],
+                *[answers[b][p] for b in range(nblocks)],
+            )
+            for p in range(parts)
+            if counts[p][0]
+        ]
+    del signature_refs
     # 4. verification join: i's payload to j's partition, compared there
     sent = [
         _list(
             left_for_verify.options(num_returns=nblocks).remote(
-                blocks[b], signed_refs[b], int(starts[b]), *[o[2 + b] for o in bucket_out]
+                blocks[b],
+                signed_refs[b],
+                int(starts[b]),
+                *[o[4 + b] for o in bucket_out],
+                *[o[1 + b] for o in split_out],
             ),
             nblocks,
         )
@@ -262,6 +335,9 @@ def run(
         for c in range(nblocks)
     ]
     stats = ray.get(stat_refs)
+    if _steps.screens(plan):
+        info["screened"] = int(sum(ray.get([v[3] for v in verified])))
+    _split_info(ray, [o[0] for o in split_out], sum(u for _, u in counts), banded, info)
     return RayRun(
         tables=[x[0] for x in labelled],
         members=[x[1] for x in labelled],
@@ -275,6 +351,36 @@ def run(
         plan=banded,
         info=info,
     )
+
+
+def _split_info(
+    ray: Any, split_refs: list[Any], unique: int, plan: Plan, info: dict[str, Any]
+) -> None:
+    """``bucket_splits``, ``banding_recall`` and ``expected_recall`` (lowered where buckets
+    were split: each document's charges summed over the bucket partitions, exactly, then the
+    crate's formula over the ``unique`` distinct sets), as the local engine reports them."""
+    from neardup import _core
+
+    assert plan.bands is not None and plan.rows is not None
+    found = ray.get(split_refs)
+    _, charges = _steps.sum_by_position([f.positions for f in found], [f.charges for f in found])
+    banding_recall = float(info["expected_recall"])
+    recall = _core.lsh_expected_recall_of(charges, unique, plan.bands, plan.rows, plan.threshold)
+    info.update(
+        bucket_splits=sum(f.splits for f in found),
+        banding_recall=banding_recall,
+        expected_recall=min(recall, banding_recall),
+    )
+    if recall < min(banding_recall, DEFAULT_RECALL) - RECALL_WARNING:  # as the local engine
+        warnings.warn(
+            f"LSH buckets of more than {plan.bucket_limit} documents that were not mostly "
+            f"duplicates (shared boilerplate?) were split to keep the work linear: expected "
+            f"recall at threshold {plan.threshold:g} is {recall:.4f} instead of "
+            f"{banding_recall:.4f}. bucket_limit=None (--bucket-limit none) keeps every bucket "
+            "whole.",
+            NeardupWarning,
+            stacklevel=4,
+        )
 
 
 def _output_block(

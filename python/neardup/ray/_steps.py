@@ -114,7 +114,8 @@ class Signed:
     (equal sets, equal digests: the exact-duplicate collapse), their shingle counts ``sizes``
     int64[m] (the banding's cost model), their MinHash ``signatures``
     uint32[m, P] and, once the banding is chosen (:func:`with_band_keys`), LSH keys ``keys``
-    uint64[m, bands]; from then on the signatures are kept only for ``verify="estimate"``.
+    uint64[m, bands]; from then on the signatures are kept only for ``verify="estimate"``
+    and the screen before exact verification (:func:`screens`).
     """
 
     empty: np.ndarray
@@ -158,11 +159,11 @@ def sign_partition(
 
 def with_band_keys(signed: Signed, plan: Plan) -> Signed:
     """The partition with the band keys of ``plan``'s banding; the signatures are dropped
-    unless the estimate verifies with them.
+    unless the estimate verifies with them or the screen needs them (:func:`screens`).
 
     >>> import pyarrow as pa
     >>> from neardup.plan import make_plan
-    >>> plan = make_plan(method="minhash", k=2).resolve(10)
+    >>> plan = make_plan(method="minhash", k=2, algorithm="oph").resolve(10)
     >>> signed = sign_partition(pa.table({"text": ["a b c", "d e f"]}), "text", 0, plan)
     >>> keyed = with_band_keys(signed, plan)
     >>> keyed.keys.shape == (2, plan.bands), keyed.signatures is None
@@ -175,9 +176,47 @@ def with_band_keys(signed: Signed, plan: Plan) -> Signed:
         positions=signed.positions,
         digests=signed.digests,
         keys=keys,
-        signatures=signed.signatures if plan.verify == "estimate" else None,
+        signatures=signed.signatures if plan.verify == "estimate" or screens(plan) else None,
         sizes=signed.sizes,
     )
+
+
+def screens(plan: Plan) -> bool:
+    """Whether candidates are screened by their signatures before exact verification, as
+    the local engine screens them (exact verification, classic MinHash).
+
+    >>> from neardup.plan import make_plan
+    >>> screens(make_plan(method="minhash"))
+    True
+    >>> screens(make_plan(method="minhash", verify="estimate"))
+    False
+    """
+    return plan.verify == "exact" and plan.algorithm == "classic"
+
+
+#: Pairs whose signatures one step of :func:`screen` compares at once (memory: 2 · P · 4
+#: bytes each).
+SCREEN_CHUNK = 16_384
+
+
+def screen(left: Payload, right: Payload, pairs: np.ndarray, plan: Plan) -> tuple[np.ndarray, int]:
+    """(the pairs whose signatures agree on at least ``_core.lsh_screen_min_equal`` slots,
+    how many were dropped): the local engine's screen, on the payloads' ``slots``; every pair
+    when the plan does not screen."""
+    if not screens(plan) or len(pairs) == 0:
+        return pairs, 0
+    from neardup import _core
+
+    assert left.slots is not None and right.slots is not None
+    need = _core.lsh_screen_min_equal(plan.num_perm, plan.threshold)
+    a = np.searchsorted(left.rows, pairs[:, 0])
+    b = np.searchsorted(right.rows, pairs[:, 1])
+    keep = np.empty(len(pairs), dtype=bool)
+    for at in range(0, len(pairs), SCREEN_CHUNK):
+        part = slice(at, at + SCREEN_CHUNK)
+        equal = (left.slots[a[part]] == right.slots[b[part]]).sum(axis=1)
+        keep[part] = equal >= need
+    return pairs[keep], int(len(pairs) - keep.sum())
 
 
 def digest_rows(signed: Signed, parts: int) -> list[np.ndarray]:
@@ -229,19 +268,33 @@ def _pairs_within(group_start: np.ndarray, sizes: np.ndarray, items: np.ndarray)
     return _core.pairs_within_groups(*as_i64)
 
 
-def bucket_pairs(records: Sequence[dict[str, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate and exact-duplicate pairs of one shuffle partition's buckets.
+def bucket_pairs(
+    records: Sequence[dict[str, np.ndarray]], limit: int | None = None
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """Candidate and exact-duplicate pairs of one shuffle partition's buckets, and the buckets
+    too large to pair whole.
 
-    Returns (candidates int64[c, 2], exact int64[e, 2]), both (i, j) with i < j. Inside a
-    bucket, documents with equal digests collapse onto the lowest position (identical sets
+    Returns (candidates int64[c, 2], exact int64[e, 2], big), pairs (i, j) with i < j. Inside
+    a bucket, documents with equal digests collapse onto the lowest position (identical sets
     share every bucket, so that is their global first occurrence): ``exact`` links each copy to
     it (from band 0 only, where every copy meets its first); ``candidates`` are all pairs of
-    distinct first occurrences in the bucket, as single-machine LSH lists them (pairs repeat
-    across bands; the verification step drops the repeats).
+    distinct first occurrences in each bucket of at most ``limit`` of them (every bucket when
+    ``limit`` is None), as single-machine LSH lists them (pairs repeat across bands; the
+    verification step drops the repeats). The larger buckets go to :func:`split_buckets`,
+    which needs their members' signatures: ``big`` holds their ``band``, ``key``, ``sizes``
+    and members' ``positions`` (ascending within a bucket, bucket after bucket), and
+    ``unique`` (int64[1]) counts the distinct sets met in band 0.
+
+    >>> digests = np.array([[1, 1], [2, 2], [3, 3]], np.uint64)
+    >>> rec = {"band": np.zeros(3, np.int32), "key": np.full(3, 7, np.uint64),
+    ...        "position": np.array([4, 1, 9]), "digest": digests}
+    >>> pairs, _, big = bucket_pairs([rec], limit=2)
+    >>> len(pairs), big["positions"].tolist(), big["unique"].tolist()
+    (0, [1, 4, 9], [3])
     """
     records = [r for r in records if len(r["position"])]
     if not records:
-        return NO_PAIRS, NO_PAIRS
+        return NO_PAIRS, NO_PAIRS, _no_big()
     band = np.concatenate([r["band"] for r in records])
     key = np.concatenate([r["key"] for r in records])
     pos = np.concatenate([r["position"] for r in records])
@@ -265,7 +318,97 @@ def bucket_pairs(records: Sequence[dict[str, np.ndarray]]) -> tuple[np.ndarray, 
     rep_bucket, rep_pos = rep_bucket[order], rep_pos[order]
     starts = np.flatnonzero(np.r_[True, rep_bucket[1:] != rep_bucket[:-1]])
     sizes = np.diff(np.r_[starts, len(rep_pos)])
-    return _pairs_within(starts, sizes, rep_pos), exact
+    large = sizes > limit if limit is not None else np.zeros(len(sizes), dtype=bool)
+    within = np.repeat(~large, sizes)
+    small = sizes[~large]
+    pairs = _pairs_within(np.r_[0, np.cumsum(small)[:-1]].astype(np.int64), small, rep_pos[within])
+    first = np.flatnonzero(new_bucket)[rep_bucket[starts[large]]]
+    big = {
+        "band": band[first].astype(np.int64),
+        "key": key[first],
+        "sizes": sizes[large].astype(np.int64),
+        "positions": rep_pos[~within],
+        "unique": np.array([int((new_digest & (band == 0)).sum())], np.int64),
+    }
+    return pairs, exact, big
+
+
+def _no_big() -> dict[str, np.ndarray]:
+    none = np.zeros(0, np.int64)
+    return {
+        "band": none,
+        "key": np.zeros(0, np.uint64),
+        "sizes": none,
+        "positions": none,
+        "unique": np.zeros(1, np.int64),
+    }
+
+
+def member_signatures(signed: Signed, wanted: np.ndarray) -> np.ndarray:
+    """uint32[len(wanted), P]: the signatures of the partition's documents at positions
+    ``wanted`` (each one of its non-empty documents): what a large bucket needs to be split."""
+    assert signed.signatures is not None
+    return signed.signatures[np.searchsorted(signed.positions, wanted)]
+
+
+@dataclass
+class Splits:
+    """What splitting a bucket partition's large buckets found besides the pairs: buckets
+    split, and per document charged (``positions``, ascending) its summed ``charges`` (the
+    recall cost, in the units of the crate's ``SplitCost``)."""
+
+    splits: int
+    positions: np.ndarray
+    charges: np.ndarray
+
+
+def split_buckets(
+    big: dict[str, np.ndarray], positions: np.ndarray, signatures: np.ndarray, plan: Plan
+) -> tuple[np.ndarray, Splits]:
+    """The candidate pairs (i < j) of the large buckets ``big`` of :func:`bucket_pairs`, each
+    grouped by the crate's own rule (``_core.lsh_split_bucket``: kept whole when dense, else
+    split by more slots) as the local engine groups it, from the signatures of their members
+    (``signatures`` row for row with the sorted ``positions``)."""
+    from neardup import _core
+
+    assert plan.bands is not None and plan.rows is not None
+    chunks, charged, charges, splits = [], [], [], 0
+    ends = np.cumsum(big["sizes"])
+    for b in range(len(big["sizes"])):
+        members = big["positions"][ends[b] - big["sizes"][b] : ends[b]]
+        rows = np.ascontiguousarray(signatures[np.searchsorted(positions, members)])
+        found, offsets, cost, split = _core.lsh_split_bucket(
+            rows,
+            int(big["band"][b]),
+            plan.rows,
+            int(big["key"][b]),
+            plan.threshold,
+            plan.bucket_limit,
+        )
+        chunks.append(_pairs_within(offsets[:-1], np.diff(offsets), members[found]))
+        splits += split
+        charged.append(members[cost != 0])
+        charges.append(cost[cost != 0])
+    pairs = np.concatenate(chunks) if chunks else NO_PAIRS
+    return pairs, Splits(splits, *sum_by_position(charged, charges))
+
+
+def sum_by_position(
+    positions: Sequence[np.ndarray], values: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct positions ascending, the int64 sum of the values of each), exact.
+
+    >>> sum_by_position([np.array([5, 2]), np.array([5])], [np.array([1, 2]), np.array([4])])
+    (array([2, 5]), array([2, 5]))
+    """
+    if not positions or not sum(len(p) for p in positions):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    pos = np.concatenate(positions)
+    val = np.concatenate(values).astype(np.int64)
+    order = np.argsort(pos, kind="stable")
+    pos, val = pos[order], val[order]
+    first = np.flatnonzero(np.r_[True, pos[1:] != pos[:-1]])
+    return pos[first], np.add.reduceat(val, first)
 
 
 def unique_sorted(values: np.ndarray) -> np.ndarray:
@@ -331,10 +474,18 @@ class Payload:
     hashes: np.ndarray | None = None
     signatures: np.ndarray | None = None
     extra: dict[str, Any] | None = None
+    #: Signatures for the screen before exact verification (:func:`screen`).
+    slots: np.ndarray | None = None
 
 
 def local_payload(
-    table: Any, text_column: str, start: int, signed: Signed, wanted: np.ndarray, plan: Plan
+    table: Any,
+    text_column: str,
+    start: int,
+    signed: Signed,
+    wanted: np.ndarray,
+    plan: Plan,
+    slots: bool = False,
 ) -> Payload:
     """The payload of the partition's documents at positions ``wanted`` (sorted, unique).
 
@@ -354,7 +505,11 @@ def local_payload(
         hash_version=plan.hash_version,
     )
     sizes, hashes = ragged_take(sets.offsets, sets.hashes, wanted - start)
-    return Payload(rows=wanted, sizes=sizes, hashes=hashes)
+    kept = None
+    if slots and screens(plan):
+        assert signed.signatures is not None
+        kept = signed.signatures[np.searchsorted(signed.positions, wanted)]
+    return Payload(rows=wanted, sizes=sizes, hashes=hashes, slots=kept)
 
 
 def ragged_take(
@@ -392,6 +547,7 @@ def concat_payloads(payloads: Sequence[Payload]) -> Payload:
         if first.signatures is None
         else np.concatenate([p.signatures for p in payloads]),  # type: ignore[misc]
         extra=extra,
+        slots=None if first.slots is None else np.concatenate([p.slots for p in payloads]),  # type: ignore[misc]
     )
 
 
@@ -418,7 +574,8 @@ def take_payload(payload: Payload, rows: np.ndarray) -> Payload:
     assert payload.sizes is not None and payload.hashes is not None
     offsets = np.r_[0, np.cumsum(payload.sizes)].astype(np.int64)
     sizes, hashes = ragged_take(offsets, payload.hashes, at)
-    return Payload(rows=rows, sizes=sizes, hashes=hashes, extra=extra)
+    slots = None if payload.slots is None else payload.slots[at]
+    return Payload(rows=rows, sizes=sizes, hashes=hashes, extra=extra, slots=slots)
 
 
 def compare(
