@@ -25,6 +25,7 @@ pub mod minhash;
 #[cfg(target_arch = "x86_64")]
 mod minhash_avx2;
 pub mod normalize;
+pub mod offsets;
 pub mod parallel;
 pub mod rows;
 pub mod signing;
