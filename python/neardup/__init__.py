@@ -24,6 +24,8 @@ from neardup.boilerplate import StripStats, strip_boilerplate
 from neardup.calibrate import Calibration, calibrate
 from neardup.errors import IndexMismatchError
 from neardup.evaluate import Evaluation, evaluate
+from neardup.explain import Explanation, explain
+from neardup.groups import Groups
 from neardup.pipeline import DuplicateResult, find_duplicates, pairs_within_groups
 from neardup.plan import AUTO_EXACT_LIMIT, Plan, make_plan, simhash_max_hamming
 from neardup.stages import (
@@ -46,6 +48,7 @@ from neardup.stages import (
     verify_jaccard,
     word_counts,
 )
+from neardup.sweep import Sweep
 
 if TYPE_CHECKING:
     from neardup import synth
@@ -89,12 +92,15 @@ __all__ = [
     "Calibration",
     "DuplicateResult",
     "Evaluation",
+    "Explanation",
+    "Groups",
     "Index",
     "IndexMismatchError",
     "Match",
     "Plan",
     "ShingleSets",
     "StripStats",
+    "Sweep",
     "__version__",
     "all_pairs_jaccard",
     "band_hashes",
@@ -105,6 +111,7 @@ __all__ = [
     "estimate_jaccard",
     "evaluate",
     "exact_duplicates",
+    "explain",
     "find_duplicates",
     "hamming",
     "hamming_within",

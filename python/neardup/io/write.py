@@ -238,11 +238,16 @@ def _annotated_jsonl(
 
 
 def _json_scalars(column: np.ndarray) -> Callable[[int], bytes]:
-    """The JSON text of ``column[i]`` (bool, integer or finite float), without json.dumps."""
+    """The JSON text of ``column[i]`` (bool, integer, finite float or str), without
+    json.dumps per row."""
     if column.dtype == np.bool_:
         return lambda i: b"true" if column[i] else b"false"
     if column.dtype.kind in "iu":
         return lambda i: b"%d" % column[i]
+    if column.dtype.kind in "UO":  # a few distinct strings (reason): each encoded once
+        values, codes = np.unique(column, return_inverse=True)
+        texts = [json.dumps(str(v), ensure_ascii=False).encode() for v in values]
+        return lambda i: texts[codes[i]]
     return lambda i: repr(float(column[i])).encode()
 
 
