@@ -99,3 +99,14 @@ def test_bad_thresholds_and_spanning_runs():
     prioritised = neardup.find_duplicates(CORPORA[0], threshold=0.5, k=2, keep=list(range(len(CORPORA[0]))))
     with pytest.raises(InvalidArgumentError, match="priorit"):
         prioritised.at(0.6)
+
+
+def test_thresholds_on_a_float32_boundary():
+    # J = 7/10 exactly, which float32 rounds below 0.7: the run compared the exact value.
+    a = "w1 w2 w3 w4 w5 w6 w7 a8"
+    b = "w1 w2 w3 w4 w5 w6 w7 b8 b9"
+    run = neardup.find_duplicates([a, b, "zz"], threshold=0.5, k=1)
+    assert float(np.float32(0.7)) < 0.7 and run.similarity[0] == np.float32(0.7)
+    assert run.at(0.7).pairs.tolist() == [[0, 1]]
+    assert neardup.find_duplicates([a, b, "zz"], threshold=0.7, k=1).pairs.tolist() == [[0, 1]]
+    assert run.keep_at_most(2).threshold == 0.7

@@ -40,18 +40,25 @@ def _check_threshold(result: Any, threshold: Any) -> float:
 
 
 def _exact(result: Any, rows: np.ndarray) -> np.ndarray:
-    """float64 similarity of the reported pairs ``rows``: from the shingle sets where the run
-    holds them (the value the run compared), else the reported float32."""
+    """float64 similarity of the reported pairs ``rows``: the exact Jaccard the run compared
+    where it holds the shingle sets (recovered from the float32 value and the two set sizes:
+    the shared count is the integer nearest J(|A| + |B|)/(1 + J)), else the float32 value."""
     sims = result.similarity[rows].astype(np.float64)
     if result._evidence is None or result._evidence[1].sets is None or not len(rows):
         return sims
     first, evidence = result._evidence
     pairs = result.pairs[rows]
     a, b = first[pairs[:, 0]], first[pairs[:, 1]]
-    differ = a != b
-    if differ.any():
-        sims[differ] = evidence.similarity(a[differ], b[differ])
-    sims[~differ] = 1.0
+    selected, sizes = evidence.selected, evidence.sets.sizes()
+    at_a = np.minimum(np.searchsorted(selected, a), len(selected) - 1)
+    at_b = np.minimum(np.searchsorted(selected, b), len(selected) - 1)
+    total = (sizes[at_a] + sizes[at_b]).astype(np.float64)
+    shared = np.rint(sims * total / (1.0 + sims))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exact = shared / (total - shared)
+    ok = (selected[at_a] == a) & (selected[at_b] == b) & (np.abs(exact - sims) < 1e-6)
+    sims[ok] = exact[ok]
+    sims[a == b] = 1.0
     return sims
 
 
