@@ -220,6 +220,9 @@ fn normalize(py: Python<'_>, text: &str, hash_version: u32) -> PyResult<String> 
     run(py, || Ok(crate::normalize::normalize(text, version)))
 }
 
+/// Starts or ends of ranges, one per shingle.
+type Positions<'py> = Bound<'py, PyArray1<i64>>;
+
 /// Every shingle of `text` with the source character range it comes from ([`crate::offsets`]):
 /// (hashes uint64[m], starts int64[m], ends int64[m]), in document order.
 #[pyfunction]
@@ -229,11 +232,7 @@ fn shingle_offsets<'py>(
     k: usize,
     unit: &str,
     hash_version: u32,
-) -> PyResult<(
-    Hashes<'py>,
-    Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray1<i64>>,
-)> {
+) -> PyResult<(Hashes<'py>, Positions<'py>, Positions<'py>)> {
     let unit = Unit::parse(unit)?;
     let version = HashVersion::new(hash_version)?;
     let found = run(py, || {
