@@ -11,9 +11,7 @@ from hypothesis import strategies as st
 import neardup
 from neardup.errors import InvalidArgumentError
 
-CORPORA = [
-    neardup.synth.generate(bases=12, singles=15, seed=seed).texts for seed in (1, 2, 3)
-]
+CORPORA = [neardup.synth.generate(bases=12, singles=15, seed=seed).texts for seed in (1, 2, 3)]
 WORDS = ["a", "b", "c", "d", "e", "f", "g"]
 
 
@@ -96,7 +94,8 @@ def test_bad_thresholds_and_spanning_runs():
     spanning = neardup.find_duplicates(CORPORA[0], threshold=0.5, k=2, pairs="spanning")
     with pytest.raises(InvalidArgumentError, match="spanning"):
         spanning.at(0.6)
-    prioritised = neardup.find_duplicates(CORPORA[0], threshold=0.5, k=2, keep=list(range(len(CORPORA[0]))))
+    scores = list(range(len(CORPORA[0])))
+    prioritised = neardup.find_duplicates(CORPORA[0], threshold=0.5, k=2, keep=scores)
     with pytest.raises(InvalidArgumentError, match="priorit"):
         prioritised.at(0.6)
 

@@ -150,8 +150,8 @@ class DuplicateResult:
         similarity to the kept document.
 
         >>> g = find_duplicates(["a b c", "x y", "a b c", "a b c d"], k=1).groups()
-        >>> g[0]["kept"], g[0]["members"].tolist(), g[0]["size"], g[0]["min_similarity"]
-        (0, [0, 2, 3], 3, 0.75)
+        >>> g.kept.tolist(), g.members.tolist(), g.size.tolist(), g.min_similarity.tolist()
+        ([0], [0, 2, 3], [3], [0.75])
         """
         from neardup.groups import duplicate_groups
 

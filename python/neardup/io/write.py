@@ -126,7 +126,7 @@ class _Annotated:
             if clash is not None:
                 raise InputError(f"{where}: the row already has a field {clash!r} (--annotate)")
             for name, column in self.columns.items():
-                record[name] = column[row].item()  # a Python value; no per-corpus lists
+                record[name] = _plain(column[row])  # a Python value; no per-corpus lists
             yield where, record
 
 
@@ -265,9 +265,14 @@ def _annotated_csv(tmp: str, sources: Sequence[Source], cut: list[dict[str, np.n
                         f"{src.label}:{line}: {len(fields)} fields, header has {len(header)}"
                     )
                 padded = fields + [""] * (len(header) - len(fields))
-                out.writerow(padded + [_csv_field(c[row].item()) for c in columns.values()])
+                out.writerow(padded + [_csv_field(_plain(c[row])) for c in columns.values()])
                 written += 1
     return written
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as its Python value (an object column's items already are)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _csv_field(value: Any) -> str:
