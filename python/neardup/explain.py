@@ -35,7 +35,8 @@ class Explanation:
     shingles; ``shared``; ``estimate``: the signatures' similarity (MinHash share of equal
     slots, SimHash 1 - distance/bits) when the run signed, else None; ``spans``: for each text
     an int64[r, 2] array of character ranges ``(start, end)`` (code points, end exclusive) of
-    the original text covered by shared shingles, merged into runs.
+    the original text covered by shared shingles, merged into runs (runs apart by spaces or
+    punctuation only are one).
     """
 
     a: str
@@ -175,6 +176,21 @@ def merge_runs(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return np.stack([s[first], reach[last]], axis=1).astype(np.int64)
 
 
+def _join_runs(text: str, runs: np.ndarray, hash_version: int) -> np.ndarray:
+    """``runs`` with the ones separated by no word (spaces, punctuation) joined: the words
+    of one shared passage are one run whatever k is."""
+    if len(runs) < 2:
+        return runs
+    keep = [0]
+    for r in range(1, len(runs)):
+        gap = text[runs[keep[-1], 1] : runs[r, 0]]
+        if _core.normalize(gap, hash_version):
+            keep.append(r)
+        else:
+            runs[keep[-1], 1] = runs[r, 1]
+    return runs[keep]
+
+
 def _check_text(name: str, text: Any) -> str:
     if not isinstance(text, str):
         raise InputTypeError(f"{name} must be a str, got {type(text).__name__}")
@@ -209,7 +225,10 @@ def compare(
         ),
         shingles=(len(set_a), len(set_b)),
         shared=len(common),
-        spans=(merge_runs(sa[in_a], ea[in_a]), merge_runs(sb[in_b], eb[in_b])),
+        spans=(
+            _join_runs(a, merge_runs(sa[in_a], ea[in_a]), hash_version),
+            _join_runs(b, merge_runs(sb[in_b], eb[in_b]), hash_version),
+        ),
         estimate=estimate,
         settings=dict(settings or {"k": k, "unit": unit, "hash_version": hash_version}),
         rows=rows,
