@@ -109,3 +109,14 @@ def test_thresholds_on_a_float32_boundary():
     assert run.at(0.7).pairs.tolist() == [[0, 1]]
     assert neardup.find_duplicates([a, b, "zz"], threshold=0.7, k=1).pairs.tolist() == [[0, 1]]
     assert run.keep_at_most(2).threshold == 0.7
+
+
+def test_sweep_plot():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    run = neardup.find_duplicates(CORPORA[0], threshold=0.3, k=2, pairs="all")
+    table = run.sweep()
+    ax = table.plot()
+    kept_line = ax.get_lines()[0]
+    assert kept_line.get_ydata().tolist() == table.kept.tolist()
+    assert ax.get_xlabel() == "threshold"

@@ -8,7 +8,6 @@ filtering them and clustering again (union-find in the core).
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -184,7 +183,7 @@ class Sweep:
                 strict=True,
             )
         )
-        return f"<table><tr>{html.escape('')}{head}</tr>{rows}</table>"
+        return f"<table><tr>{head}</tr>{rows}</table>"
 
 
 def _counts(result: Any, t: float, sims: np.ndarray | None = None) -> tuple[int, int, int]:
