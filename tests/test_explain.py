@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import neardup
 from neardup import _core, stages
-from neardup.errors import InputTypeError, InvalidArgumentError
+from neardup.errors import InputError, InputTypeError, InvalidArgumentError
 from neardup.explain import ELIDE_OVER, merge_runs
 
 import reference as ref
@@ -200,3 +200,9 @@ def test_bad_input():
         neardup.explain(b"bytes", "text")
     with pytest.raises(InvalidArgumentError):
         neardup.explain("a", "b", k=0)
+    with pytest.raises(InputError, match="lone surrogate"):
+        neardup.explain("a", "b \ud800")
+    # Nothing in common, or nothing at all: zeros and no spans.
+    e = neardup.explain("", "\u0301 !", k=2)
+    assert (e.jaccard, e.shared, e.shingles) == (0.0, 0, (0, 1))  # a lone mark is a word
+    assert e.spans[0].shape == (0, 2) and "<mark>" not in e._repr_html_()

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from neardup import _core
-from neardup.errors import InputTypeError
+from neardup.errors import InputError, InputTypeError
 from neardup.plan import make_plan
 
 #: Texts longer than this many characters are shown around their shared spans only.
@@ -194,6 +194,10 @@ def _join_runs(text: str, runs: np.ndarray, hash_version: int) -> np.ndarray:
 def _check_text(name: str, text: Any) -> str:
     if not isinstance(text, str):
         raise InputTypeError(f"{name} must be a str, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(f"{name} is not valid Unicode (it holds a lone surrogate)") from None
     return text
 
 
