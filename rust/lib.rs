@@ -26,6 +26,7 @@ pub mod minhash32;
 #[cfg(target_arch = "x86_64")]
 mod minhash_avx2;
 pub mod normalize;
+pub mod offsets;
 pub mod paragraphs;
 pub mod parallel;
 pub mod rows;

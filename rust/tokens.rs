@@ -65,6 +65,29 @@ pub fn is_spaceless(c: char) -> bool {
     after > 0 && c <= SPACELESS_BLOCKS[after - 1].1
 }
 
+/// True when text cut before `c` maps piece by piece under NFKC_Casefold (the [`CUT`] flag):
+/// toNFKC_Casefold of the whole is the concatenation of that of the pieces.
+pub(crate) fn is_cut(c: char) -> bool {
+    Table::get().flags(c as u32) & CUT != 0
+}
+
+/// For [`crate::offsets`]: given the kind of the token being built (`None` between words,
+/// `Some(spaceless)` inside a token), whether the character `c` of NFKC_Casefold text is a
+/// word character, and if so whether it starts a new token and whether that token is
+/// spaceless; the rules of [`tokenize`].
+pub(crate) fn classify_folded(open: Option<bool>, c: char) -> Option<(bool, bool)> {
+    let class = class_of(c);
+    if class & WORD == 0 {
+        return None;
+    }
+    let token = match open {
+        None => Token::None,
+        Some(true) => Token::Spaceless,
+        Some(false) => Token::Run,
+    };
+    Some((next_token(token, class), kind(class) == Token::Spaceless))
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Token {
     None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import unicodedata
 from collections import Counter
 
@@ -279,3 +280,98 @@ def sha256_groups(texts: list[str], normalized: bool = False, hash_version: int 
         data = (normalize(text, hash_version) if normalized else text).encode()
         labels.append(first.setdefault(hashlib.sha256(data).digest(), i))
     return labels
+
+
+def _traced_v1(text: str) -> list[tuple[str, int, int, bool]]:
+    """Version 1's normalised characters as (char, source start, source end, starts a token)."""
+    out: list[tuple[str, int, int, bool]] = []
+    open_word, gap = False, 0
+    for at, char in enumerate(text):
+        if char.isalnum():
+            for n, lower in enumerate(char.lower()):
+                first = n == 0 and not open_word
+                if first and out:
+                    out.append((" ", gap, at, False))
+                out.append((lower, at, at + 1, first))
+            open_word = True
+        elif open_word:
+            open_word, gap = False, at
+    return out
+
+
+def _pieces_v2(text: str) -> list[tuple[int, int]]:
+    """``text`` cut wherever NFKC_Casefold maps piece by piece (the fold of the whole is the
+    fold of the part before the cut followed by that of the part after), as ranges."""
+    full = nfkc_casefold(text)
+    cuts = [0]
+    for p in range(1, len(text)):
+        if nfkc_casefold(text[cuts[-1] : p]) + nfkc_casefold(text[p:]) == nfkc_casefold(
+            text[cuts[-1] :]
+        ):
+            cuts.append(p)
+    cuts.append(len(text))
+    pieces = list(itertools.pairwise(cuts))
+    assert "".join(nfkc_casefold(text[a:b]) for a, b in pieces) == full
+    return pieces
+
+
+def _traced_v2(text: str) -> list[tuple[str, int, int, bool]]:
+    """Version 2's normalised characters as (char, source start, source end, starts a token):
+    each character of a piece's fold comes from the whole piece."""
+    out: list[tuple[str, int, int, bool]] = []
+    kind, gap = None, 0
+    for a, b in _pieces_v2(text):
+        for char in nfkc_casefold(text[a:b]):
+            mark = unicodedata.category(char).startswith("M")
+            if not (mark or char.isalnum()):
+                if kind is not None:
+                    gap = out[-1][2]
+                kind = None
+                continue
+            spaceless = not mark and any(lo <= ord(char) <= hi for lo, hi in SPACELESS_BLOCKS)
+            new = (
+                kind is None or (kind == "run" and spaceless) or (kind == "spaceless" and not mark)
+            )
+            if kind is None and out:
+                out.append((" ", gap, a, False))
+            if new:
+                kind = "spaceless" if spaceless else "run"
+            out.append((char, a, b, new))
+    return out
+
+
+def shingle_offsets(
+    text: str, k: int, unit: str = "word", hash_version: int = 2
+) -> list[tuple[int, int, int]]:
+    """(hash, start, end) of every shingle: the range of source characters (code points) that
+    produced its tokens (word) or characters (char; a joining space counts only alone)."""
+    traced = _traced_v1(text) if hash_version == 1 else _traced_v2(text)
+    assert "".join(c for c, *_ in traced) == normalize(text, hash_version)
+    hashes = shingle_hashes(text, k, unit, hash_version)
+    if not traced:
+        return []
+    if unit == "word":
+        starts = [i for i, t in enumerate(traced) if t[3]]
+        ends = [s - 1 for s in starts[1:]] + [len(traced) - 1]
+        ends = [e - 1 if traced[e][0] == " " else e for e in ends]
+        if len(starts) < k:
+            ranges = [(traced[0][1], traced[-1][2])]
+        else:
+            ranges = [
+                (traced[starts[i]][1], traced[ends[i + k - 1]][2])
+                for i in range(len(starts) - k + 1)
+            ]
+    else:
+        windows = (
+            [(0, len(traced) - 1)]
+            if len(traced) < k
+            else [(s, s + k - 1) for s in range(len(traced) - k + 1)]
+        )
+        ranges = []
+        for first, last in windows:
+            if first != last:
+                first += traced[first][0] == " "
+                last -= traced[last][0] == " "
+            ranges.append((traced[first][1], traced[last][2]))
+    assert len(ranges) == len(hashes)
+    return [(h, s, e) for h, (s, e) in zip(hashes, ranges, strict=True)]

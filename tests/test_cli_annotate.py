@@ -26,7 +26,7 @@ N = len(TEXTS)
 # Priorities with ties (so the tie rule is exercised) and negative values.
 SCORES = [float((i * 7) % 5 - 2) for i in range(N)]
 FRAME = pd.DataFrame({"id": [f"d{i}" for i in range(N)], "text": TEXTS, "score": SCORES})
-COLUMNS = ["cluster", "keep", "duplicate_of", "similarity"]
+COLUMNS = ["cluster", "keep", "duplicate_of", "similarity", "reason"]
 
 
 def _write(frame, path):
@@ -54,6 +54,7 @@ def _same_annotation(got, expected):
         assert got[name].astype(np.int64).tolist() == expected[name].tolist(), name
     assert [str(v).lower() == "true" for v in got["keep"]] == expected["keep"].tolist()
     np.testing.assert_array_equal(got["similarity"].astype(np.float64), expected["similarity"])
+    assert got["reason"].astype(str).tolist() == expected["reason"].tolist()
 
 
 @pytest.mark.parametrize(
@@ -80,7 +81,7 @@ def test_annotate_file_matches_the_api(tmp_path, source, target):
         out = tmp_path / "plain.jsonl"
         out.write_bytes(gzip.decompress((tmp_path / target).read_bytes()))
     got = _read(out)
-    assert list(got.columns)[-4:] == COLUMNS
+    assert list(got.columns)[-5:] == COLUMNS
     _same_annotation(got, expected)
 
 

@@ -50,7 +50,12 @@ def test_every_command_prints_the_same_schema(corpus, capsys):
     api = neardup.find_duplicates(texts)
     assert dedup["counts"]["kept"] == int(api.keep.sum())
     assert dedup["params"]["method"] == api.params["method"]
-    assert dedup["outputs"] == {"kept": kept, "clusters": None, "annotate": annotated}
+    assert dedup["outputs"] == {
+        "kept": kept,
+        "clusters": None,
+        "annotate": annotated,
+        "groups": None,
+    }
 
     to_stdout, captured = _run(["dedup", src, "-o", "-", "-q", "--json"], capsys, "err")
     assert _valid(to_stdout, "dedup")["counts"] == dedup["counts"]

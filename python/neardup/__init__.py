@@ -25,6 +25,8 @@ from neardup.boilerplate import StripStats, strip_boilerplate
 from neardup.calibrate import Calibration, calibrate
 from neardup.errors import IndexMismatchError
 from neardup.evaluate import Evaluation, evaluate
+from neardup.explain import Explanation, explain
+from neardup.groups import Groups
 from neardup.paragraphs import ParagraphDeduper, ParagraphResult, dedup_paragraphs
 from neardup.pipeline import DuplicateResult, find_duplicates, pairs_within_groups
 from neardup.plan import AUTO_EXACT_LIMIT, Plan, make_plan, simhash_max_hamming
@@ -48,6 +50,7 @@ from neardup.stages import (
     verify_jaccard,
     word_counts,
 )
+from neardup.sweep import Sweep
 
 if TYPE_CHECKING:
     from neardup import synth
@@ -85,6 +88,8 @@ __all__ = [
     "Calibration",
     "DuplicateResult",
     "Evaluation",
+    "Explanation",
+    "Groups",
     "Index",
     "IndexMismatchError",
     "Match",
@@ -93,6 +98,7 @@ __all__ = [
     "Plan",
     "ShingleSets",
     "StripStats",
+    "Sweep",
     "__version__",
     "all_pairs_jaccard",
     "band_hashes",
@@ -104,6 +110,7 @@ __all__ = [
     "estimate_jaccard",
     "evaluate",
     "exact_duplicates",
+    "explain",
     "find_duplicates",
     "hamming",
     "hamming_within",

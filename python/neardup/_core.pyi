@@ -52,6 +52,7 @@ __all__ = [
     "paragraph_units",
     "set_digests",
     "sha256_digests",
+    "shingle_offsets",
     "shingle_sets",
     "sign_texts",
     "simhash_sets",
@@ -67,6 +68,9 @@ HASH_VERSIONS: tuple[int, ...]
 
 def normalize(text: str, hash_version: int) -> str: ...
 def word_counts(texts: _Texts, hash_version: int) -> npt.NDArray[np.int64]: ...
+def shingle_offsets(
+    text: str, k: int, unit: str, hash_version: int
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def shingle_sets(
     texts: _Texts,
     k: int,

@@ -29,6 +29,14 @@ from neardup import engine
 from neardup import io as ndio
 from neardup._validate import MAX_BATCH, check_int
 from neardup.errors import InvalidArgumentError
+from neardup.groups import (
+    REASONS,
+    Groups,
+    duplicate_groups,
+    reason_codes,
+    reason_names,
+    same_set_rows,
+)
 from neardup.plan import AUTO_EXACT_LIMIT, SPANNING_LIMIT, make_plan
 from neardup.stores import FileStore, Progress
 
@@ -65,6 +73,9 @@ class DedupSummary:
     output: str | None = None
     clusters_path: str | None = None
     annotate_path: str | None = None
+    groups_path: str | None = None
+    #: Documents per reason (kept, exact, normalized, near) when it was worked out.
+    reasons: dict[str, int] | None = None
     boilerplate: dict[str, Any] | None = None
     seconds: dict[str, float] = field(default_factory=dict)
     #: The resolved plan (:meth:`neardup.Plan.as_dict`) and what the run decided.
@@ -124,6 +135,7 @@ class DedupSummary:
             ("inputs", ", ".join(self.inputs)),
             ("output", self.output or ""),
             *([("annotated rows", self.annotate_path)] if self.annotate_path else []),
+            *([("duplicate groups", self.groups_path)] if self.groups_path else []),
             ("documents read", f"{self.documents:,}"),
             ("empty documents (kept)", f"{self.empty:,}"),
             ("exact duplicates removed (identical shingle sets)", f"{self.exact_duplicates:,}"),
@@ -134,6 +146,8 @@ class DedupSummary:
             ("candidate pairs", f"{self.candidates:,}"),
             ("verified pairs", f"{self.pairs:,}"),
         ]
+        if self.reasons:
+            rows += [(f"reason: {name}", f"{count:,}") for name, count in self.reasons.items()]
         params = [
             ("method", self.method),
             ("verification", self.verify),
@@ -201,6 +215,7 @@ def dedup_files(
     clusters: str | None = None,
     report: str | None = None,
     annotate: str | None = None,
+    groups: str | None = None,
     priority_field: str | None = None,
     batch_size: int = ndio.DEFAULT_BATCH,
     progress: Progress | None = None,
@@ -208,8 +223,12 @@ def dedup_files(
 ) -> DedupSummary:
     """Deduplicate files; write the kept rows to ``output``, optionally a clusters table
     (``clusters``), a Markdown report (``report``) and every row with the columns
-    ``cluster``, ``keep``, ``duplicate_of``, ``similarity`` (``annotate``: the values of
-    :meth:`neardup.DuplicateResult.annotate`, positions counted across the inputs in order).
+    ``cluster``, ``keep``, ``duplicate_of``, ``similarity``, ``reason`` (``annotate``: the
+    values of :meth:`neardup.DuplicateResult.annotate`, positions counted across the inputs in
+    order) and the duplicate groups as JSONL (``groups``: one group a line, as
+    :meth:`neardup.DuplicateResult.groups`, documents named by their ids). The reason
+    column (and the report's counts of each reason) reads the documents that have their kept
+    document's shingle set once more, to tell byte-identical ones from normalised ones.
     ``priority_field`` names the column whose highest number is kept in each cluster
     (``keep="priority"``; read for the cluster members only, which must hold a number).
 
@@ -242,7 +261,7 @@ def dedup_files(
             "keep='priority' and a priority field (--keep-priority COLUMN) go together; "
             f"got keep={plan.keep!r}, priority field {priority_field!r}"
         )
-    check_outputs(list(inputs), [output, clusters, report, annotate])
+    check_outputs(list(inputs), [output, clusters, report, annotate, groups])
     sources = ndio.open_sources(inputs, text_field, id_field, id_required, plan.threads)
     try:
         if output is not None:
@@ -255,7 +274,15 @@ def dedup_files(
         outcome = engine.run(plan, store)
         summary = _summary(outcome, list(inputs), output, clusters)
         summary.annotate_path = annotate
+        summary.groups_path = groups
         timer = engine._Timer()
+        reason = None
+        if annotate is not None or report is not None:
+            with timer.stage("reason"):
+                reason = row_reasons(outcome, store)
+            names, counts = np.unique(reason, return_counts=True)
+            found = dict(zip(names.tolist(), counts.tolist(), strict=True))
+            summary.reasons = {name: int(found.get(name, 0)) for name in REASONS}
         if output is not None:
             with timer.stage("write"):
                 ndio.write_kept(sources, outcome.keep, output, batch_size)
@@ -264,7 +291,11 @@ def dedup_files(
                 ndio.write_table(_cluster_rows(outcome, store.ids), clusters)
         if annotate is not None:
             with timer.stage("write"):
-                ndio.write_annotated(sources, annotated_columns(outcome), annotate, batch_size)
+                columns = annotated_columns(outcome, reason)
+                ndio.write_annotated(sources, columns, annotate, batch_size)
+        if groups is not None:
+            with timer.stage("write"):
+                write_groups(run_groups(outcome), store.ids, groups)
         summary.seconds = {**outcome.seconds, **timer.seconds}
         if report is not None:
             summary.write_report(report)
@@ -325,8 +356,11 @@ def check_priority_field(sources: Sequence[ndio.Source], field_name: str) -> Non
             )
 
 
-def annotated_columns(outcome: engine.Outcome) -> dict[str, np.ndarray]:
-    """The ``--annotate`` columns of a run: what :meth:`neardup.DuplicateResult.annotate` adds.
+def annotated_columns(
+    outcome: engine.Outcome, reason: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """The ``--annotate`` columns of a run: what :meth:`neardup.DuplicateResult.annotate` adds
+    (``reason`` from :func:`row_reasons`, added when given).
 
     >>> from neardup.plan import make_plan
     >>> from neardup.stores import MemoryStore
@@ -339,7 +373,75 @@ def annotated_columns(outcome: engine.Outcome) -> dict[str, np.ndarray]:
     similarity = engine.kept_similarity(
         outcome.first, outcome.keep, outcome.representative, outcome.evidence
     )
-    return annotation_columns(outcome.labels, outcome.keep, outcome.representative, similarity)
+    return annotation_columns(
+        outcome.labels, outcome.keep, outcome.representative, similarity, reason
+    )
+
+
+def run_groups(outcome: engine.Outcome) -> Groups:
+    """The duplicate groups of a run (:meth:`neardup.DuplicateResult.groups`)."""
+    similarity = engine.kept_similarity(
+        outcome.first, outcome.keep, outcome.representative, outcome.evidence
+    )
+    return duplicate_groups(outcome.labels, outcome.keep, outcome.representative, similarity)
+
+
+def row_reasons(outcome: engine.Outcome, store: Any) -> np.ndarray:
+    """The ``reason`` of each document (:attr:`neardup.DuplicateResult.reason`): the
+    documents with their kept document's shingle set are read once more (only the batches
+    holding one) and their raw bytes' SHA-256 compared.
+
+    >>> from neardup.plan import make_plan
+    >>> from neardup.stores import MemoryStore
+    >>> store = MemoryStore(["a b", "a b", "A b", "c"])
+    >>> row_reasons(engine.run(make_plan(k=1), store), store).tolist()
+    ['kept', 'exact', 'normalized', 'kept']
+    """
+    from neardup._texts import count
+    from neardup.sign import sha256_digests
+
+    keep, rep, first = outcome.keep, outcome.representative, outcome.first
+    rows = same_set_rows(keep, rep, first)
+    same = np.zeros(outcome.n, dtype=bool)
+    if len(rows):
+        needed = np.zeros(outcome.n, dtype=bool)
+        needed[rows] = True
+        needed[rep[rows]] = True
+        digests = np.zeros((outcome.n, 2), dtype=np.uint64)
+        for batch in store.batches("reason"):
+            a = batch.start
+            b = a + (len(batch) if hasattr(batch, "__len__") else count(batch.texts))
+            if needed[a:b].any():
+                digests[a:b] = sha256_digests(batch.texts, False, threads=outcome.plan.threads)
+        same[rows] = (digests[rows] == digests[rep[rows]]).all(axis=1)
+    return reason_names(reason_codes(keep, rep, first, same))
+
+
+def write_groups(found: Groups, ids: Any, path: str) -> None:
+    """``--groups``: the duplicate groups as JSONL, one a line (``group``, ``kept``, ``size``,
+    ``min_similarity``, ``members``; documents by id), written atomically.
+
+    >>> import os, tempfile
+    >>> from neardup.plan import make_plan
+    >>> from neardup.stores import MemoryStore
+    >>> out = engine.run(make_plan(k=1), MemoryStore(["a b", "c", "a b"]))
+    >>> path = os.path.join(tempfile.mkdtemp(), "groups.jsonl")
+    >>> write_groups(run_groups(out), ["x", "y", "z"], path); print(open(path).read().strip())
+    {"group": 0, "kept": "x", "size": 2, "min_similarity": 1.0, "members": ["x", "z"]}
+    """
+    members = found.members.tolist()
+    bounds = found.offsets.tolist()
+    kept, size, lowest = found.kept.tolist(), found.size.tolist(), found.min_similarity.tolist()
+    with ndio.atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        for g in range(len(found)):
+            row = {
+                "group": g,
+                "kept": _plain(ids[kept[g]]),
+                "size": size[g],
+                "min_similarity": None if lowest[g] != lowest[g] else round(lowest[g], 6),
+                "members": [_plain(ids[m]) for m in members[bounds[g] : bounds[g + 1]]],
+            }
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def _cluster_rows(outcome: engine.Outcome, ids: list[Any]) -> list[dict[str, Any]]:

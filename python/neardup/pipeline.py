@@ -84,7 +84,9 @@ class DuplicateResult:
         """
         from neardup.tables import annotate, annotation_columns
 
-        return annotate(annotation_columns(self.clusters, *self._kept(table, keep)), table)
+        kept, rep, similarity = self._kept(table, keep)
+        reason = self._reasons(kept, rep)
+        return annotate(annotation_columns(self.clusters, kept, rep, similarity, reason), table)
 
     def filter(self, table: Any, keep: Any = None) -> Any:
         """The rows of ``table`` to keep (one per cluster), as the same kind of table;
@@ -118,6 +120,103 @@ class DuplicateResult:
             first, evidence = self._evidence
             similarity[changed] = engine.kept_similarity(first, kept, rep, evidence)[changed]
         return kept, rep, similarity
+
+    def _reasons(self, keep: np.ndarray, rep: np.ndarray) -> np.ndarray:
+        from neardup import groups
+
+        first = self._evidence[0] if self._evidence is not None else np.arange(self.n)
+        rows = groups.same_set_rows(keep, rep, first)
+        same = np.zeros(self.n, dtype=bool)
+        if len(rows) and self.texts is not None:
+            same[rows] = groups.same_bytes(self.texts, rows, rep[rows])
+        return groups.reason_names(groups.reason_codes(keep, rep, first, same))
+
+    @property
+    def reason(self) -> np.ndarray:
+        """str[n]: why each document is kept or removed: ``"kept"``; ``"exact"`` (the bytes
+        of its kept document); ``"normalized"`` (the same shingle set as it, other bytes:
+        identical after normalisation, or differing only in repeated shingles); ``"near"`` (a
+        near-duplicate: similarity in :attr:`kept_similarity`). Numpy work on the run's
+        decisions; the texts are compared only for rows with their kept document's set.
+
+        >>> find_duplicates(["a b c", "a b c", "A b, c", "a b c d"], k=1).reason.tolist()
+        ['kept', 'exact', 'normalized', 'near']
+        """
+        return self._reasons(self.keep, self.representative)
+
+    def groups(self) -> Any:
+        """The duplicate groups (:class:`neardup.Groups`): one per cluster of two or more
+        documents, largest first, with its kept document, members, size and lowest
+        similarity to the kept document.
+
+        >>> g = find_duplicates(["a b c", "x y", "a b c", "a b c d"], k=1).groups()
+        >>> g.kept.tolist(), g.members.tolist(), g.size.tolist(), g.min_similarity.tolist()
+        ([0], [0, 2, 3], [3], [0.75])
+        """
+        from neardup.groups import duplicate_groups
+
+        return duplicate_groups(
+            self.clusters, self.keep, self.representative, self.kept_similarity, self.texts
+        )
+
+    def explain(self, i: int, j: int) -> Any:
+        """Why documents ``i`` and ``j`` match, on this run's shingles (:func:`neardup.explain`,
+        with the run's signature estimate when it signed them).
+
+        >>> r = find_duplicates(["the cat sat on the mat", "The cat sat on a mat"], k=2)
+        >>> e = r.explain(0, 1); round(e.jaccard, 4), e.spans[1].tolist()
+        (0.4286, [[0, 14]])
+        """
+        from neardup.explain import explain_rows
+
+        return explain_rows(self, i, j)
+
+    def at(self, threshold: float, keep: Any = None) -> DuplicateResult:
+        """This run's result at a ``threshold`` at or above its own, from its pairs: no text
+        read, nothing signed again. ``keep``: priorities, for a run that kept by priority.
+
+        Where the run compared all pairs (exact Jaccard, ``method="exact-jaccard"`` or
+        ``"auto"`` below its limit) the pairs, clusters and kept documents are exactly a fresh
+        run's at ``threshold``. With MinHash and exact verification, every pair is exact and
+        at or above ``threshold``, and a fresh run's pairs are found as far as its candidates
+        are among this run's (a lower threshold's banding catches at least as many pairs at
+        the higher one, almost surely). With ``verify="estimate"`` the similarity is the
+        signatures' estimate, so pairs near the threshold may differ from a fresh run's either
+        way. A run that reported spanning pairs only (``params["pairs_used"]``) is refused.
+
+        >>> r = find_duplicates(["a b c d", "a b c e", "a b x y"], k=1, threshold=0.3)
+        >>> r.clusters.tolist(), r.at(0.5).clusters.tolist()
+        ([0, 0, 0], [0, 0, 2])
+        """
+        from neardup.sweep import result_at
+
+        return result_at(self, threshold, keep)
+
+    def sweep(self, thresholds: Any = None) -> Any:
+        """Documents kept and removed, clusters and the largest cluster at each threshold
+        (default: 11 from the run's to 1) as :class:`neardup.Sweep` (``.to_pandas()``,
+        ``.plot()``).
+
+        >>> r = find_duplicates(["a b c d", "a b c e", "a b x y"], k=1, threshold=0.3)
+        >>> r.sweep([0.3, 0.5, 1.0]).kept.tolist()
+        [1, 2, 3]
+        """
+        from neardup.sweep import sweep
+
+        return sweep(self, thresholds)
+
+    def keep_at_most(self, n: float, keep: Any = None) -> DuplicateResult:
+        """The result (:meth:`at`) at the highest threshold that keeps at most ``n``
+        documents (a count, or a fraction of them in (0, 1)); an error names the fewest a
+        run at this threshold can keep when that is more.
+
+        >>> r = find_duplicates(["a b c d", "a b c e", "a b x y"], k=1, threshold=0.3)
+        >>> r.keep_at_most(2).threshold
+        0.6
+        """
+        from neardup.sweep import keep_at_most
+
+        return keep_at_most(self, n, keep)
 
     @property
     def n(self) -> int:

@@ -4,7 +4,8 @@ to the table the documents came from, as the same kind of table.
 Supported tables: pandas and polars DataFrames, pyarrow Tables, Hugging Face
 ``datasets.Dataset``. The columns added are ``cluster`` (the lowest position of the
 document's cluster), ``keep``, ``duplicate_of`` (the position of the kept document of its
-cluster, -1 for kept documents) and ``similarity`` (to that kept document; 1.0 for kept ones).
+cluster, -1 for kept documents), ``similarity`` (to that kept document; 1.0 for kept ones)
+and ``reason`` (``kept``, ``exact``, ``normalized`` or ``near``: :mod:`neardup.groups`).
 
 >>> import pandas as pd, neardup
 >>> df = pd.DataFrame({"text": ["a b c d", "a b c d!", "x y z w"]})
@@ -20,14 +21,19 @@ import numpy as np
 
 from neardup.errors import InputTypeError, InvalidArgumentError
 
-COLUMNS = ("cluster", "keep", "duplicate_of", "similarity")
+COLUMNS = ("cluster", "keep", "duplicate_of", "similarity", "reason")
 
 
 def annotation_columns(
-    clusters: np.ndarray, keep: np.ndarray, representative: np.ndarray, similarity: np.ndarray
+    clusters: np.ndarray,
+    keep: np.ndarray,
+    representative: np.ndarray,
+    similarity: np.ndarray,
+    reason: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """The four columns (:data:`COLUMNS`) that ``annotate`` and ``neardup dedup --annotate``
-    add, from a run's labels, keep mask, kept document per row and similarity to it.
+    """The columns (:data:`COLUMNS`) that ``annotate`` and ``neardup dedup --annotate``
+    add, from a run's labels, keep mask, kept document per row and similarity to it, and
+    ``reason`` (:data:`neardup.groups.REASONS` values) when given.
 
     >>> cols = annotation_columns(np.array([0, 0]), np.array([True, False]), np.array([0, 0]),
     ...                           np.array([1.0, 0.5]))
@@ -39,6 +45,7 @@ def annotation_columns(
         "keep": keep,
         "duplicate_of": np.where(keep, -1, representative).astype(np.int64),
         "similarity": similarity,
+        **({"reason": reason} if reason is not None else {}),
     }
 
 

@@ -222,6 +222,34 @@ fn normalize(py: Python<'_>, text: &str, hash_version: u32) -> PyResult<String> 
     run(py, || Ok(crate::normalize::normalize(text, version)))
 }
 
+/// Starts or ends of ranges, one per shingle.
+type Positions<'py> = Bound<'py, PyArray1<i64>>;
+
+/// Every shingle of `text` with the source character range it comes from ([`crate::offsets`]):
+/// (hashes uint64[m], starts int64[m], ends int64[m]), in document order.
+#[pyfunction]
+fn shingle_offsets<'py>(
+    py: Python<'py>,
+    text: &str,
+    k: usize,
+    unit: &str,
+    hash_version: u32,
+) -> PyResult<(Hashes<'py>, Positions<'py>, Positions<'py>)> {
+    let unit = Unit::parse(unit)?;
+    let version = HashVersion::new(hash_version)?;
+    let found = run(py, || {
+        crate::offsets::shingle_offsets(text, k, unit, version)
+    })?;
+    let hashes: Vec<u64> = found.iter().map(|s| s.0).collect();
+    let starts: Vec<i64> = found.iter().map(|s| s.1 as i64).collect();
+    let ends: Vec<i64> = found.iter().map(|s| s.2 as i64).collect();
+    Ok((
+        hashes.into_pyarray(py),
+        starts.into_pyarray(py),
+        ends.into_pyarray(py),
+    ))
+}
+
 #[pyfunction]
 fn word_counts<'py>(
     py: Python<'py>,
@@ -565,6 +593,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("HASH_VERSIONS", (1u32, 2u32))?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(word_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(shingle_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(shingle_sets, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_sets, m)?)?;

@@ -117,6 +117,7 @@ def dedup_summary(s: Any) -> dict[str, Any]:
     """
     fields = s.as_dict()
     known = {*_DEDUP_COUNTS, "inputs", "output", "clusters_path", "annotate_path", "seconds"}
+    known.add("groups_path")
     known.add("plan")
     known |= {"method", "verify", "pairs_mode", "threshold", "num_perm", "k", "bands", "rows"}
     known |= {"keep", "boilerplate"}
@@ -130,7 +131,12 @@ def dedup_summary(s: Any) -> dict[str, Any]:
         "dedup",
         params={k: v for k, v in s.plan.items() if k not in moved},
         inputs=s.inputs,
-        outputs={"kept": s.output, "clusters": s.clusters_path, "annotate": s.annotate_path},
+        outputs={
+            "kept": s.output,
+            "clusters": s.clusters_path,
+            "annotate": s.annotate_path,
+            "groups": getattr(s, "groups_path", None),
+        },
         counts=counts,
         seconds=s.seconds,
         result=result,

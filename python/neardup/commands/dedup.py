@@ -50,8 +50,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--annotate",
         metavar="FILE",
-        help="also write every input row with columns cluster, keep, duplicate_of, similarity "
-        "(.jsonl[.gz], .parquet, .csv; default: the input's format; - = stdout)",
+        help="also write every input row with columns cluster, keep, duplicate_of, similarity, "
+        "reason (.jsonl[.gz], .parquet, .csv; default: the input's format; - = stdout)",
     )
     add_text_args(p)
     add_plan_args(p)
@@ -65,6 +65,12 @@ def add_parser(subparsers: Any) -> None:
         "--clusters",
         metavar="FILE",
         help="write one row per document in a duplicate cluster (.csv, .jsonl, .parquet)",
+    )
+    p.add_argument(
+        "--groups",
+        metavar="FILE",
+        help="write the duplicate groups as JSONL, one group a line, largest first: kept id, "
+        "size, lowest similarity to the kept document, member ids (from --id-field)",
     )
     p.add_argument(
         "--report", metavar="REPORT.md", help="write the summary and the plan as Markdown"
@@ -249,11 +255,13 @@ def run(args: argparse.Namespace) -> int:
             options.update(keep="priority", priority_field=args.keep_priority)
         if args.annotate is not None:
             options["annotate"] = args.annotate
+        if getattr(args, "groups", None) is not None:
+            options["groups"] = args.groups
         if getattr(args, "engine", "local") == "ray" and (
-            "annotate" in options or "priority_field" in options
+            "annotate" in options or "priority_field" in options or "groups" in options
         ):
             raise InvalidArgumentError(
-                "--annotate and --keep-priority run on the local engine (--engine local)"
+                "--annotate, --groups and --keep-priority run on the local engine (--engine local)"
             )
         try:
             with progress_reporter(want_progress(args.quiet)) as tick:

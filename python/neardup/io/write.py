@@ -126,7 +126,7 @@ class _Annotated:
             if clash is not None:
                 raise InputError(f"{where}: the row already has a field {clash!r} (--annotate)")
             for name, column in self.columns.items():
-                record[name] = column[row].item()  # a Python value; no per-corpus lists
+                record[name] = _plain(column[row])  # a Python value; no per-corpus lists
             yield where, record
 
 
@@ -238,11 +238,16 @@ def _annotated_jsonl(
 
 
 def _json_scalars(column: np.ndarray) -> Callable[[int], bytes]:
-    """The JSON text of ``column[i]`` (bool, integer or finite float), without json.dumps."""
+    """The JSON text of ``column[i]`` (bool, integer, finite float or str), without
+    json.dumps per row."""
     if column.dtype == np.bool_:
         return lambda i: b"true" if column[i] else b"false"
     if column.dtype.kind in "iu":
         return lambda i: b"%d" % column[i]
+    if column.dtype.kind in "UO":  # a few distinct strings (reason): each encoded once
+        values, codes = np.unique(column, return_inverse=True)
+        texts = [json.dumps(str(v), ensure_ascii=False).encode() for v in values]
+        return lambda i: texts[codes[i]]
     return lambda i: repr(float(column[i])).encode()
 
 
@@ -260,9 +265,14 @@ def _annotated_csv(tmp: str, sources: Sequence[Source], cut: list[dict[str, np.n
                         f"{src.label}:{line}: {len(fields)} fields, header has {len(header)}"
                     )
                 padded = fields + [""] * (len(header) - len(fields))
-                out.writerow(padded + [_csv_field(c[row].item()) for c in columns.values()])
+                out.writerow(padded + [_csv_field(_plain(c[row])) for c in columns.values()])
                 written += 1
     return written
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as its Python value (an object column's items already are)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _csv_field(value: Any) -> str:
