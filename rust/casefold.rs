@@ -4,8 +4,10 @@
 //! value: the fixed point of removing the Default_Ignorable_Code_Point characters, NFKC, full
 //! case folding (CaseFolding.txt, statuses C and F) and NFKC again. A string's NFKC_Casefold
 //! is the NFC of its characters' values (ICU's `nfkc_cf`). Version 2 takes it of the string's
-//! canonical decomposition (NFD): the NFC of the values of the NFD's characters, so that
-//! canonically equivalent texts always give the same result. That differs from ICU only when
+//! compatibility decomposition (NFKD): the NFC of the values of the NFKD's characters, so that
+//! a text in any of the four normalisation forms gives the same result (they share one NFKD;
+//! the canonical decomposition is not enough: a half-width voiced sound mark becomes a
+//! combining mark that reorders with U+0345 only under NFKD). That differs from ICU only when
 //! U+0345 COMBINING GREEK YPOGEGRAMMENI (which folds to the letter ι) meets another combining
 //! mark, where ICU's result depends on the input's normalisation form.
 //!
@@ -86,11 +88,12 @@ pub fn char_value(c: char) -> String {
 }
 
 /// Appends toNFKC_Casefold(`text`) to `out`: the NFC of the values of the characters of the
-/// NFD of `text`. `scratch` is reused between calls. The definition, computed straight from
+/// NFKD of `text` (every normalisation form of a text has the same NFKD, so all four give the
+/// same result). `scratch` is reused between calls. The definition, computed straight from
 /// the Unicode data (the tokeniser reaches the same text faster, see rust/tokens.rs).
 pub fn nfkc_casefold_into(text: &str, scratch: &mut String, out: &mut String) {
     scratch.clear();
-    for c in text.nfd() {
+    for c in text.nfkd() {
         push_value(c, scratch);
     }
     out.extend(scratch.nfc());

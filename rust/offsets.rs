@@ -47,13 +47,20 @@ impl Traced {
     }
 
     /// Appends the character `c` of a token coming from `from`; `new_token` starts a token
-    /// (`new_word`: and a word, after a joining space coming from `gap_start..from.0`).
-    fn push(&mut self, c: char, from: (u32, u32), new_token: bool, new_word: bool, gap: u32) {
+    /// (`new_word`: and a word, after a joining space coming from the source range `gap`).
+    fn push(
+        &mut self,
+        c: char,
+        from: (u32, u32),
+        new_token: bool,
+        new_word: bool,
+        gap: (u32, u32),
+    ) {
         if new_token {
             self.close();
             if new_word && !self.text.is_empty() {
                 self.text.push(' ');
-                self.from.push((gap, from.0));
+                self.from.push(gap);
                 self.space.push(true);
             }
             self.tokens.push((self.from.len(), usize::MAX));
@@ -80,7 +87,7 @@ fn trace_v1(source: &str) -> Traced {
         if c.is_alphanumeric() {
             let mut first = !open;
             for lower in c.to_lowercase() {
-                out.push(lower, (at, at + 1), first, first, gap);
+                out.push(lower, (at, at + 1), first, first, (gap, at));
                 first = false;
             }
             open = true;
@@ -100,6 +107,8 @@ fn trace_v2(source: &str) -> Traced {
     let chars: Vec<char> = source.chars().collect();
     let (mut folded, mut scratch) = (String::new(), String::new());
     let mut open: Option<bool> = None; // the open token: spaceless or not
+                                       // Where the separators before the next token start, and whether the token's own piece
+                                       // holds some of them (a space then a combining mark are one piece).
     let mut gap = 0u32;
     let mut start = 0;
     while start < chars.len() {
@@ -111,6 +120,7 @@ fn trace_v2(source: &str) -> Traced {
         folded.clear();
         crate::casefold::nfkc_casefold_into(&piece, &mut scratch, &mut folded);
         let from = (start as u32, end as u32);
+        let mut separated_here = false;
         for c in folded.chars() {
             match crate::tokens::classify_folded(open, c) {
                 None => {
@@ -119,10 +129,12 @@ fn trace_v2(source: &str) -> Traced {
                         gap = from.0;
                     }
                     open = None;
+                    separated_here = true;
                 }
                 Some((new_token, spaceless)) => {
                     let new_word = open.is_none();
-                    out.push(c, from, new_token, new_word, gap);
+                    let gap_end = if separated_here { from.1 } else { from.0 };
+                    out.push(c, from, new_token, new_word, (gap, gap_end));
                     if new_token {
                         open = Some(spaceless);
                     }

@@ -100,7 +100,7 @@ enum Token {
 /// could take (a [`CUT`] character, then default ignorables and combining marks in canonical
 /// order, see [`ORDER`]) is the concatenation of its characters' values, the characters that
 /// are their own value copied in stretches; any other piece, from its [`CUT`] character up to
-/// the next one, goes through the definition (NFD, values, NFC; NFC alone when every
+/// the next one, goes through the definition (NFKD, values, NFC; NFC alone when every
 /// character is its own value). Text with a few decomposed accents, or Indic text with a few
 /// characters that compose, then costs little more than a copy.
 fn fold_unstable_runs(table: &Table, source: &str, out: &mut String, scratch: &mut String) {
@@ -152,7 +152,7 @@ fn fold_unstable_runs(table: &Table, source: &str, out: &mut String, scratch: &m
             out.extend(piece.nfc());
         } else {
             scratch.clear();
-            piece.nfd().for_each(|d| table.push_value(d, scratch));
+            piece.nfkd().for_each(|d| table.push_value(d, scratch));
             out.extend(scratch.nfc());
         }
         runs.pending = end;

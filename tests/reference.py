@@ -95,9 +95,10 @@ def nfkc_casefold_value(char: str) -> str:
 
 
 def nfkc_casefold(text: str) -> str:
-    """toNFKC_Casefold of the canonical decomposition: the NFC of the values of the characters
-    of the NFD of ``text``."""
-    decomposed = unicodedata.normalize("NFD", text)
+    """toNFKC_Casefold of the compatibility decomposition: the NFC of the values of the
+    characters of the NFKD of ``text`` (every normalisation form of a text has the same NFKD,
+    so all four give the same result)."""
+    decomposed = unicodedata.normalize("NFKD", text)
     return unicodedata.normalize("NFC", "".join(nfkc_casefold_value(c) for c in decomposed))
 
 

@@ -216,7 +216,7 @@ def test_split_recall_is_summed_per_document_and_warns_when_lowered():
 
     from neardup.errors import NeardupWarning
     from neardup.ray._engine import _split_info
-    from neardup.ray._steps import Splits
+    from neardup.ray._split import Splits
 
     plan = ray_plan(10_000, threshold=THRESHOLD, bands=42, rows=3)
     plain = float(neardup.lsh_probability(THRESHOLD, 42, 3))

@@ -186,3 +186,18 @@ def check_active(fp: np.ndarray, active: Any) -> np.ndarray:
     if mask.shape != (len(fp),):
         raise InvalidArgumentError(f"active must have shape ({len(fp)},), got {mask.shape}")
     return np.ascontiguousarray(mask)
+
+
+def check_bucket_rule(
+    threshold: float | None, bucket_limit: int | None
+) -> tuple[float | None, int | None]:
+    """(threshold, bucket_limit) of an LSH stage's bucket rule, checked; None stays None.
+
+    >>> check_bucket_rule(None, 32)
+    (None, 32)
+    """
+    if threshold is not None:
+        threshold = check_threshold(threshold)
+    if bucket_limit is not None:
+        bucket_limit = check_int("bucket_limit", bucket_limit, low=2)
+    return threshold, bucket_limit

@@ -150,7 +150,6 @@ def dedup_paragraph_files(
     >>> dedup_paragraph_files(["a.jsonl"], "clean.jsonl", split="line").paragraphs_removed
     1
     """
-    from neardup import HASH_VERSION
     from neardup.dedup import check_outputs
 
     if isinstance(inputs, (str, os.PathLike)):
@@ -163,7 +162,7 @@ def dedup_paragraph_files(
         bloom_hashes=bloom_hashes,
         min_words=min_words,
         drop_short=drop_short,
-        hash_version=HASH_VERSION if hash_version is None else hash_version,
+        hash_version=_core.HASH_VERSION if hash_version is None else hash_version,
         threads=threads,
     )
     threshold = check_threshold(threshold)

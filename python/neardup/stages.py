@@ -17,6 +17,7 @@ from neardup._texts import as_core_texts, iter_batches, reindexed
 from neardup._validate import check_active as _active_mask
 from neardup._validate import check_banding as _banding
 from neardup._validate import (
+    check_bucket_rule,
     check_choice,
     check_count,
     check_hash_version,
@@ -314,16 +315,6 @@ def band_hashes(signatures: Any, bands: int, rows: int, threads: int = 1) -> np.
     return _core.band_hashes(sig, *_banding(sig, bands, rows), _check_positive("threads", threads))
 
 
-def _bucket_args(
-    bands: int, rows: int, threshold: float | None, bucket_limit: int | None
-) -> tuple[float | None, int | None]:
-    if threshold is not None:
-        threshold = check_threshold(threshold)
-    if bucket_limit is not None:
-        bucket_limit = check_int("bucket_limit", bucket_limit, low=2)
-    return threshold, bucket_limit
-
-
 def lsh_candidates(
     signatures: Any,
     bands: int,
@@ -353,7 +344,7 @@ def lsh_candidates(
         bands,
         rows,
         _check_positive("threads", threads),
-        *_bucket_args(bands, rows, threshold, bucket_limit),
+        *check_bucket_rule(threshold, bucket_limit),
     )
 
 
@@ -383,7 +374,7 @@ def lsh_candidate_rows(
         bands,
         rows,
         _check_positive("threads", threads),
-        *_bucket_args(bands, rows, threshold, bucket_limit),
+        *check_bucket_rule(threshold, bucket_limit),
     )
 
 
@@ -419,7 +410,7 @@ def lsh_duplicates(
     bands, rows = _banding(sig, bands, rows)
     threshold = check_threshold(threshold)
     threads = _check_positive("threads", threads)
-    _, bucket_limit = _bucket_args(bands, rows, threshold, bucket_limit)
+    _, bucket_limit = check_bucket_rule(threshold, bucket_limit)
     if shinglesets is None:
         return _core.lsh_duplicates(
             sig, bands, rows, threshold, None, None, bool(spanning), threads, bucket_limit

@@ -3,6 +3,7 @@
 //! (`impl From<Error> for PyErr`, the one mapping of the core's error kinds).
 
 mod collapse;
+mod hamming;
 mod hash;
 mod index;
 mod jsonl;
@@ -485,62 +486,6 @@ fn all_pairs_jaccard<'py>(
 }
 
 #[pyfunction]
-fn hamming<'py>(
-    py: Python<'py>,
-    fingerprints: PyReadonlyArray2<'py, u64>,
-    pairs: PyReadonlyArray2<'py, i64>,
-) -> PyResult<Bound<'py, PyArray1<i32>>> {
-    let words = fingerprints.shape()[1];
-    let data = contiguous(&fingerprints, "fingerprints")?;
-    let pairs = pairs_vec(&pairs)?;
-    Ok(run(py, || verify::hamming_pairs(data, words, &pairs))?.into_pyarray(py))
-}
-
-#[pyfunction]
-#[pyo3(signature = (fingerprints, max_distance, active, threads=1))]
-fn hamming_within<'py>(
-    py: Python<'py>,
-    fingerprints: PyReadonlyArray2<'py, u64>,
-    max_distance: u32,
-    active: PyReadonlyArray1<'py, bool>,
-    threads: usize,
-) -> PairsAnd<'py, i32> {
-    let words = fingerprints.shape()[1];
-    let data = contiguous(&fingerprints, "fingerprints")?;
-    let active = contiguous(&active, "active")?;
-    let (pairs, distances) = run(py, || {
-        verify::hamming_within(data, words, max_distance, active, threads)
-    })?;
-    Ok((pair_matrix(py, pairs)?, distances.into_pyarray(py)))
-}
-
-/// (search, distinct fingerprints, predicted comparisons, predicted seconds, brute-force
-/// comparisons) of the search `hamming_within` runs on these fingerprints.
-#[pyfunction]
-#[pyo3(signature = (fingerprints, max_distance, active, threads=1))]
-fn hamming_search_plan<'py>(
-    py: Python<'py>,
-    fingerprints: PyReadonlyArray2<'py, u64>,
-    max_distance: u32,
-    active: PyReadonlyArray1<'py, bool>,
-    threads: usize,
-) -> PyResult<(String, usize, f64, f64, f64)> {
-    let words = fingerprints.shape()[1];
-    let data = contiguous(&fingerprints, "fingerprints")?;
-    let active = contiguous(&active, "active")?;
-    let plan = run(py, || {
-        crate::hamming::plan(data, words, max_distance, active, threads)
-    })?;
-    Ok((
-        plan.describe(),
-        plan.distinct,
-        plan.comparisons,
-        plan.seconds,
-        plan.brute_force_comparisons,
-    ))
-}
-
-#[pyfunction]
 #[pyo3(signature = (texts, normalized, hash_version, threads=1))]
 fn exact_duplicates<'py>(
     py: Python<'py>,
@@ -605,9 +550,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(jaccard_at_least, m)?)?;
     m.add_function(wrap_pyfunction!(all_pairs_jaccard, m)?)?;
-    m.add_function(wrap_pyfunction!(hamming, m)?)?;
-    m.add_function(wrap_pyfunction!(hamming_within, m)?)?;
-    m.add_function(wrap_pyfunction!(hamming_search_plan, m)?)?;
+    hamming::register(m)?;
     m.add_function(wrap_pyfunction!(exact_duplicates, m)?)?;
     m.add_function(wrap_pyfunction!(sha256_digests, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;

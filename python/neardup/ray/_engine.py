@@ -37,12 +37,13 @@ from typing import Any
 
 import numpy as np
 
+from neardup import _core
 from neardup.banding import DEFAULT_RECALL, banding_sample
 from neardup.engine import run_banding
 from neardup.errors import NeardupWarning
 from neardup.near import RECALL_WARNING
 from neardup.plan import Plan
-from neardup.ray import _steps
+from neardup.ray import _split, _steps
 from neardup.ray._components import DRIVER_EDGE_LIMIT, roots_distributed, roots_on_driver
 from neardup.ray._lazy import LazyRemote
 from neardup.ray._steps import Payload, Signed
@@ -152,7 +153,7 @@ def run(
         """A bucket partition's large buckets grouped as the local engine groups them."""
         positions = np.concatenate(answers[:nblocks])
         signatures = np.concatenate(answers[nblocks:])
-        pairs, splits = _steps.split_buckets(big, positions, signatures, banded)
+        pairs, splits = _split.split_buckets(big, positions, signatures, banded)
         chunks = _steps.split_by(_steps.partition_of(pairs[:, 0], starts), nblocks, pairs)
         return (splits, *[c[0] for c in chunks])
 
@@ -359,11 +360,9 @@ def _split_info(
     """``bucket_splits``, ``banding_recall`` and ``expected_recall`` (lowered where buckets
     were split: each document's charges summed over the bucket partitions, exactly, then the
     crate's formula over the ``unique`` distinct sets), as the local engine reports them."""
-    from neardup import _core
-
     assert plan.bands is not None and plan.rows is not None
     found = ray.get(split_refs)
-    _, charges = _steps.sum_by_position([f.positions for f in found], [f.charges for f in found])
+    _, charges = _split.sum_by_position([f.positions for f in found], [f.charges for f in found])
     banding_recall = float(info["expected_recall"])
     recall = _core.lsh_expected_recall_of(charges, unique, plan.bands, plan.rows, plan.threshold)
     info.update(

@@ -205,8 +205,6 @@ def screen(left: Payload, right: Payload, pairs: np.ndarray, plan: Plan) -> tupl
     when the plan does not screen."""
     if not screens(plan) or len(pairs) == 0:
         return pairs, 0
-    from neardup import _core
-
     assert left.slots is not None and right.slots is not None
     need = _core.lsh_screen_min_equal(plan.num_perm, plan.threshold)
     a = np.searchsorted(left.rows, pairs[:, 0])
@@ -280,9 +278,10 @@ def bucket_pairs(
     it (from band 0 only, where every copy meets its first); ``candidates`` are all pairs of
     distinct first occurrences in each bucket of at most ``limit`` of them (every bucket when
     ``limit`` is None), as single-machine LSH lists them (pairs repeat across bands; the
-    verification step drops the repeats). The larger buckets go to :func:`split_buckets`,
-    which needs their members' signatures: ``big`` holds their ``band``, ``key``, ``sizes``
-    and members' ``positions`` (ascending within a bucket, bucket after bucket), and
+    verification step drops the repeats). The larger buckets go to
+    :func:`neardup.ray._split.split_buckets`, which needs their members' signatures: ``big``
+    holds their ``band``, ``key``, ``sizes`` and members' ``positions`` (ascending within a
+    bucket, bucket after bucket), and
     ``unique`` (int64[1]) counts the distinct sets met in band 0.
 
     >>> digests = np.array([[1, 1], [2, 2], [3, 3]], np.uint64)
@@ -321,7 +320,7 @@ def bucket_pairs(
     large = sizes > limit if limit is not None else np.zeros(len(sizes), dtype=bool)
     within = np.repeat(~large, sizes)
     small = sizes[~large]
-    pairs = _pairs_within(np.r_[0, np.cumsum(small)[:-1]].astype(np.int64), small, rep_pos[within])
+    pairs = _pairs_within((np.cumsum(small) - small).astype(np.int64), small, rep_pos[within])
     first = np.flatnonzero(new_bucket)[rep_bucket[starts[large]]]
     big = {
         "band": band[first].astype(np.int64),
@@ -349,66 +348,6 @@ def member_signatures(signed: Signed, wanted: np.ndarray) -> np.ndarray:
     ``wanted`` (each one of its non-empty documents): what a large bucket needs to be split."""
     assert signed.signatures is not None
     return signed.signatures[np.searchsorted(signed.positions, wanted)]
-
-
-@dataclass
-class Splits:
-    """What splitting a bucket partition's large buckets found besides the pairs: buckets
-    split, and per document charged (``positions``, ascending) its summed ``charges`` (the
-    recall cost, in the units of the crate's ``SplitCost``)."""
-
-    splits: int
-    positions: np.ndarray
-    charges: np.ndarray
-
-
-def split_buckets(
-    big: dict[str, np.ndarray], positions: np.ndarray, signatures: np.ndarray, plan: Plan
-) -> tuple[np.ndarray, Splits]:
-    """The candidate pairs (i < j) of the large buckets ``big`` of :func:`bucket_pairs`, each
-    grouped by the crate's own rule (``_core.lsh_split_bucket``: kept whole when dense, else
-    split by more slots) as the local engine groups it, from the signatures of their members
-    (``signatures`` row for row with the sorted ``positions``)."""
-    from neardup import _core
-
-    assert plan.bands is not None and plan.rows is not None
-    chunks, charged, charges, splits = [], [], [], 0
-    ends = np.cumsum(big["sizes"])
-    for b in range(len(big["sizes"])):
-        members = big["positions"][ends[b] - big["sizes"][b] : ends[b]]
-        rows = np.ascontiguousarray(signatures[np.searchsorted(positions, members)])
-        found, offsets, cost, split = _core.lsh_split_bucket(
-            rows,
-            int(big["band"][b]),
-            plan.rows,
-            int(big["key"][b]),
-            plan.threshold,
-            plan.bucket_limit,
-        )
-        chunks.append(_pairs_within(offsets[:-1], np.diff(offsets), members[found]))
-        splits += split
-        charged.append(members[cost != 0])
-        charges.append(cost[cost != 0])
-    pairs = np.concatenate(chunks) if chunks else NO_PAIRS
-    return pairs, Splits(splits, *sum_by_position(charged, charges))
-
-
-def sum_by_position(
-    positions: Sequence[np.ndarray], values: Sequence[np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct positions ascending, the int64 sum of the values of each), exact.
-
-    >>> sum_by_position([np.array([5, 2]), np.array([5])], [np.array([1, 2]), np.array([4])])
-    (array([2, 5]), array([2, 5]))
-    """
-    if not positions or not sum(len(p) for p in positions):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    pos = np.concatenate(positions)
-    val = np.concatenate(values).astype(np.int64)
-    order = np.argsort(pos, kind="stable")
-    pos, val = pos[order], val[order]
-    first = np.flatnonzero(np.r_[True, pos[1:] != pos[:-1]])
-    return pos[first], np.add.reduceat(val, first)
 
 
 def unique_sorted(values: np.ndarray) -> np.ndarray:
