@@ -337,15 +337,18 @@ def lsh_candidates(
     >>> lsh_candidates(sig, bands=8, rows=2).tolist()
     [[0, 1]]
     """
+    return _bucketed(
+        _core.lsh_candidates, signatures, bands, rows, threads, threshold, bucket_limit
+    )
+
+
+def _bucketed(
+    stage: Any, signatures: Any, bands: int, rows: int, threads: int, *rule: Any
+) -> np.ndarray:
+    """``stage`` (a crate LSH stage) called with its arguments checked."""
     sig = _signatures(signatures)
     bands, rows = _banding(sig, bands, rows)
-    return _core.lsh_candidates(
-        sig,
-        bands,
-        rows,
-        _check_positive("threads", threads),
-        *check_bucket_rule(threshold, bucket_limit),
-    )
+    return stage(sig, bands, rows, _check_positive("threads", threads), *check_bucket_rule(*rule))
 
 
 def lsh_candidate_rows(
@@ -367,14 +370,8 @@ def lsh_candidate_rows(
     >>> lsh_candidate_rows(sig, bands=8, rows=2).tolist()
     [True, True, False]
     """
-    sig = _signatures(signatures)
-    bands, rows = _banding(sig, bands, rows)
-    return _core.lsh_rows_in_candidates(
-        sig,
-        bands,
-        rows,
-        _check_positive("threads", threads),
-        *check_bucket_rule(threshold, bucket_limit),
+    return _bucketed(
+        _core.lsh_rows_in_candidates, signatures, bands, rows, threads, threshold, bucket_limit
     )
 
 
