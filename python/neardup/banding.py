@@ -209,7 +209,6 @@ class Banding:
 @dataclass(frozen=True)
 class _Prediction:
     candidates: int
-    duplicates: int
     #: verification work of the candidates beyond the duplicate pairs (cost model units)
     excess_work: float
 
@@ -342,8 +341,8 @@ class _Sample:
         """Candidate pairs of the whole corpus, scaled from the sample's: a pair of documents
         lands in a uniform sample of m of n with probability m(m-1) / (n(n-1)), so the scaled
         count is unbiased. The sample's candidates are those exact verification would see
-        (buckets split past ``bucket_limit``, the screen applied). ``duplicates``: those whose
-        MinHash estimate reaches T (what the output will hold anyway)."""
+        (buckets split past ``bucket_limit``, the screen applied); ``excess_work`` weighs those
+        whose MinHash estimate is below T (the pairs the output will not hold)."""
         pairs = _core.lsh_candidate_search(
             self.signatures, bands, rows, threshold, bucket_limit, True, 1
         )[0]
@@ -352,9 +351,7 @@ class _Sample:
         above = _core.estimate_jaccard(self.signatures, pairs) >= threshold
         work = CANDIDATE_COST + MERGE_COST * (self.sizes[pairs[:, 0]] + self.sizes[pairs[:, 1]])
         excess = float(work[~above].sum()) * scale
-        return _Prediction(
-            round(len(pairs) * scale), round(int(np.count_nonzero(above)) * scale), excess
-        )
+        return _Prediction(round(len(pairs) * scale), excess)
 
 
 def choose_banding(

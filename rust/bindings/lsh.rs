@@ -83,17 +83,18 @@ fn bucket_rule(
     threshold: Option<f64>,
     bucket_limit: Option<usize>,
 ) -> Result<BucketRule, Error> {
-    let Some(limit) = bucket_limit else {
-        return Ok(BucketRule::WHOLE);
-    };
-    if limit < 2 {
-        return Err(Error::new(format!(
-            "bucket_limit must be at least 2, got {limit}"
-        )));
-    }
     crate::lsh::check_banding(bands, rows, usize::MAX)?;
     let threshold = threshold.unwrap_or_else(|| crate::lsh::s_star(bands, rows));
     crate::lsh::check_threshold(threshold)?;
+    let limit = match bucket_limit {
+        None => usize::MAX,
+        Some(limit) if limit < 2 => {
+            return Err(Error::new(format!(
+                "bucket_limit must be at least 2, got {limit}"
+            )))
+        }
+        Some(limit) => limit,
+    };
     Ok(BucketRule { limit, threshold })
 }
 
@@ -154,7 +155,6 @@ fn lsh_candidate_search<'py>(
 ) -> Search<'py> {
     let (num_perm, slots) = signature_rows(&signatures)?;
     let rule = bucket_rule(bands, rows, Some(threshold), bucket_limit)?;
-    let rule = BucketRule { threshold, ..rule };
     let screen = screen.then(|| crate::lsh::screen_min_equal(num_perm, threshold, SCREEN_MISS));
     let found = run(py, || {
         crate::lsh::check_threshold(threshold)?;
@@ -189,7 +189,6 @@ fn lsh_split_bucket<'py>(
 ) -> BucketSplit<'py> {
     let (num_perm, slots) = signature_rows(&signatures)?;
     let rule = bucket_rule(band.saturating_add(1), rows, Some(threshold), bucket_limit)?;
-    let rule = BucketRule { threshold, ..rule };
     let found = run(py, || {
         crate::lsh::check_threshold(threshold)?;
         crate::lsh::groups::split_bucket(slots, num_perm, band, rows, key, rule)
