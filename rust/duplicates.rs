@@ -61,7 +61,7 @@ pub fn lsh_duplicates(
         Verify::Estimate => None,
     };
     let candidates = lsh::candidate_pairs(
-        signatures, num_perm, bands, rows, &active, rule, screen, threads,
+        signatures, num_perm, bands, rows, &active, rule, screen, threads, None,
     )?
     .pairs;
     let signature_rows = Rows::new(signatures, num_perm);

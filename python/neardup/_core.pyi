@@ -155,7 +155,8 @@ def lsh_candidate_search(
     bucket_limit: int | None,
     screen: bool,
     threads: int = 1,
-) -> tuple[_Pairs, int, int, float]: ...
+    pair_limit: int | None = None,
+) -> tuple[_Pairs | None, int, int, float, int | None]: ...
 def lsh_screen_min_equal(num_perm: int, threshold: float) -> int: ...
 def lsh_split_bucket(
     signatures: npt.NDArray[np.uint32],

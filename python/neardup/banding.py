@@ -346,6 +346,7 @@ class _Sample:
         pairs = _core.lsh_candidate_search(
             self.signatures, bands, rows, threshold, bucket_limit, True, 1
         )[0]
+        assert pairs is not None  # no pair limit: the search never stops early
         m = len(self.signatures)
         scale = 1.0 if m >= self.n or m < 2 else self.n * (self.n - 1) / (m * (m - 1))
         above = _core.estimate_jaccard(self.signatures, pairs) >= threshold

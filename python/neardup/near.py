@@ -423,9 +423,14 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
     bands, rows, threshold, threads = plan.bands, plan.rows, plan.threshold, plan.threads
     limit = plan.bucket_limit
     mode = plan.pairs
-    if mode == "auto":
-        bound = candidate_bound(sig, bands, rows, plan.spanning_limit, threads, threshold, limit)
-        mode = "spanning" if bound > plan.spanning_limit else "all"
+    candidates = None
+    if mode != "spanning":
+        # pairs="auto": the search counts the bucket pairs as it lists them and stops past
+        # the spanning limit (None), the same decision as candidate_bound's, in one pass.
+        pair_limit = plan.spanning_limit if mode == "auto" else None
+        screen = plan.verify == "exact"
+        candidates = _search(plan, sig, info, screen=screen, pair_limit=pair_limit)
+        mode = "all" if candidates is not None else "spanning"
         if mode == "spanning":
             info["pairs_reason"] = f"LSH buckets hold more than {plan.spanning_limit:,} pairs"
     info["pairs_used"] = mode
@@ -436,7 +441,7 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
             )
             info["candidates"] = len(pairs)
             return pairs, sims
-        candidates = _search(plan, sig, info, screen=False)
+        assert candidates is not None
         sims = stages.estimate_jaccard(sig, candidates)
         keep = sims.astype(np.float64) >= threshold
         return candidates[keep], sims[keep]
@@ -467,7 +472,7 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
         if chunk is not None:
             return pairs, sims  # the signatures estimate kept similarities
     else:
-        candidates = _search(plan, sig, info, screen=True)
+        assert candidates is not None
         pairs, sims = verify_candidates(plan, ev, candidates)
         if ev.sets is None:  # verified in chunks: the signatures estimate kept similarities
             return pairs, sims
@@ -475,14 +480,17 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
     return pairs, sims
 
 
-def _search(plan: Plan, sig: np.ndarray, info: dict[str, Any], screen: bool) -> np.ndarray:
+def _search(
+    plan: Plan, sig: np.ndarray, info: dict[str, Any], screen: bool, pair_limit: int | None
+) -> np.ndarray | None:
     """The LSH candidates of the plan's banding (``screen``: only those whose signatures
     agree on enough slots for exact verification to be worth it), with what the search counted
     in ``info``: ``candidates``, ``screened``, ``bucket_splits`` and ``expected_recall`` (the
     banding's P(T), lowered where buckets were split; the banding's own in
-    ``banding_recall``). Warns when splitting lowered it."""
+    ``banding_recall``). Warns when splitting lowered it. None when the bucket pairs
+    (:func:`candidate_bound`'s count) pass ``pair_limit``: the search stopped there."""
     assert plan.bands is not None and plan.rows is not None
-    pairs, screened, splits, recall = _core.lsh_candidate_search(
+    pairs, screened, splits, recall, _ = _core.lsh_candidate_search(
         np.ascontiguousarray(sig),
         plan.bands,
         plan.rows,
@@ -490,7 +498,10 @@ def _search(plan: Plan, sig: np.ndarray, info: dict[str, Any], screen: bool) -> 
         plan.bucket_limit,
         screen and plan.algorithm == "classic",
         plan.threads,
+        pair_limit,
     )
+    if pairs is None:
+        return None
     banding_recall = float(
         info.get("expected_recall") or lsh_probability(plan.threshold, plan.bands, plan.rows)
     )

@@ -132,16 +132,23 @@ fn lsh_candidates<'py>(
     let (num_perm, slots) = signature_rows(&signatures)?;
     let rule = bucket_rule(bands, rows, threshold, bucket_limit)?;
     let found = run(py, || {
-        crate::lsh::candidates(slots, num_perm, bands, rows, rule, None, threads)
+        crate::lsh::candidates(slots, num_perm, bands, rows, rule, None, threads, None)
     })?;
     pair_matrix(py, found.pairs)
 }
 
-/// (pairs, screened, buckets split, expected recall) of the engine's candidate search.
-type Search<'py> = PyResult<(Bound<'py, PyArray2<i64>>, u64, u64, f64)>;
+/// (pairs, screened, buckets split, expected recall, bucket pairs) of the engine's candidate
+/// search; with a pair limit that the bucket pairs passed, no pairs (None) and the count.
+type Search<'py> = PyResult<(
+    Option<Bound<'py, PyArray2<i64>>>,
+    u64,
+    u64,
+    f64,
+    Option<u64>,
+)>;
 
 #[pyfunction]
-#[pyo3(signature = (signatures, bands, rows, threshold, bucket_limit, screen, threads=1))]
+#[pyo3(signature = (signatures, bands, rows, threshold, bucket_limit, screen, threads=1, pair_limit=None))]
 #[allow(clippy::too_many_arguments)] // the Python signature
 fn lsh_candidate_search<'py>(
     py: Python<'py>,
@@ -152,19 +159,28 @@ fn lsh_candidate_search<'py>(
     bucket_limit: Option<usize>,
     screen: bool,
     threads: usize,
+    pair_limit: Option<u64>,
 ) -> Search<'py> {
     let (num_perm, slots) = signature_rows(&signatures)?;
     let rule = bucket_rule(bands, rows, Some(threshold), bucket_limit)?;
     let screen = screen.then(|| crate::lsh::screen_min_equal(num_perm, threshold, SCREEN_MISS));
     let found = run(py, || {
         crate::lsh::check_threshold(threshold)?;
-        crate::lsh::candidates(slots, num_perm, bands, rows, rule, screen, threads)
+        crate::lsh::candidates(
+            slots, num_perm, bands, rows, rule, screen, threads, pair_limit,
+        )
     })?;
+    let passed = matches!(found.bucket_pairs, Some((_, true)));
     Ok((
-        pair_matrix(py, found.pairs)?,
+        if passed {
+            None
+        } else {
+            Some(pair_matrix(py, found.pairs)?)
+        },
         found.screened,
         found.splits,
         found.expected_recall,
+        found.bucket_pairs.map(|(count, _)| count),
     ))
 }
 

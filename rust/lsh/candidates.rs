@@ -3,7 +3,7 @@
 use super::banding::check_banding;
 use super::copies::IdenticalRows;
 use super::groups::{BucketRule, Grouper, SplitCost};
-use super::keys::non_empty_rows;
+use super::keys::{non_empty_rows, BandPairs};
 use super::pair_buffer::{PairBuffer, FLUSH_PAIRS};
 use crate::error::{reserve, Result};
 use crate::parallel::{self, check_threads, map_tasks, share_tasks};
@@ -21,6 +21,9 @@ pub struct Candidates {
     /// Mean chance that a pair exactly at the rule's threshold is a candidate, over the
     /// active documents: P(T) of the banding, lowered where buckets were split.
     pub expected_recall: f64,
+    /// With a pair limit: the bucket pairs counted ([`super::bucket_pairs_bound`]'s total), and
+    /// whether they passed the limit, in which case the search stopped and `pairs` is empty.
+    pub bucket_pairs: Option<(u64, bool)>,
 }
 
 /// Every candidate pair i < j of the active rows, once, sorted by (i, j), on `threads` threads
@@ -40,6 +43,11 @@ pub struct Candidates {
 /// own, and the sets are merged (in parallel, by ranges of codes): the union of sorted,
 /// distinct sets does not depend on which thread took which band. A pair colliding in bands of several
 /// threads is held once per thread until the merge.
+///
+/// `pair_limit`: the bucket pairs are counted as [`super::bucket_pairs_bound`] counts them,
+/// and once they pass the limit the search stops with no pairs (the same decision as the
+/// bound's, without a pass of its own: a caller that switches to another way of finding pairs
+/// past a limit asks the search itself).
 #[allow(clippy::too_many_arguments)] // the search's inputs, each needed
 pub fn candidate_pairs(
     signatures: &[u32],
@@ -50,6 +58,7 @@ pub fn candidate_pairs(
     rule: BucketRule,
     screen: Option<usize>,
     threads: usize,
+    pair_limit: Option<u64>,
 ) -> Result<Candidates> {
     check_banding(bands, rows, num_perm)?;
     check_threads(threads)?;
@@ -62,6 +71,7 @@ pub fn candidate_pairs(
     // m copies costs O(m) before the output instead of one bucket of m in every band.
     let copies = IdenticalRows::find(signatures, num_perm, &all, threads)?;
     let ids = &copies.representatives;
+    let counter = pair_limit.map(|limit| BandPairs::new(active.len(), &copies, bands, limit));
     let signature_rows = Rows::new(signatures, num_perm);
     // A pair is coded i·2^id_bits + j: 2·id_bits significant bits, the fewest radix passes.
     let id_bits = (usize::BITS - active.len().leading_zeros()) as usize;
@@ -74,13 +84,23 @@ pub fn candidate_pairs(
             (grouper, pending)
         },
         |(grouper, pending), band| {
+            if counter.as_ref().is_some_and(BandPairs::passed) {
+                return;
+            }
+            let mut band_pairs = counter.as_ref().map_or(0, BandPairs::band_start);
             grouper.band(band, &mut |group| {
+                if let Some(counter) = &counter {
+                    band_pairs = band_pairs.saturating_add(counter.of(group));
+                }
                 for (k, &a) in group.iter().enumerate() {
                     for &b in &group[k + 1..] {
                         pending.push(((a as u64) << id_bits) | b as u64);
                     }
                 }
-            })
+            });
+            if let Some(counter) = &counter {
+                counter.record(band, band_pairs);
+            }
         },
         |(grouper, pending)| (grouper.cost, pending.finish()),
     )?;
@@ -91,6 +111,16 @@ pub fn candidate_pairs(
             cost.add(&part_cost);
         }
         lists.push(list?);
+    }
+    let bucket_pairs = counter.map(|c| (c.total(), c.passed()));
+    if let Some((_, true)) = bucket_pairs {
+        return Ok(Candidates {
+            pairs: Vec::new(),
+            screened: 0,
+            splits: cost.splits,
+            expected_recall: f64::NAN,
+            bucket_pairs,
+        });
     }
     let mut pairs = merge_distinct(lists, threads)?;
     let low = (1u64 << id_bits) - 1;
@@ -134,6 +164,7 @@ pub fn candidate_pairs(
         screened,
         splits: cost.splits,
         expected_recall,
+        bucket_pairs,
     };
     if copies.members.is_empty() {
         return decoded(pairs, decode).map(result);
@@ -298,11 +329,12 @@ pub fn candidates(
     rule: BucketRule,
     screen: Option<usize>,
     threads: usize,
+    pair_limit: Option<u64>,
 ) -> Result<Candidates> {
     check_banding(bands, rows, num_perm)?;
     let active = non_empty_rows(signatures, num_perm);
     candidate_pairs(
-        signatures, num_perm, bands, rows, &active, rule, screen, threads,
+        signatures, num_perm, bands, rows, &active, rule, screen, threads, pair_limit,
     )
 }
 
@@ -327,6 +359,7 @@ mod tests {
             BucketRule::WHOLE,
             None,
             threads,
+            None,
         )
         .unwrap()
         .pairs
@@ -466,6 +499,48 @@ mod tests {
         assert!(pairs.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(pairs[0], (0, 1));
         assert_eq!(*pairs.last().unwrap(), (1498, 1499));
+    }
+
+    #[test]
+    fn a_pair_limit_stops_the_search_exactly_where_the_bound_passes_it() {
+        // Small alphabet: large buckets, copies among the rows; buckets split past 8.
+        let (n, num_perm, bands, rows) = (600, 8, 4, 2);
+        let sigs: Vec<u32> = (0..n * num_perm)
+            .map(|x| (crate::hashing::mix64(x as u64 / 3) % 7) as u32)
+            .collect();
+        let rule = BucketRule {
+            limit: 8,
+            threshold: 0.5,
+        };
+        let plain = candidates(&sigs, num_perm, bands, rows, rule, None, 1, None).unwrap();
+        let total = crate::lsh::bucket_pairs_bound(&sigs, num_perm, bands, rows, rule, u64::MAX, 1)
+            .unwrap();
+        for limit in [0, 50, total / 2, total - 1, total, u64::MAX] {
+            let bound =
+                crate::lsh::bucket_pairs_bound(&sigs, num_perm, bands, rows, rule, limit, 1)
+                    .unwrap();
+            for threads in [1, 3] {
+                let found = candidates(
+                    &sigs,
+                    num_perm,
+                    bands,
+                    rows,
+                    rule,
+                    None,
+                    threads,
+                    Some(limit),
+                )
+                .unwrap();
+                let (count, passed) = found.bucket_pairs.unwrap();
+                assert_eq!(passed, bound > limit, "limit={limit} threads={threads}");
+                assert_eq!(count, bound, "limit={limit} threads={threads}");
+                if passed {
+                    assert!(found.pairs.is_empty());
+                } else {
+                    assert_eq!(found.pairs, plain.pairs);
+                }
+            }
+        }
     }
 
     #[test]

@@ -84,10 +84,18 @@ mod tests {
         let sigs: Vec<u32> = (0..n * num_perm)
             .map(|x| (crate::hashing::mix64(x as u64 * 7 + 1) % 9) as u32)
             .collect();
-        let pairs =
-            super::super::candidates(&sigs, num_perm, bands, rows, BucketRule::WHOLE, None, 1)
-                .unwrap()
-                .pairs;
+        let pairs = super::super::candidates(
+            &sigs,
+            num_perm,
+            bands,
+            rows,
+            BucketRule::WHOLE,
+            None,
+            1,
+            None,
+        )
+        .unwrap()
+        .pairs;
         let edges: Vec<(i64, i64)> = pairs.iter().map(|&(a, b)| (a as i64, b as i64)).collect();
         let want_labels = crate::cluster::clusters(&edges, n).unwrap();
         let want_rows =

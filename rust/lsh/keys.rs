@@ -67,6 +67,8 @@ pub fn band_keys_on(
 /// threads stop once the bands counted so far from band 0 on, without a gap, pass `limit`,
 /// and the total is added in band order up to the band where it passes: the same total
 /// whatever the thread count (at most a band per thread past the stop is counted for nothing).
+/// The candidate search counts the same total as it lists ([`super::candidates`] with a
+/// limit), so a caller that would list the pairs anyway needs no pass of its own.
 pub fn bucket_pairs_bound(
     signatures: &[u32],
     num_perm: usize,
@@ -83,54 +85,104 @@ pub fn bucket_pairs_bound(
         .filter(|&i| active[i as usize])
         .collect();
     let copies = IdenticalRows::find(signatures, num_perm, &all, threads)?;
-    let mut weight = vec![1u64; active.len()];
-    // Copies share every bucket of their representative: each band's pairs among them.
-    let mut copy_pairs = 0u64;
-    for &(rep, _) in &copies.members {
-        // the w-th member of a group pairs with the w earlier ones
-        copy_pairs = copy_pairs.saturating_add(weight[rep as usize]);
-        weight[rep as usize] += 1;
-    }
-    let clique = |w: u64| w * (w - 1) / 2;
+    let counter = BandPairs::new(active.len(), &copies, bands, limit);
     let ids = &copies.representatives;
     let signature_rows = Rows::new(signatures, num_perm);
-    // counts[band] once counted; `passed` once a gapless prefix of bands passes the limit.
-    let counts = Mutex::new(vec![None; bands]);
-    let passed = AtomicBool::new(false);
-    let in_order = |counts: &[Option<u64>]| {
-        let mut total = 0u64;
-        for count in counts.iter().map_while(|c| *c) {
-            total = total.saturating_add(count);
-            if total > limit {
-                return (total, true);
-            }
-        }
-        (total, false)
-    };
     share_tasks(
         bands,
         threads,
         || Grouper::new(signature_rows, rows, ids, rule, false),
         |grouper, band| {
-            if passed.load(Ordering::Relaxed) {
+            if counter.passed() {
                 return;
             }
-            let mut pairs = copy_pairs;
+            let mut pairs = counter.band_start();
             grouper.band(band, &mut |group| {
-                let w: u64 = group.iter().map(|&i| weight[i as usize]).sum();
-                let within: u64 = group.iter().map(|&i| clique(weight[i as usize])).sum();
-                pairs = pairs.saturating_add(clique(w) - within);
+                pairs = pairs.saturating_add(counter.of(group))
             });
-            let mut counts = counts.lock().unwrap_or_else(|p| p.into_inner());
-            counts[band] = Some(pairs);
-            if in_order(&counts).1 {
-                passed.store(true, Ordering::Relaxed);
-            }
+            counter.record(band, pairs);
         },
         |_| (),
     )?;
-    let counts = counts.into_inner().unwrap_or_else(|p| p.into_inner());
-    Ok(in_order(&counts).0)
+    Ok(counter.total())
+}
+
+/// The bucket pairs of a banding counted band by band, as [`bucket_pairs_bound`] defines
+/// them, shared by the threads that group the bands: a band's count is recorded once it is
+/// grouped, and the count has passed its limit once the bands recorded from band 0 on, without
+/// a gap, add up past it (the same decision whatever the thread count).
+pub(super) struct BandPairs {
+    /// Per row: 1, plus its copies for a representative (copies follow it into every bucket).
+    weight: Vec<u64>,
+    /// The pairs among copies of one signature: in every band's buckets.
+    copy_pairs: u64,
+    limit: u64,
+    counts: Mutex<Vec<Option<u64>>>,
+    passed: AtomicBool,
+}
+
+impl BandPairs {
+    pub(super) fn new(n: usize, copies: &IdenticalRows, bands: usize, limit: u64) -> Self {
+        let mut weight = vec![1u64; n];
+        let mut copy_pairs = 0u64;
+        for &(rep, _) in &copies.members {
+            // the w-th member of a group pairs with the w earlier ones
+            copy_pairs = copy_pairs.saturating_add(weight[rep as usize]);
+            weight[rep as usize] += 1;
+        }
+        BandPairs {
+            weight,
+            copy_pairs,
+            limit,
+            counts: Mutex::new(vec![None; bands]),
+            passed: AtomicBool::new(false),
+        }
+    }
+
+    /// Where a band's count starts: the pairs among copies.
+    pub(super) fn band_start(&self) -> u64 {
+        self.copy_pairs
+    }
+
+    /// The pairs of one group (representatives), across their copies: pairs within one
+    /// signature's copies are counted once a band by `band_start`.
+    pub(super) fn of(&self, group: &[u32]) -> u64 {
+        let clique = |w: u64| w * (w - 1) / 2;
+        let w: u64 = group.iter().map(|&i| self.weight[i as usize]).sum();
+        let within: u64 = group.iter().map(|&i| clique(self.weight[i as usize])).sum();
+        clique(w) - within
+    }
+
+    /// Records band `band`'s count.
+    pub(super) fn record(&self, band: usize, pairs: u64) {
+        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        counts[band] = Some(pairs);
+        if self.in_order(&counts).1 {
+            self.passed.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the bands recorded from band 0 on have passed the limit.
+    pub(super) fn passed(&self) -> bool {
+        self.passed.load(Ordering::Relaxed)
+    }
+
+    /// The total of the bands recorded from band 0 on, up to the band where it passes the limit.
+    pub(super) fn total(&self) -> u64 {
+        let counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        self.in_order(&counts).0
+    }
+
+    fn in_order(&self, counts: &[Option<u64>]) -> (u64, bool) {
+        let mut total = 0u64;
+        for count in counts.iter().map_while(|c| *c) {
+            total = total.saturating_add(count);
+            if total > self.limit {
+                return (total, true);
+            }
+        }
+        (total, false)
+    }
 }
 
 /// Fills `bucket` with (key of `band`, document) for every active document, sorted: equal keys
