@@ -321,6 +321,7 @@ pub fn rows_in_candidates(
 
 /// All candidate pairs (i < j), sorted, found on `threads` threads, with what the search
 /// counted ([`candidate_pairs`] over the rows that are not the empty set's signature).
+#[allow(clippy::too_many_arguments)] // the search's inputs, each needed
 pub fn candidates(
     signatures: &[u32],
     num_perm: usize,
