@@ -34,6 +34,7 @@ fn main() {
         _core::lsh::BucketRule::WHOLE,
         None,
         1,
+        None,
     )
     .unwrap()
     .pairs;
