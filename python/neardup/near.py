@@ -424,15 +424,26 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
     limit = plan.bucket_limit
     mode = plan.pairs
     candidates = None
+    pair_limit = None
+    if mode == "auto":
+        # Spanning pairs once the bucket pairs (candidate_bound's count) pass the limit. The
+        # search counts them as it lists them and stops past the limit, so where the first
+        # band's count says the total will stay well below it, one pass decides and lists;
+        # where it may not, the count alone comes first (listing pairs that are then thrown
+        # away costs more than counting). The decision is the count's either way.
+        first_band = candidate_bound(sig, 1, rows, plan.spanning_limit, threads, threshold, limit)
+        if first_band * bands <= plan.spanning_limit // 2:
+            pair_limit = plan.spanning_limit
+        else:
+            bound = candidate_bound(
+                sig, bands, rows, plan.spanning_limit, threads, threshold, limit
+            )
+            mode = "spanning" if bound > plan.spanning_limit else "all"
     if mode != "spanning":
-        # pairs="auto": the search counts the bucket pairs as it lists them and stops past
-        # the spanning limit (None), the same decision as candidate_bound's, in one pass.
-        pair_limit = plan.spanning_limit if mode == "auto" else None
-        screen = plan.verify == "exact"
-        candidates = _search(plan, sig, info, screen=screen, pair_limit=pair_limit)
+        candidates = _search(plan, sig, info, screen=plan.verify == "exact", pair_limit=pair_limit)
         mode = "all" if candidates is not None else "spanning"
-        if mode == "spanning":
-            info["pairs_reason"] = f"LSH buckets hold more than {plan.spanning_limit:,} pairs"
+    if mode == "spanning" and plan.pairs == "auto":
+        info["pairs_reason"] = f"LSH buckets hold more than {plan.spanning_limit:,} pairs"
     info["pairs_used"] = mode
     if plan.verify == "estimate":
         if mode == "spanning":
