@@ -95,6 +95,7 @@ def dedup_files_ray(
     >>> dedup_files_ray(["corpus.parquet"], "kept.parquet", threshold=0.5)  # doctest: +SKIP
     """
     from neardup.dedup import check_outputs
+    from neardup.html_report import is_html
     from neardup.ray import check_options, require_ray, run_dataset
 
     t0 = time.perf_counter()
@@ -103,6 +104,8 @@ def dedup_files_ray(
     check_options(**options)
     check_int("batch_size", batch_size, low=1, high=MAX_BATCH)
     check_outputs(list(inputs), [output, clusters, report])
+    if is_html(report):
+        raise InvalidArgumentError("an HTML --report runs on the local engine (--engine local)")
     once = [p for p in inputs if ndio.read_once(p)]
     if once:
         raise InvalidArgumentError(
