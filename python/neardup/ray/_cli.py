@@ -22,6 +22,7 @@ from neardup import io as ndio
 from neardup._validate import MAX_BATCH, check_int
 from neardup.dedup import DedupSummary
 from neardup.errors import InputError, InvalidArgumentError
+from neardup.groups import REASONS
 
 
 @dataclass
@@ -144,6 +145,9 @@ def dedup_files_ray(
         root = np.concatenate([p["root"] for p in parts])
         sim = np.concatenate([p["similarity"] for p in parts])
         exact = np.concatenate([p["exact"] for p in parts])
+        reasons = np.bincount(
+            np.concatenate([p["reason"] for p in parts]).astype(np.int64), minlength=len(REASONS)
+        )
         n = result.documents
         keep = np.ones(n, dtype=bool)
         keep[member] = False
@@ -175,6 +179,9 @@ def dedup_files_ray(
             plan={**plan.as_dict(), **result.info, "pairs_used": plan.pairs, "engine": "ray"},
         )
         summary.near_duplicates = summary.removed - summary.exact_duplicates
+        if report is not None:  # the local engine's counts of each reason
+            reasons[0] = summary.kept
+            summary.reasons = dict(zip(REASONS, reasons.tolist(), strict=True))
         if output is not None:
             t2 = time.perf_counter()
             ndio.write_kept(sources, keep, output, batch_size)
