@@ -427,6 +427,7 @@ def _output_block(
         exact = (mine == theirs).all(axis=1)
     codes = np.full(n, KEPT, dtype=np.int8)
     if len(pairs):
+        assert roots.extra is not None
         same = np.zeros(len(pairs), dtype=bool)
         e = np.flatnonzero(exact)
         if len(e):
