@@ -1,5 +1,6 @@
 """What ``--annotate``, ``--keep-priority`` and ``--report`` (Markdown, HTML) add to a
-``neardup dedup`` run, in CPU seconds measured interleaved in one process (A/B), so the ratios hold on a busy machine.
+``neardup dedup`` run, in CPU seconds measured interleaved in one process (A/B), so the
+ratios hold on a busy machine.
 
     python benches/annotate_cost.py --docs 20000 --repeat 3
 
