@@ -141,11 +141,12 @@ def render(
     >>> page.startswith("<!DOCTYPE html>"), "&lt;x&gt;" in page, "<x>" in page
     (True, False, False)
     """
+    from neardup import _core
     from neardup.explain import compare
 
     settings = dict(settings or summary.plan or {})
     k, unit = int(settings.get("k", 5)), str(settings.get("unit", "word"))
-    version = int(settings.get("hash_version", 2))
+    version = int(settings.get("hash_version", _core.HASH_VERSION))
 
     def name(row: int) -> str:
         return f"#{row}" if ids is None else f"{ids[row]} (#{row})"
@@ -186,8 +187,8 @@ def render(
         "<h2 id='groups'>Largest duplicate groups</h2>",
         groups._repr_html_(limit=LARGEST_GROUPS, preview=200, names=labels),
         f"<h2 id='pairs'>Pairs around threshold {ref:g}</h2>",
-        f"<p class='note'>This run (threshold {t:g}) kept no pair below {t:g}: candidates that "
-        "fail verification are dropped as they are verified. So the pairs are shown around the "
+        f"<p class='note'>This run (threshold {t:g}) kept no pair below {t:g}: a pair under "
+        "the threshold is dropped as soon as it is compared. So the pairs are shown around the "
         f"sweep's next threshold, {ref:g}: those just below it are joined by this run and not by "
         f"a run at {ref:g}; those just above are joined by both. To see pairs below {t:g}, run "
         "again with a lower threshold. Shared text is highlighted.</p>",
