@@ -1,5 +1,6 @@
-"""What ``--annotate`` and ``--keep-priority`` add to a ``neardup dedup`` run, in CPU seconds
-measured interleaved in one process (A/B), so the ratios hold on a busy machine.
+"""What ``--annotate``, ``--keep-priority`` and ``--report`` (Markdown, HTML) add to a
+``neardup dedup`` run, in CPU seconds measured interleaved in one process (A/B), so the
+ratios hold on a busy machine.
 
     python benches/annotate_cost.py --docs 20000 --repeat 3
 
@@ -31,6 +32,8 @@ def main() -> None:
             "+ --annotate .jsonl": {"annotate": os.path.join(tmp, "all.jsonl")},
             "+ --annotate .parquet": {"annotate": os.path.join(tmp, "all.parquet")},
             "+ --keep-priority group": {"priority_field": "group"},
+            "+ --report .md": {"report": os.path.join(tmp, "report.md")},
+            "+ --report .html": {"report": os.path.join(tmp, "report.html")},
         }
         seconds: dict[str, list[float]] = {name: [] for name in variants}
         for _ in range(args.repeat):

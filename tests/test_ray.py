@@ -124,6 +124,8 @@ def _check(out, texts, verify, ids=None, expected=None, least=100):
     assert np.isnan(got[ref.keep]).all()
     assert (got[removed].astype(np.float32) == sim).all()
     assert out["duplicate_of"].isna().to_numpy()[ref.keep].all()
+    # the local reason column, value for value (exact copies and normalised ones are there)
+    assert out["reason"].tolist() == ref.reason.tolist()
     assert ref.num_removed > least  # the corpus does hold duplicates
 
 
@@ -398,3 +400,24 @@ def test_cli_input_error_names_file_and_row_and_writes_nothing(local_ray, tmp_pa
     assert f"{b}, row 1235: text is null" in err
     assert not out.exists()
     assert list(tmp_path.iterdir()) == sorted([a, b]) or set(tmp_path.iterdir()) == {a, b}
+
+
+def test_reason_column_and_report_counts_equal_the_local_engine(local_ray, tmp_path):
+    from neardup.dedup import dedup_files
+    from neardup.ray._cli import dedup_files_ray
+
+    base = corpus("synthetic")[:3000]
+    # byte copies, copies equal after normalisation (case), near copies (the corpus's edits)
+    texts = [*base, *base[:300:11], *(t.upper() for t in base[:200:9])]
+    texts = [texts[i] for i in np.random.default_rng(5).permutation(len(texts))]
+    ref = neardup.find_duplicates(texts, method="minhash", threshold=THRESHOLD, pairs="all")
+    assert {"kept", "exact", "normalized", "near"} == set(ref.reason.tolist())
+    out = nray.find_duplicates(_dataset(texts, 5), threshold=THRESHOLD).to_pandas()
+    assert out.sort_values("position")["reason"].tolist() == ref.reason.tolist()
+    source = tmp_path / "c.jsonl"
+    _write_jsonl(source, [{"id": i, "text": t} for i, t in enumerate(texts)])
+    options = {"method": "minhash", "threshold": THRESHOLD}
+    local = dedup_files([str(source)], None, report=str(tmp_path / "l.md"), **options)
+    far = dedup_files_ray([str(source)], None, report=str(tmp_path / "r.md"), **options)
+    assert far.reasons == local.reasons
+    assert "| reason: normalized |" in (tmp_path / "r.md").read_text()

@@ -37,6 +37,7 @@ from neardup.groups import (
     reason_names,
     same_set_rows,
 )
+from neardup.html_report import is_html, plan_sample, render, sample_rows
 from neardup.plan import AUTO_EXACT_LIMIT, SPANNING_LIMIT, make_plan
 from neardup.stores import FileStore, Progress
 
@@ -222,7 +223,8 @@ def dedup_files(
     **options: Any,
 ) -> DedupSummary:
     """Deduplicate files; write the kept rows to ``output``, optionally a clusters table
-    (``clusters``), a Markdown report (``report``) and every row with the columns
+    (``clusters``), a report (``report``: Markdown, or a self-contained HTML page
+    when it ends in ``.html``, :mod:`neardup.html_report`) and every row with the columns
     ``cluster``, ``keep``, ``duplicate_of``, ``similarity``, ``reason`` (``annotate``: the
     values of :meth:`neardup.DuplicateResult.annotate`, positions counted across the inputs in
     order) and the duplicate groups as JSONL (``groups``: one group a line, as
@@ -276,10 +278,14 @@ def dedup_files(
         summary.annotate_path = annotate
         summary.groups_path = groups
         timer = engine._Timer()
-        reason = None
+        reason, sample = None, None
+        shown: dict[int, str] = {}
+        if is_html(report):
+            sample = plan_sample(_result(outcome))
         if annotate is not None or report is not None:
             with timer.stage("reason"):
-                reason = row_reasons(outcome, store)
+                wanted = None if sample is None else sample_rows(sample)
+                reason, shown = reasons_and_texts(outcome, store, wanted)
             names, counts = np.unique(reason, return_counts=True)
             found = dict(zip(names.tolist(), counts.tolist(), strict=True))
             summary.reasons = {name: int(found.get(name, 0)) for name in REASONS}
@@ -297,7 +303,11 @@ def dedup_files(
             with timer.stage("write"):
                 write_groups(run_groups(outcome), store.ids, groups)
         summary.seconds = {**outcome.seconds, **timer.seconds}
-        if report is not None:
+        if report is not None and sample is not None:
+            page = render(summary, sample, shown, store.ids, outcome.params())
+            with ndio.atomic_path(report) as tmp, open(tmp, "w", encoding="utf-8") as f:
+                f.write(page)
+        elif report is not None:
             summary.write_report(report)
         return summary
     finally:
@@ -336,6 +346,26 @@ def _summary(
         clusters_path=clusters,
         boilerplate=info.get("boilerplate"),
         plan=outcome.params(),
+    )
+
+
+def _result(outcome: engine.Outcome) -> Any:
+    """The run as a :class:`neardup.DuplicateResult` without texts (for the sweep)."""
+    from neardup.pipeline import DuplicateResult
+
+    return DuplicateResult(
+        outcome.pairs,
+        outcome.similarity,
+        outcome.labels,
+        outcome.plan.method,
+        outcome.plan.threshold,
+        outcome.params(),
+        keep=outcome.keep,
+        representative=outcome.representative,
+        kept_similarity=engine.kept_similarity(
+            outcome.first, outcome.keep, outcome.representative, outcome.evidence
+        ),
+        _evidence=(outcome.first, outcome.evidence),
     )
 
 
@@ -397,13 +427,32 @@ def row_reasons(outcome: engine.Outcome, store: Any) -> np.ndarray:
     >>> row_reasons(engine.run(make_plan(k=1), store), store).tolist()
     ['kept', 'exact', 'normalized', 'kept']
     """
-    from neardup._texts import count
+    return reasons_and_texts(outcome, store)[0]
+
+
+def reasons_and_texts(
+    outcome: engine.Outcome, store: Any, shown: np.ndarray | None = None
+) -> tuple[np.ndarray, dict[int, str]]:
+    """:func:`row_reasons`, and the texts of the sorted positions ``shown`` (the HTML
+    report's previews) taken on the same pass: one pass over the store at most, and none
+    when neither is needed.
+
+    >>> from neardup.plan import make_plan
+    >>> from neardup.stores import MemoryStore
+    >>> store = MemoryStore(["a b", "c", "a b"])
+    >>> reasons_and_texts(engine.run(make_plan(k=1), store), store, np.array([1]))[1]
+    {1: 'c'}
+    """
+    from neardup._texts import as_core_texts, count
+    from neardup.explain import _text_at
     from neardup.sign import sha256_digests
 
     keep, rep, first = outcome.keep, outcome.representative, outcome.first
     rows = same_set_rows(keep, rep, first)
     same = np.zeros(outcome.n, dtype=bool)
-    if len(rows):
+    shown = np.zeros(0, dtype=np.int64) if shown is None else shown
+    texts: dict[int, str] = {}
+    if len(rows) or len(shown):
         needed = np.zeros(outcome.n, dtype=bool)
         needed[rows] = True
         needed[rep[rows]] = True
@@ -413,8 +462,12 @@ def row_reasons(outcome: engine.Outcome, store: Any) -> np.ndarray:
             b = a + (len(batch) if hasattr(batch, "__len__") else count(batch.texts))
             if needed[a:b].any():
                 digests[a:b] = sha256_digests(batch.texts, False, threads=outcome.plan.threads)
+            here = shown[(shown >= a) & (shown < b)]
+            if len(here):
+                core = as_core_texts(batch.texts)
+                texts.update((int(r), _text_at(core, int(r) - a)) for r in here)
         same[rows] = (digests[rows] == digests[rep[rows]]).all(axis=1)
-    return reason_names(reason_codes(keep, rep, first, same))
+    return reason_names(reason_codes(keep, rep, first, same)), texts
 
 
 def write_groups(found: Groups, ids: Any, path: str) -> None:

@@ -166,8 +166,11 @@ class Groups:
         largest = int(self.size[0]) if len(self) else 0
         return f"Groups({len(self)} groups, largest {largest}, {int(self.size.sum())} documents)"
 
-    def _repr_html_(self, limit: int = 10, preview: int = 80) -> str:
-        from neardup.explain import _text_at
+    def _repr_html_(self, limit: int = 10, preview: int = 80, names: Any = None) -> str:
+        """The biggest ``limit`` groups with ``preview`` characters of their first five
+        members (cut between characters, a mark kept with its base); ``names``: a mapping
+        from position to the label shown (default ``#position``)."""
+        from neardup.explain import _safe_cut, _text_at
 
         rows = []
         for g in range(min(limit, len(self))):
@@ -175,8 +178,10 @@ class Groups:
             previews = []
             for m in group["members"][:5].tolist():
                 text = _text_at(self.texts, m) if self.texts is not None else ""
-                short = text[:preview] + ("…" if len(text) > preview else "")
-                previews.append(f"<div><b>#{m}</b> {html.escape(short)}</div>")
+                cut = _safe_cut(text, preview) if len(text) > preview else len(text)
+                short = text[:cut] + ("…" if cut < len(text) else "")
+                label = f"#{m}" if names is None else str(names[m])
+                previews.append(f"<div><b>{html.escape(label)}</b> {html.escape(short)}</div>")
             if group["size"] > 5:
                 previews.append(f"<div>… {group['size'] - 5:,} more</div>")
             rows.append(

@@ -18,6 +18,7 @@ from neardup.commands._args import add_plan_args, add_text_args, guarded, plan_o
 from neardup.commands._summary import dedup_summary, print_summary
 from neardup.commands._summary import summary as summary_of
 from neardup.errors import InvalidArgumentError
+from neardup.html_report import is_html
 
 __all__ = ["add_paragraph_args", "add_parser", "run", "run_paragraphs"]
 
@@ -73,7 +74,11 @@ def add_parser(subparsers: Any) -> None:
         "size, lowest similarity to the kept document, member ids (from --id-field)",
     )
     p.add_argument(
-        "--report", metavar="REPORT.md", help="write the summary and the plan as Markdown"
+        "--report",
+        metavar="REPORT",
+        help="write the summary and the plan as Markdown; a path ending in .html gets a "
+        "self-contained page: the plan, every threshold's counts and plot, the largest "
+        "groups, sample pairs around a threshold with the shared text highlighted",
     )
     p.add_argument(
         "--json",
@@ -166,6 +171,7 @@ def run_paragraphs(args: argparse.Namespace) -> int:
             "--clusters": args.clusters,
             "--keep-priority": args.keep_priority,
             "--engine ray": args.engine == "ray" or None,
+            "an HTML --report": is_html(args.report) or None,
         }
         given = [name for name, value in refused.items() if value is not None]
         if given:
@@ -258,10 +264,14 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, "groups", None) is not None:
             options["groups"] = args.groups
         if getattr(args, "engine", "local") == "ray" and (
-            "annotate" in options or "priority_field" in options or "groups" in options
+            "annotate" in options
+            or "priority_field" in options
+            or "groups" in options
+            or is_html(args.report)
         ):
             raise InvalidArgumentError(
-                "--annotate, --groups and --keep-priority run on the local engine (--engine local)"
+                "--annotate, --groups, --keep-priority and an HTML --report run on the local "
+                "engine (--engine local)"
             )
         try:
             with progress_reporter(want_progress(args.quiet)) as tick:

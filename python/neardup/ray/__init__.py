@@ -3,8 +3,10 @@
 ``pip install 'neardup[ray]'``. :func:`find_duplicates` takes a ``ray.data.Dataset`` and
 returns one with a row per input row: ``id``, ``position`` (input position), ``cluster`` (the
 canonical document's id), ``keep``, ``duplicate_of`` (canonical id, null when kept),
-``similarity`` (to the canonical document, null when kept) and ``exact_duplicate``
-(identical shingle set). :func:`dedup` returns only the kept rows, with the input's columns.
+``similarity`` (to the canonical document, null when kept), ``exact_duplicate``
+(identical shingle set) and ``reason`` (the local :attr:`neardup.DuplicateResult.reason`:
+``kept``, ``exact``, ``normalized`` or ``near``). :func:`dedup` returns only the kept rows,
+with the input's columns.
 
 The options are those of :func:`neardup.find_duplicates`, validated by the same
 :func:`neardup.make_plan`; the stages are the same functions, run per partition. The result

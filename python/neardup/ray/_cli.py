@@ -22,6 +22,7 @@ from neardup import io as ndio
 from neardup._validate import MAX_BATCH, check_int
 from neardup.dedup import DedupSummary
 from neardup.errors import InputError, InvalidArgumentError
+from neardup.groups import REASONS
 
 
 @dataclass
@@ -95,6 +96,7 @@ def dedup_files_ray(
     >>> dedup_files_ray(["corpus.parquet"], "kept.parquet", threshold=0.5)  # doctest: +SKIP
     """
     from neardup.dedup import check_outputs
+    from neardup.html_report import is_html
     from neardup.ray import check_options, require_ray, run_dataset
 
     t0 = time.perf_counter()
@@ -103,6 +105,8 @@ def dedup_files_ray(
     check_options(**options)
     check_int("batch_size", batch_size, low=1, high=MAX_BATCH)
     check_outputs(list(inputs), [output, clusters, report])
+    if is_html(report):
+        raise InvalidArgumentError("an HTML --report runs on the local engine (--engine local)")
     once = [p for p in inputs if ndio.read_once(p)]
     if once:
         raise InvalidArgumentError(
@@ -141,6 +145,9 @@ def dedup_files_ray(
         root = np.concatenate([p["root"] for p in parts])
         sim = np.concatenate([p["similarity"] for p in parts])
         exact = np.concatenate([p["exact"] for p in parts])
+        reasons = np.bincount(
+            np.concatenate([p["reason"] for p in parts]).astype(np.int64), minlength=len(REASONS)
+        )
         n = result.documents
         keep = np.ones(n, dtype=bool)
         keep[member] = False
@@ -172,6 +179,9 @@ def dedup_files_ray(
             plan={**plan.as_dict(), **result.info, "pairs_used": plan.pairs, "engine": "ray"},
         )
         summary.near_duplicates = summary.removed - summary.exact_duplicates
+        if report is not None:  # the local engine's counts of each reason
+            reasons[0] = summary.kept
+            summary.reasons = dict(zip(REASONS, reasons.tolist(), strict=True))
         if output is not None:
             t2 = time.perf_counter()
             ndio.write_kept(sources, keep, output, batch_size)

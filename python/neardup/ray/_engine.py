@@ -41,12 +41,14 @@ from neardup import _core
 from neardup.banding import DEFAULT_RECALL, banding_sample
 from neardup.engine import run_banding
 from neardup.errors import NeardupWarning
+from neardup.groups import EXACT, KEPT, NEAR, NORMALIZED, reason_names
 from neardup.near import RECALL_WARNING
 from neardup.plan import Plan
 from neardup.ray import _split, _steps
 from neardup.ray._components import DRIVER_EDGE_LIMIT, roots_distributed, roots_on_driver
 from neardup.ray._lazy import LazyRemote
 from neardup.ray._steps import Payload, Signed
+from neardup.sign import sha256_digests
 
 #: Test hook: when this environment variable names a missing file, the first signing task to
 #: see it creates the file and kills its own worker process (Ray then retries the task).
@@ -172,7 +174,11 @@ def run(
                 table.column(id_column).take(local).to_pylist() if id_column is not None else wanted
             )
             at = np.searchsorted(signed.positions, wanted)
-            payload.extra = {"id": ids, "digest": signed.digests[at]}
+            payload.extra = {
+                "id": ids,
+                "digest": signed.digests[at],
+                "bytes": _byte_digests(table, text_column, local),
+            }
         out = []
         for (sub,) in _steps.split_by(_steps.partition_of(pairs[:, 1], starts), nblocks, pairs):
             out.append((sub, _steps.take_payload(payload, _steps.unique_sorted(sub[:, 0]))))
@@ -216,7 +222,9 @@ def run(
     def label(table: Any, signed: Signed, start: int, *incoming: Any) -> Any:
         pairs, left, right = receive(table, signed, start, incoming)
         pairs, sim = _steps.compare(left, right, pairs, plan, None)
-        return _output_block(table, signed, start, pairs, sim, left, id_column, kept_rows_only)
+        return _output_block(
+            table, signed, start, pairs, sim, left, id_column, kept_rows_only, text_column
+        )
 
     # 1. sign every partition; the banding from the merged sample (the local engine's rule)
     signed_out = [
@@ -391,8 +399,14 @@ def _output_block(
     roots: Payload,
     id_column: str | None,
     kept_rows_only: bool,
+    text_column: str = "text",
 ) -> tuple[Any, dict[str, Any]]:
-    """The partition's output rows, and its members (for the clusters table and summary)."""
+    """The partition's output rows, and its members (for the clusters table and summary).
+
+    ``reason`` is the local engine's (:attr:`neardup.DuplicateResult.reason`): a member with
+    its canonical document's set digest is ``exact`` when its raw bytes' SHA-256 is the
+    canonical one's (sent with the canonical id), else ``normalized``; other members ``near``.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -411,11 +425,21 @@ def _output_block(
         mine = signed.digests[np.searchsorted(signed.positions, pairs[:, 1])]
         theirs = roots.extra["digest"][root_at]
         exact = (mine == theirs).all(axis=1)
+    codes = np.full(n, KEPT, dtype=np.int8)
+    if len(pairs):
+        assert roots.extra is not None
+        same = np.zeros(len(pairs), dtype=bool)
+        e = np.flatnonzero(exact)
+        if len(e):
+            ours = _byte_digests(table, text_column, member_local[e])
+            same[e] = (ours == roots.extra["bytes"][root_at[e]]).all(axis=1)
+        codes[member_local] = np.where(exact, np.where(same, EXACT, NORMALIZED), NEAR)
     members = {
         "position": pairs[:, 1].copy(),
         "root": root_pos.copy(),
         "similarity": sim.astype(np.float64),
         "exact": exact,
+        "reason": codes[member_local],
     }
     if kept_rows_only:
         return table.filter(pa.array(keep)), members
@@ -441,10 +465,22 @@ def _output_block(
                 "duplicate_of": dup,
                 "similarity": pa.array(similarity, mask=keep),
                 "exact_duplicate": pa.array(np.isin(positions, pairs[exact, 1])),
+                "reason": pa.array(reason_names(codes), type=pa.string()),
             }
         ),
         members,
     )
+
+
+def _byte_digests(table: Any, text_column: str, rows: np.ndarray) -> np.ndarray:
+    """uint64[len(rows), 2]: the raw SHA-256 (first 128 bits) of the partition's texts at
+    local ``rows``, as the local engine's reason column compares them."""
+    import pyarrow as pa
+
+    if not len(rows):
+        return np.zeros((0, 2), dtype=np.uint64)
+    texts = table.column(text_column).take(pa.array(rows, type=pa.int64())).combine_chunks()
+    return sha256_digests(texts, False)
 
 
 def _split_roots_fn(member_root: tuple[np.ndarray, np.ndarray], starts: np.ndarray, n: int) -> Any:
