@@ -38,7 +38,7 @@ from neardup._buffer import RowBuffer
 from neardup._texts import reindexed
 from neardup.banding import banding_sample, choose_banding, lsh_probability
 from neardup.boilerplate import FrequencyCounter, summarize
-from neardup.errors import ResourceError
+from neardup.errors import InvalidArgumentError, ResourceError
 from neardup.keep import keep_mask, policy_measure
 from neardup.near import Evidence, SetBuilder, near_pairs
 from neardup.plan import Plan
@@ -211,6 +211,59 @@ class _Timer:
             self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - t0, 4)
 
 
+def partition_salts(plan: Plan, store: Any) -> np.ndarray | None:
+    """The store's partition keys (uint64 per document, :func:`neardup._validate.check_keys`)
+    when the plan runs within partitions, else None."""
+    if not plan.within:
+        return None
+    salts = getattr(store, "partitions", None)
+    if salts is None:
+        raise InvalidArgumentError("within=True needs one partition key per document")
+    return np.asarray(salts, dtype=np.uint64)
+
+
+def salt_digests(digests: np.ndarray, salts: np.ndarray) -> np.ndarray:
+    """The exact-copy keys of one batch with each row's partition key mixed in: identical
+    documents of two partitions get different keys, so exact duplicates are found per
+    partition (equality within one is unchanged: both halves are XORed with the same key).
+
+    >>> d = np.array([[1, 2], [1, 2]], dtype=np.uint64)
+    >>> salt_digests(d, np.array([5, 6], dtype=np.uint64)).tolist()
+    [[4, 7], [7, 4]]
+    """
+    return digests ^ salts[:, None]
+
+
+#: Rows of signatures salted at once (bounds the temporary to 64 Ki x P x 4 bytes).
+SALT_CHUNK = 1 << 16
+
+
+def salt_signatures(signatures: np.ndarray, partitions: np.ndarray) -> None:
+    """XOR every slot of each non-empty MinHash signature with a 32-bit value drawn from its
+    partition key and the slot (SplitMix64), in place: within a partition, slots are equal
+    exactly where they were (estimates, LSH buckets and the screen unchanged), while across
+    two partitions a band collides only by chance (as unrelated documents do), so one LSH
+    run makes every partition's candidates and no others. Empty signatures stay empty.
+
+    >>> sig = np.array([[1, 2], [1, 2], [1, 2]], dtype=np.uint32)
+    >>> salt_signatures(sig, np.array([7, 7, 8], dtype=np.uint64))
+    >>> bool((sig[0] == sig[1]).all()), bool((sig[0] == sig[2]).any())
+    (True, False)
+    """
+    width = signatures.shape[1]
+    slot = np.arange(width, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    for a in range(0, len(signatures), SALT_CHUNK):
+        block = signatures[a : a + SALT_CHUNK]
+        with np.errstate(over="ignore"):
+            z = partitions[a : a + SALT_CHUNK, None] + slot[None, :]
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z ^= z >> np.uint64(31)
+        empty = (block == np.uint32(0xFFFFFFFF)).all(axis=1)
+        z[empty] = 0
+        block ^= z.astype(np.uint32)
+
+
 def _boilerplate(plan: Plan, store: DocumentStore) -> np.ndarray:
     """The shingles in more than ``plan.strip_boilerplate`` of all documents (two passes)."""
     counter = FrequencyCounter(plan.strip_boilerplate or 0.1)
@@ -268,6 +321,7 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
     shingled = 0  # shingles of every document the sign pass read (exact duplicates too)
     digests, firsts, groupable, live, lengths, sizes, removed = [], [], [], [], [], [], []
     seen = _core.FirstSeen()  # each document's first exact duplicate, batch by batch
+    salts = partition_salts(plan, store)
     unique = 0
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
@@ -275,6 +329,8 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
             kept = hold or spilling
             b = _checked(batch, lambda t, h=kept, r=room: sign_batch(plan, t, drop, h, r))
             before = len(seen)
+            if salts is not None:  # a copy only of another partition's is never found
+                b.digests = salt_digests(b.digests, salts[batch.start : batch.start + len(b.live)])
             first_of = seen.add(np.ascontiguousarray(b.digests), b.groupable)
             new = first_of == np.arange(before, before + len(first_of))
             chosen = np.flatnonzero(new & b.live)  # first occurrences with shingles
@@ -345,6 +401,9 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
     if spilling:
         spill.finish(len(selected))
     del signs, builder
+    parts = None if salts is None else salts[selected]
+    if parts is not None and resolved.method == "minhash" and evidence.signatures is not None:
+        salt_signatures(evidence.signatures, parts)
     if resolved.method == "minhash":
         signed = (len(first), shingled)
         resolved = _banding(
@@ -358,8 +417,15 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
         )
     del all_digests
     with timer.stage("near pairs"):
-        local, sims, near_info = near_pairs(resolved, evidence)
+        local, sims, near_info = near_pairs(resolved, evidence, parts)
+        if parts is not None and len(local):
+            same = parts[local[:, 0]] == parts[local[:, 1]]
+            if not same.all():  # a chance collision of salted band keys: never a pair
+                near_info["cross_partition_dropped"] = int((~same).sum())
+                local, sims = local[same], sims[same]
     info.update(near_info)
+    if parts is not None:
+        info["partitions"] = int(len(np.unique(salts)))
     evidence.spill = None  # removed when the run ends
     with timer.stage("cluster"):
         labels = cluster_labels(first, selected, local)
