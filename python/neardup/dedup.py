@@ -219,6 +219,8 @@ def dedup_files(
     priority_field: str | None = None,
     batch_size: int = ndio.DEFAULT_BATCH,
     progress: Progress | None = None,
+    within_field: str | None = None,
+    unit_field: str | None = None,
     **options: Any,
 ) -> DedupSummary:
     """Deduplicate files; write the kept rows to ``output``, optionally a clusters table
@@ -231,6 +233,9 @@ def dedup_files(
     document's shingle set once more, to tell byte-identical ones from normalised ones.
     ``priority_field`` names the column whose highest number is kept in each cluster
     (``keep="priority"``; read for the cluster members only, which must hold a number).
+    ``within_field`` (``--within``): only rows with the same value there are compared;
+    ``unit_field`` (``--unit-key``): rows with the same value there are one document
+    (:mod:`neardup.units`), kept or removed whole; both columns are read in a first pass.
 
     ``options`` are those of :func:`neardup.find_duplicates` (``threshold``, ``method``,
     ``num_perm``, ``k``, ``unit``, ``bands``, ``rows``, ``seed``, ``verify``, ``pairs``,
@@ -254,7 +259,7 @@ def dedup_files(
         inputs = [os.fspath(inputs)]
     if priority_field is not None and options.get("keep", "first") in ("first", "priority"):
         options["keep"] = "priority"
-    plan = make_plan(**options)
+    plan = make_plan(**options, within=within_field is not None, unit_of=unit_field is not None)
     batch_size = check_int("batch_size", batch_size, low=1, high=MAX_BATCH)
     if (plan.keep == "priority") != (priority_field is not None):
         raise InvalidArgumentError(
@@ -271,15 +276,21 @@ def dedup_files(
         if priority_field is not None:
             check_priority_field(sources, priority_field)
         store = FileStore(sources, batch_size, progress, priority_field)
-        outcome = engine.run(plan, store)
-        summary = _summary(outcome, list(inputs), output, clusters)
-        summary.annotate_path = annotate
-        summary.groups_path = groups
         timer = engine._Timer()
+        with timer.stage("keys"):
+            run_store, units = keyed_store(store, within_field, unit_field, batch_size)
+        outcome = engine.run(plan, run_store)
         reason = None
         if annotate is not None or report is not None:
             with timer.stage("reason"):
-                reason = row_reasons(outcome, store)
+                reason = row_reasons(outcome, run_store)
+        if units is not None:
+            outcome = units.expand(outcome)
+            reason = None if reason is None else reason[units.of_row]
+        summary = _summary(outcome, list(inputs), output, clusters)
+        summary.annotate_path = annotate
+        summary.groups_path = groups
+        if reason is not None:
             names, counts = np.unique(reason, return_counts=True)
             found = dict(zip(names.tolist(), counts.tolist(), strict=True))
             summary.reasons = {name: int(found.get(name, 0)) for name in REASONS}
@@ -303,6 +314,29 @@ def dedup_files(
     finally:
         for s in sources:
             s.close()
+
+
+def keyed_store(
+    store: FileStore, within_field: str | None, unit_field: str | None, batch_size: int
+) -> tuple[Any, Any]:
+    """(the store the engine runs over, the :class:`neardup.units.Units` or None): the rows'
+    partition keys (``--within``) set on the store, or their units (``--unit-key``) joined
+    by a :class:`neardup.units.UnitStore` over it; the key columns are read first."""
+    from neardup._validate import check_keys
+    from neardup.units import Units, UnitStore
+
+    def keys(field: str, option: str) -> np.ndarray:
+        column = ndio.read_column(store.sources, field, batch_size, option)
+        return check_keys(f"{option} {field!r} of row", column, len(column))
+
+    parts = None if within_field is None else keys(within_field, "--within")
+    if unit_field is None:
+        store.partitions = parts
+        return store, None
+    units = Units.from_keys(keys(unit_field, "--unit-key"))
+    unit_store = UnitStore(store, units, batch_size)
+    unit_store.partitions = None if parts is None else units.partitions(parts)
+    return unit_store, units
 
 
 def _summary(
