@@ -284,21 +284,24 @@ def _checked(batch: Any, compute: Any) -> Any:
         raise reindexed(error, batch.start) from None
 
 
-def run(plan: Plan, store: DocumentStore) -> Outcome:
+def run(plan: Plan, store: DocumentStore, report: bool = True) -> Outcome:
     """Run the stage sequence of ``plan`` over ``store`` (see the module docstring).
 
     >>> from neardup.plan import make_plan
     >>> from neardup.stores import MemoryStore
     >>> run(make_plan(method="minhash", k=2), MemoryStore(["a b c", "a b c"])).info["unique"]
     1
+
+    ``report=False``: the clusters and the kept documents only, no pairs reported (paragraph
+    dedup needs no more; expanding the pairs over exact copies can cost more than the search).
     """
     from neardup import near  # SPILL_DIR read at call time (tests set it)
 
     with SetSpill(plan.k, plan.unit, plan.hash_version, near.SPILL_DIR) as spill:
-        return _run(plan, store, spill)
+        return _run(plan, store, spill, report)
 
 
-def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
+def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True) -> Outcome:
     """:func:`run` with the spill file the sign pass writes past :data:`HOLD_SETS_BUDGET`."""
     timer = _Timer()
     drop = np.zeros(0, dtype=np.uint64)
@@ -433,7 +436,9 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
         keep, rep = keep_mask(labels, measure, resolved.keep)
         pairs = selected[local] if len(local) else np.zeros((0, 2), dtype=np.int64)
         mode = info.get("pairs_used", resolved.pairs)
-        if mode != "spanning":
+        if not report:  # the search's mode stays on record; nothing is expanded
+            pairs, sims = pairs[:0], sims[:0]
+        elif mode != "spanning":
             total = all_pairs_count(first, pairs)
             if resolved.pairs == "auto" and total > resolved.spanning_limit:
                 mode = "spanning"
@@ -446,7 +451,8 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
             else:
                 mode = "all"
         info["pairs_used"] = mode
-        pairs, sims = report_pairs(first, pairs, sims, mode)
+        if report:
+            pairs, sims = report_pairs(first, pairs, sims, mode)
         info["pairs_reported"] = len(pairs)
     empty = ~_cat(groupable, (0,), bool) if resolved.uses_shingles else np.zeros(len(first), bool)
     return Outcome(
