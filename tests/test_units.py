@@ -176,6 +176,10 @@ def test_units_equal_the_joined_texts():
     # every row of a unit carries one decision
     for u in range(len(units)):
         assert len(set(r.keep[of == u].tolist())) == 1
+    with pytest.raises(InvalidArgumentError, match="units of rows"):
+        r.at(0.6)
+    with pytest.raises(InvalidArgumentError, match="units of rows"):
+        r.sweep([0.5])
     frame = pd.DataFrame({"text": texts})
     assert len(r.filter(frame)) == int(r.keep.sum())
     assert r.annotate(frame)["keep"].tolist() == r.keep.tolist()
