@@ -424,7 +424,10 @@ def test_within_partitions_gives_the_local_answer(local_ray, verify):
 def test_cli_ray_engine_within_writes_the_local_outputs(local_ray, tmp_path):
     texts = corpus("synthetic")[:3000]
     dumps = _dumps(len(texts))
-    rows = [{"id": f"d{i}", "text": t, "dump": d} for i, (t, d) in enumerate(zip(texts, dumps))]
+    rows = [
+        {"id": f"d{i}", "text": t, "dump": d}
+        for i, (t, d) in enumerate(zip(texts, dumps, strict=True))
+    ]
     a = tmp_path / "a.jsonl"
     _write_jsonl(a, rows)
     _cli_pair(tmp_path, [str(a)], ".jsonl", "--within", "dump")

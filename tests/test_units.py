@@ -112,9 +112,10 @@ def test_within_key_types(corpus, make):
     codes = np.unique(keys, return_inverse=True)[1]
     again = neardup.find_duplicates(texts, k=3, within=codes, threshold=0.5)
     np.testing.assert_array_equal(got.keep, again.keep)
-    assert got.params["within"] is True and got.num_removed < neardup.find_duplicates(
-        texts, k=3, threshold=0.5
-    ).num_removed
+    assert (
+        got.params["within"] is True
+        and got.num_removed < neardup.find_duplicates(texts, k=3, threshold=0.5).num_removed
+    )
     mixed = neardup.find_duplicates(["a b", "a b", "a b"], k=1, within=["1", 1, 1.0])
     assert mixed.keep.tolist() == [True, True, False]
 
@@ -153,7 +154,11 @@ def _repositories() -> tuple[list[str], np.ndarray]:
     base = list(synth.generate(bases=0, singles=220, seed=3).texts)
     rows = [(base[3 * u + i], u) for u in range(30) for i in range(3)]
     rows += [(base[3 * u + i], 100 + u) for u in range(10) for i in range(3)]
-    rows += [(base[3 * u + i] if i < 2 else base[200 + u], 200 + u) for u in range(10, 15) for i in range(3)]
+    rows += [
+        (base[3 * u + i] if i < 2 else base[200 + u], 200 + u)
+        for u in range(10, 15)
+        for i in range(3)
+    ]
     order = np.random.default_rng(4).permutation(len(rows))
     return [rows[i][0] for i in order], np.array([rows[i][1] for i in order])
 
@@ -187,7 +192,9 @@ def test_units_equal_the_joined_texts():
 
 def test_units_keep_policies():
     texts = ["a b", "c d", "a b", "c d e"]
-    longest = neardup.find_duplicates(texts, k=1, threshold=0.5, unit_of=[1, 1, 2, 2], keep="longest")
+    longest = neardup.find_duplicates(
+        texts, k=1, threshold=0.5, unit_of=[1, 1, 2, 2], keep="longest"
+    )
     assert longest.keep.tolist() == [False, False, True, True]
     by_priority = neardup.find_duplicates(
         texts, k=1, threshold=0.5, unit_of=[1, 1, 2, 2], keep=[0, 9, 5, 1]
@@ -224,7 +231,9 @@ def test_cli_within_and_units_match_the_api(tmp_path, corpus):
         ({"within_field": "dump", "unit_field": "dump"}, {"within": keys, "unit_of": keys}),
     ):
         out = tmp_path / "kept.jsonl"
-        s = dedup_files([str(src)], str(out), batch_size=7, annotate=str(tmp_path / "a.jsonl"), **cli, **options)
+        s = dedup_files(
+            [str(src)], str(out), batch_size=7, annotate=str(tmp_path / "a.jsonl"), **cli, **options
+        )
         r = neardup.find_duplicates(texts, **api, **options)
         kept = [json.loads(line)["id"] for line in out.read_text().splitlines()]
         assert kept == np.flatnonzero(r.keep).tolist()

@@ -219,7 +219,9 @@ def _key_bytes(name: str, i: int, key: Any) -> bytes:
             raise InvalidArgumentError(f"{name}[{i}] is NaN: every row needs a key")
         return b"i%d" % int(key) if key.is_integer() else b"f" + repr(key).encode()
     if isinstance(key, tuple):
-        return b"t" + b"\x00".join(_key_bytes(name, i, k).replace(b"\x00", b"\x00\x01") for k in key)
+        return b"t" + b"\x00".join(
+            _key_bytes(name, i, k).replace(b"\x00", b"\x00\x01") for k in key
+        )
     if key is None:
         raise InvalidArgumentError(f"{name}[{i}] is None: every row needs a key")
     try:
@@ -288,7 +290,9 @@ def check_keys(name: str, keys: Any, n: int) -> np.ndarray:
         first[inverse[::-1]] = np.arange(n - 1, -1, -1)
     salts = np.array(
         [
-            int.from_bytes(hashlib.blake2b(_key_bytes(name, int(r), v), digest_size=8).digest())
+            int.from_bytes(
+                hashlib.blake2b(_key_bytes(name, int(r), v), digest_size=8).digest(), "big"
+            )
             for v, r in zip(values, first.tolist(), strict=True)
         ],
         dtype=np.uint64,

@@ -427,8 +427,8 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
                 near_info["cross_partition_dropped"] = int((~same).sum())
                 local, sims = local[same], sims[same]
     info.update(near_info)
-    if parts is not None:
-        info["partitions"] = int(len(np.unique(salts)))
+    if salts is not None:
+        info["partitions"] = len(np.unique(salts))
     evidence.spill = None  # removed when the run ends
     with timer.stage("cluster"):
         labels = cluster_labels(first, selected, local)

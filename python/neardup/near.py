@@ -580,9 +580,9 @@ def per_partition(
     partitions: np.ndarray | None, m: int, search: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``search(rows)`` (pairs into ``rows`` and their values) run on the rows of each
-    partition of two or more (``search(None)``, all ``m`` rows, when ``partitions`` is None): (pairs i < j in
-    row numbers, sorted; their values; the partitions' sizes). The cost is the sum of the
-    partitions' (one crate call each), with no pair across two.
+    partition of two or more (``search(None)``, all ``m`` rows, when ``partitions`` is
+    None): (pairs i < j in row numbers, sorted; their values; the partitions' sizes). The
+    cost is the sum of the partitions' (one crate call each), with no pair across two.
 
     >>> def every(rows):
     ...     pairs = np.array([[0, 1]]) if len(rows) > 1 else np.zeros((0, 2), np.int64)

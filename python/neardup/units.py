@@ -13,8 +13,10 @@ at a boundary; rows are never glued into words or shingles that a single row cou
 ("the quick" + "brown fox" never matches a row "the quick brown fox").
 
 >>> u = Units.from_keys(np.array([7, 9, 7], dtype=np.uint64))
->>> u.of_row.tolist(), u.first_row.tolist(), u.join(["a", "b", "c"])[0] == "a" + UNIT_SEPARATOR + "c"
-([0, 1, 0], [0, 1], True)
+>>> u.of_row.tolist(), u.first_row.tolist()
+([0, 1, 0], [0, 1])
+>>> u.join(["a", "b", "c"])[0] == "a" + UNIT_SEPARATOR + "c"
+True
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ class Units:
         >>> u.partitions(np.array([4, 4, 5], dtype=np.uint64))
         Traceback (most recent call last):
         ...
-        neardup.errors.InvalidArgumentError: rows 0 and 2 are one unit but in two partitions (within)
+        neardup.errors.InvalidArgumentError: rows 0 and 2 are one unit but in two partitions ...
         """
         mine = salts[self.first_row]
         odd = np.flatnonzero(salts != mine[self.of_row])
