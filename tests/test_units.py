@@ -177,6 +177,7 @@ def test_units_equal_the_joined_texts():
     np.testing.assert_allclose(r.kept_similarity, by_unit.kept_similarity[of])
     np.testing.assert_array_equal(r.reason, by_unit.reason[of])
     assert r.params["units"] == len(units) == 45
+    assert r.num_clusters == by_unit.num_clusters == len(r.groups())
     assert r.num_removed == 3 * 15 and set(r.reason) == {"kept", "exact", "near"}
     # every row of a unit carries one decision
     for u in range(len(units)):
@@ -207,6 +208,9 @@ def test_units_within_partitions():
     unit = ["r1", "r1", "r2", "r2", "r3", "r3"]
     r = neardup.find_duplicates(texts, k=1, unit_of=unit, within=["x", "x", "y", "y", "x", "x"])
     assert r.keep.tolist() == [True, True, True, True, False, False]
+    # r2, alone in its partition, is one unit of two rows: no group
+    assert r.num_clusters == 1 and len(r.groups()) == 1 and r.groups().size.tolist() == [4]
+    assert r.clusters.tolist() == [0, 0, 2, 2, 0, 0]
     with pytest.raises(InvalidArgumentError, match="one unit but in two partitions"):
         neardup.find_duplicates(texts, k=1, unit_of=unit, within=["x", "y", "y", "y", "x", "x"])
 
@@ -240,7 +244,7 @@ def test_cli_within_and_units_match_the_api(tmp_path, corpus):
         annotated = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
         assert [a["cluster"] for a in annotated] == r.clusters.tolist()
         assert [a["reason"] for a in annotated] == r.reason.tolist()
-        assert s.removed == r.num_removed
+        assert s.removed == r.num_removed and s.clusters == r.num_clusters
 
 
 def test_cli_flags(tmp_path):

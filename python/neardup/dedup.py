@@ -105,6 +105,12 @@ class DedupSummary:
             f"kept {self.kept:,}, removed {self.removed:,} "
             f"({self.removed / max(self.documents, 1):.1%})",
         ]
+        if "units" in self.plan:
+            lines.insert(
+                1, f"units of rows (--unit-key): {self.plan['units']:,}, kept or removed whole"
+            )
+        if "partitions" in self.plan:
+            lines.insert(1, f"partitions (--within): {self.plan['partitions']:,}, compared apart")
         if self.boilerplate:
             b = self.boilerplate
             lines.append(
@@ -345,13 +351,12 @@ def _summary(
     plan, info, n = outcome.plan, outcome.info, outcome.n
     kept = int(outcome.keep.sum())
     exact = int(info["exact_duplicates"])
-    sizes = np.bincount(outcome.labels, minlength=n)
     return DedupSummary(
         documents=n,
         empty=int(outcome.empty.sum()),
         exact_duplicates=exact,
         near_duplicates=n - kept - exact,
-        clusters=int((sizes > 1).sum()),
+        clusters=len(np.unique(outcome.labels[~outcome.keep])),
         removed=n - kept,
         kept=kept,
         candidates=int(info.get("candidates") or 0),
@@ -481,7 +486,9 @@ def write_groups(found: Groups, ids: Any, path: str) -> None:
 def _cluster_rows(outcome: engine.Outcome, ids: list[Any]) -> list[dict[str, Any]]:
     """One row per document in a cluster of two or more, in input order."""
     labels, keep, rep, first = outcome.labels, outcome.keep, outcome.representative, outcome.first
-    members = np.flatnonzero(np.bincount(labels, minlength=len(labels))[labels] > 1)
+    grouped = np.zeros(len(labels), dtype=bool)
+    grouped[labels[~keep]] = True  # clusters with a removed member: two documents or more
+    members = np.flatnonzero(grouped[labels])
     exact = first[members] == first[rep[members]]
     similarity = engine.kept_similarity(first, keep, rep, outcome.evidence)[members]
     sequence = {c: i for i, c in enumerate(np.unique(labels[members]).tolist())}

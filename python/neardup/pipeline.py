@@ -231,9 +231,8 @@ class DuplicateResult:
 
     @property
     def num_clusters(self) -> int:
-        """Clusters of two or more documents."""
-        _, sizes = np.unique(self.clusters, return_counts=True)
-        return int(np.count_nonzero(sizes > 1))
+        """Clusters of two or more documents (units, with ``unit_of``)."""
+        return len(np.unique(self.clusters[~self.keep]))
 
     def to_pandas(self) -> Any:
         """The pairs as a pandas DataFrame with columns ``i``, ``j``, ``similarity``.
