@@ -269,3 +269,20 @@ def test_file_keys_refused(tmp_path):
         dedup_files([str(src)], str(tmp_path / "k.jsonl"), within_field="lang")
     with pytest.raises(InputError, match="no field"):
         dedup_files([str(src)], str(tmp_path / "k.jsonl"), unit_field="nope")
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_table_inputs_pass_the_key_column(tmp_path, corpus, suffix):
+    pytest.importorskip("pyarrow")
+    texts, keys = corpus
+    path = tmp_path / f"c{suffix}"
+    frame = pd.DataFrame({"id": range(len(texts)), "text": texts, "dump": keys})
+    if suffix == ".parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False)
+    options = {"k": 3, "threshold": 0.5, "method": "exact-jaccard"}
+    s = dedup_files([str(path)], str(tmp_path / f"k{suffix}"), within_field="dump", **options)
+    assert s.removed == neardup.find_duplicates(texts, within=keys, **options).num_removed
+    with pytest.raises(InputError, match="no column 'lang'"):
+        dedup_files([str(path)], str(tmp_path / f"k{suffix}"), unit_field="lang", **options)
