@@ -38,9 +38,10 @@ from neardup._buffer import RowBuffer
 from neardup._texts import reindexed
 from neardup.banding import banding_sample, choose_banding, lsh_probability
 from neardup.boilerplate import FrequencyCounter, summarize
-from neardup.errors import InvalidArgumentError, ResourceError
+from neardup.errors import ResourceError
 from neardup.keep import keep_mask, policy_measure
 from neardup.near import Evidence, SetBuilder, near_pairs
+from neardup.partitions import partition_salts, salt_digests, salt_signatures
 from neardup.plan import Plan
 from neardup.sign import batch_shingles, sign_batch, sign_rows
 from neardup.spill import SetSpill
@@ -209,59 +210,6 @@ class _Timer:
             yield
         finally:
             self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - t0, 4)
-
-
-def partition_salts(plan: Plan, store: Any) -> np.ndarray | None:
-    """The store's partition keys (uint64 per document, :func:`neardup._validate.check_keys`)
-    when the plan runs within partitions, else None."""
-    if not plan.within:
-        return None
-    salts = getattr(store, "partitions", None)
-    if salts is None:
-        raise InvalidArgumentError("within=True needs one partition key per document")
-    return np.asarray(salts, dtype=np.uint64)
-
-
-def salt_digests(digests: np.ndarray, salts: np.ndarray) -> np.ndarray:
-    """The exact-copy keys of one batch with each row's partition key mixed in: identical
-    documents of two partitions get different keys, so exact duplicates are found per
-    partition (equality within one is unchanged: both halves are XORed with the same key).
-
-    >>> d = np.array([[1, 2], [1, 2]], dtype=np.uint64)
-    >>> salt_digests(d, np.array([5, 6], dtype=np.uint64)).tolist()
-    [[4, 7], [7, 4]]
-    """
-    return digests ^ salts[:, None]
-
-
-#: Rows of signatures salted at once (bounds the temporary to 64 Ki x P x 4 bytes).
-SALT_CHUNK = 1 << 16
-
-
-def salt_signatures(signatures: np.ndarray, partitions: np.ndarray) -> None:
-    """XOR every slot of each non-empty MinHash signature with a 32-bit value drawn from its
-    partition key and the slot (SplitMix64), in place: within a partition, slots are equal
-    exactly where they were (estimates, LSH buckets and the screen unchanged), while across
-    two partitions a band collides only by chance (as unrelated documents do), so one LSH
-    run makes every partition's candidates and no others. Empty signatures stay empty.
-
-    >>> sig = np.array([[1, 2], [1, 2], [1, 2]], dtype=np.uint32)
-    >>> salt_signatures(sig, np.array([7, 7, 8], dtype=np.uint64))
-    >>> bool((sig[0] == sig[1]).all()), bool((sig[0] == sig[2]).any())
-    (True, False)
-    """
-    width = signatures.shape[1]
-    slot = np.arange(width, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    for a in range(0, len(signatures), SALT_CHUNK):
-        block = signatures[a : a + SALT_CHUNK]
-        with np.errstate(over="ignore"):
-            z = partitions[a : a + SALT_CHUNK, None] + slot[None, :]
-            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-            z ^= z >> np.uint64(31)
-        empty = (block == np.uint32(0xFFFFFFFF)).all(axis=1)
-        z[empty] = 0
-        block ^= z.astype(np.uint32)
 
 
 def _boilerplate(plan: Plan, store: DocumentStore) -> np.ndarray:

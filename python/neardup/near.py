@@ -31,6 +31,7 @@ import numpy as np
 from neardup import _core, stages
 from neardup.banding import DEFAULT_RECALL, lsh_probability
 from neardup.errors import NeardupWarning
+from neardup.partitions import largest_partition, per_partition
 from neardup.plan import Plan
 
 if TYPE_CHECKING:
@@ -402,7 +403,7 @@ def near_pairs(
     plan's method; ``info`` records the candidates and (MinHash) the pairs mode used.
     ``partitions`` (uint64 per unique document, ``within=``): exact Jaccard and SimHash search
     each partition alone (MinHash gets its partitions from salted signatures, see
-    :func:`neardup.engine.salt_signatures`)."""
+    :func:`neardup.partitions.salt_signatures`)."""
     m = len(evidence.selected)
     threshold = plan.threshold
     info: dict[str, Any] = {}
@@ -538,7 +539,7 @@ def _simhash_pairs(
     radius = plan.max_hamming
     assert fingerprints is not None and radius is not None
     ev.simhash_bits = plan.simhash_bits
-    largest = _largest_partition(partitions, len(fingerprints))
+    largest = largest_partition(partitions, len(fingerprints))
     search = stages.hamming_search_plan(fingerprints[largest], radius, threads=plan.threads)
     info["simhash_search"] = search.search
     info["simhash_predicted_comparisons"] = int(search.comparisons)
@@ -555,14 +556,6 @@ def _simhash_pairs(
     return verify_candidates(plan, ev, candidates)
 
 
-def _largest_partition(partitions: np.ndarray | None, m: int) -> Any:
-    """The rows of the largest partition (every row without partitions)."""
-    if partitions is None:
-        return slice(None)
-    values, inverse, counts = np.unique(partitions, return_inverse=True, return_counts=True)
-    return np.flatnonzero(inverse.reshape(-1) == int(np.argmax(counts))) if len(values) else []
-
-
 def subset_sets(sets: stages.ShingleSets, rows: np.ndarray) -> stages.ShingleSets:
     """The sets of ``rows`` (increasing) as a ShingleSets of their own.
 
@@ -574,39 +567,6 @@ def subset_sets(sets: stages.ShingleSets, rows: np.ndarray) -> stages.ShingleSet
     np.cumsum(sizes, out=offsets[1:])
     unit: Any = sets.unit
     return stages.ShingleSets(offsets, hashes, sets.k, unit, sets.hash_version)
-
-
-def per_partition(
-    partitions: np.ndarray | None, m: int, search: Any
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``search(rows)`` (pairs into ``rows`` and their values) run on the rows of each
-    partition of two or more (``search(None)``, all ``m`` rows, when ``partitions`` is
-    None): (pairs i < j in row numbers, sorted; their values; the partitions' sizes). The
-    cost is the sum of the partitions' (one crate call each), with no pair across two.
-
-    >>> def every(rows):
-    ...     pairs = np.array([[0, 1]]) if len(rows) > 1 else np.zeros((0, 2), np.int64)
-    ...     return pairs, np.ones(len(pairs))
-    >>> per_partition(np.array([7, 9, 7, 9]), 4, every)[0].tolist()
-    [[0, 2], [1, 3]]
-    """
-    if partitions is None:  # every row: ``search(None)``
-        pairs, values = search(None)
-        return pairs, values, np.array([m], dtype=np.int64)
-    order = np.argsort(partitions, kind="stable")
-    ordered = partitions[order]
-    bounds = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1], True])
-    sizes = np.diff(bounds)
-    found, values = [np.zeros((0, 2), dtype=np.int64)], []
-    for g in np.flatnonzero(sizes >= 2).tolist():
-        rows = order[bounds[g] : bounds[g + 1]]  # increasing: the sort is stable
-        pairs, value = search(rows)
-        found.append(rows[np.asarray(pairs, dtype=np.int64).reshape(-1, 2)])
-        values.append(value)
-    pairs = np.concatenate(found)
-    value = np.concatenate(values) if values else np.zeros(0, dtype=np.float32)
-    sort = np.lexsort((pairs[:, 1], pairs[:, 0]))
-    return pairs[sort], value[sort], sizes
 
 
 def _warn_quadratic(plan: Plan, search: stages.HammingSearch) -> None:

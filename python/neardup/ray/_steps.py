@@ -140,7 +140,7 @@ def sign_partition(
 
     The texts go to Rust as one Arrow array (no per-row Python object). ``within_column``
     (``within=``): each row's partition key is mixed into its digest and signature as the
-    local engine mixes it (:func:`neardup.engine.salt_digests`, ``salt_signatures``), so
+    local engine mixes it (:func:`neardup.partitions.salt_digests`, ``salt_signatures``), so
     exact links and LSH buckets stay within partitions.
     """
     texts = check_texts(table.column(text_column), start, where)
@@ -153,7 +153,7 @@ def sign_partition(
     signatures = batch.signatures[live]
     if within_column is not None:
         from neardup._validate import check_keys
-        from neardup.engine import salt_digests, salt_signatures
+        from neardup.partitions import salt_digests, salt_signatures
 
         keys = table.column(within_column).to_pylist()
         salts = check_keys(f"within column {within_column!r} (block row)", keys, len(keys))
