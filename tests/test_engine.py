@@ -169,3 +169,18 @@ def test_row_buffer_keeps_every_row_across_growth(monkeypatch):
     buf.append(parts[0])
     with pytest.raises(ValueError):
         buf.append(np.zeros((1, 4), np.uint32))
+
+
+def test_a_run_without_reported_pairs_keeps_the_same_documents():
+    """``report=False`` (paragraph near mode) skips the pairs, never the decisions."""
+    from neardup import synth
+    from neardup.engine import run
+    from neardup.plan import make_plan
+    from neardup.stores import MemoryStore
+
+    texts = list(synth.generate(bases=60, singles=100, seed=3).texts)
+    texts += texts[:50]
+    plan = make_plan(method="minhash", threshold=0.5, k=3)
+    full, bare = run(plan, MemoryStore(texts)), run(plan, MemoryStore(texts), report=False)
+    assert (full.keep == bare.keep).all() and (full.labels == bare.labels).all()
+    assert len(full.pairs) > 0 and len(bare.pairs) == 0 and bare.info["pairs_reported"] == 0

@@ -421,3 +421,46 @@ def test_reason_column_and_report_counts_equal_the_local_engine(local_ray, tmp_p
     far = dedup_files_ray([str(source)], None, report=str(tmp_path / "r.md"), **options)
     assert far.reasons == local.reasons
     assert "| reason: normalized |" in (tmp_path / "r.md").read_text()
+
+
+def _dumps(n: int) -> list[str]:
+    return np.random.default_rng(8).choice(["CC-2019", "CC-2020", "CC-2021"], n).tolist()
+
+
+@pytest.mark.parametrize("verify", ["exact", "estimate"])
+def test_within_partitions_gives_the_local_answer(local_ray, verify):
+    """``within=``: the partition key is mixed into digests and signatures on every block as
+    the local engine mixes it, so the banding, the clusters and the kept rows are its."""
+    texts = corpus("synthetic")[:6000]
+    dumps = _dumps(len(texts))
+    expected = _expected(texts, verify, within=dumps)
+    ref = expected[0]
+    table = pa.table({"text": texts, "dump": dumps})
+    bounds = np.linspace(0, len(texts), 6).astype(int)
+    ds = ray.data.from_arrow([table.slice(a, b - a) for a, b in itertools.pairwise(bounds)])
+    out = nray.find_duplicates(ds, threshold=THRESHOLD, verify=verify, within="dump")
+    _check(out.to_pandas(), texts, verify, expected=expected)
+    alone = neardup.find_duplicates(texts, method="minhash", threshold=THRESHOLD, pairs="all")
+    assert ref.num_removed < alone.num_removed  # copies across dumps were kept
+
+
+def test_cli_ray_engine_within_writes_the_local_outputs(local_ray, tmp_path):
+    texts = corpus("synthetic")[:3000]
+    dumps = _dumps(len(texts))
+    rows = [
+        {"id": f"d{i}", "text": t, "dump": d}
+        for i, (t, d) in enumerate(zip(texts, dumps, strict=True))
+    ]
+    a = tmp_path / "a.jsonl"
+    _write_jsonl(a, rows)
+    _cli_pair(tmp_path, [str(a)], ".jsonl", "--within", "dump")
+
+
+def test_units_are_refused_by_the_ray_engine(local_ray, tmp_path):
+    ds = ray.data.from_arrow(pa.table({"text": ["a b c"], "repo": ["r"]}))
+    with pytest.raises(InvalidArgumentError, match="local engine"):
+        nray.find_duplicates(ds, unit_of="repo")
+    from neardup.ray._cli import dedup_files_ray
+
+    with pytest.raises(InvalidArgumentError, match="--unit-key runs on the local engine"):
+        dedup_files_ray(["x.jsonl"], str(tmp_path / "k.jsonl"), unit_field="repo")

@@ -201,3 +201,100 @@ def check_bucket_rule(
     if bucket_limit is not None:
         bucket_limit = check_int("bucket_limit", bucket_limit, low=2)
     return threshold, bucket_limit
+
+
+def _key_bytes(name: str, i: int, key: Any) -> bytes:
+    """One key's canonical bytes: equal keys (by Python's ``==``: ``1``, ``1.0``, ``True``
+    and ``np.int64(1)`` are one key; ``"1"`` is another) give equal bytes in every process."""
+    if isinstance(key, np.generic):
+        key = key.item()
+    if isinstance(key, str):
+        return b"s" + key.encode("utf-8", "surrogatepass")
+    if isinstance(key, bytes):
+        return b"b" + key
+    if isinstance(key, (bool, int)):
+        return b"i%d" % int(key)
+    if isinstance(key, float):
+        if key != key:
+            raise InvalidArgumentError(f"{name}[{i}] is NaN: every row needs a key")
+        return b"i%d" % int(key) if key.is_integer() else b"f" + repr(key).encode()
+    if isinstance(key, tuple):
+        return b"t" + b"\x00".join(
+            _key_bytes(name, i, k).replace(b"\x00", b"\x00\x01") for k in key
+        )
+    if key is None:
+        raise InvalidArgumentError(f"{name}[{i}] is None: every row needs a key")
+    try:
+        missing = bool(key != key)
+    except (TypeError, ValueError):  # pandas.NA, pd.NaT compare to a missing value
+        missing = True
+    if missing:
+        raise InvalidArgumentError(f"{name}[{i}] is missing ({key!r}): every row needs a key")
+    raise ArgumentTypeError(
+        f"{name}[{i}] is {type(key).__name__}: keys must be str, bytes, numbers or tuples of them"
+    )
+
+
+def check_keys(name: str, keys: Any, n: int) -> np.ndarray:
+    """uint64[n]: a 64-bit hash of each row's key (``within=``, ``unit_of=``): rows with equal
+    keys get equal values, in every process (BLAKE2b of the key's canonical bytes, so the Ray
+    engine's partitions agree). Keys are a list, numpy array, pandas/polars Series or Arrow
+    array of str, bytes, numbers or tuples; a wrong length, None, NaN or a missing value is
+    refused.
+
+    >>> h = check_keys("within", ["a", "b", "a", 1, 1.0], 5)
+    >>> bool(h[0] == h[2]), bool(h[0] == h[1]), bool(h[3] == h[4])
+    (True, False, True)
+    >>> check_keys("within", ["a", None], 2)
+    Traceback (most recent call last):
+    ...
+    neardup.errors.InvalidArgumentError: within[1] is None: every row needs a key
+    """
+    import hashlib
+
+    if isinstance(keys, (str, bytes)) or not hasattr(keys, "__len__"):
+        raise ArgumentTypeError(
+            f"{name} must be one key per row (a list, array or Series), got {type(keys).__name__}"
+        )
+    if hasattr(keys, "to_numpy") and not isinstance(keys, np.ndarray):
+        keys = keys.to_numpy(zero_copy_only=False) if hasattr(keys, "type") else keys.to_numpy()
+    array = keys if isinstance(keys, np.ndarray) else None
+    if array is not None and array.ndim != 1:
+        raise InvalidArgumentError(f"{name} must be 1-d, got shape {array.shape}")
+    if len(keys) != n:
+        raise InvalidArgumentError(f"{name} has {len(keys)} keys for {n} rows")
+    if array is not None and array.dtype.kind in "iubfUS":
+        if array.dtype.kind == "f" and np.isnan(array).any():
+            raise InvalidArgumentError(
+                f"{name}[{int(np.flatnonzero(np.isnan(array))[0])}] is NaN: every row needs a key"
+            )
+        distinct, inverse = np.unique(array, return_inverse=True)
+        values = distinct.tolist()
+    else:
+        seen: dict[Any, int] = {}
+        values, codes = [], np.empty(n, dtype=np.int64)
+        for i, key in enumerate(keys):
+            try:
+                code = seen.setdefault(key, len(seen))
+            except TypeError:
+                raise ArgumentTypeError(
+                    f"{name}[{i}] is {type(key).__name__}, which is not hashable"
+                ) from None
+            if code == len(values):
+                values.append(key)
+                _key_bytes(name, i, key)  # refused now, with its row
+            codes[i] = code
+        inverse = codes
+    first = np.zeros(len(values), dtype=np.int64)
+    if len(values):
+        first[inverse[::-1]] = np.arange(n - 1, -1, -1)
+    salts = np.array(
+        [
+            int.from_bytes(
+                hashlib.blake2b(_key_bytes(name, int(r), v), digest_size=8).digest(), "big"
+            )
+            for v, r in zip(values, first.tolist(), strict=True)
+        ],
+        dtype=np.uint64,
+    )
+    return salts[np.asarray(inverse, dtype=np.int64).reshape(-1)]

@@ -106,6 +106,12 @@ class DedupSummary:
             f"kept {self.kept:,}, removed {self.removed:,} "
             f"({self.removed / max(self.documents, 1):.1%})",
         ]
+        if "units" in self.plan:
+            lines.insert(
+                1, f"units of rows (--unit-key): {self.plan['units']:,}, kept or removed whole"
+            )
+        if "partitions" in self.plan:
+            lines.insert(1, f"partitions (--within): {self.plan['partitions']:,}, compared apart")
         if self.boilerplate:
             b = self.boilerplate
             lines.append(
@@ -220,6 +226,8 @@ def dedup_files(
     priority_field: str | None = None,
     batch_size: int = ndio.DEFAULT_BATCH,
     progress: Progress | None = None,
+    within_field: str | None = None,
+    unit_field: str | None = None,
     **options: Any,
 ) -> DedupSummary:
     """Deduplicate files; write the kept rows to ``output``, optionally a clusters table
@@ -233,6 +241,9 @@ def dedup_files(
     document's shingle set once more, to tell byte-identical ones from normalised ones.
     ``priority_field`` names the column whose highest number is kept in each cluster
     (``keep="priority"``; read for the cluster members only, which must hold a number).
+    ``within_field`` (``--within``): only rows with the same value there are compared;
+    ``unit_field`` (``--unit-key``): rows with the same value there are one document
+    (:mod:`neardup.units`), kept or removed whole; both columns are read in a first pass.
 
     ``options`` are those of :func:`neardup.find_duplicates` (``threshold``, ``method``,
     ``num_perm``, ``k``, ``unit``, ``bands``, ``rows``, ``seed``, ``verify``, ``pairs``,
@@ -256,12 +267,18 @@ def dedup_files(
         inputs = [os.fspath(inputs)]
     if priority_field is not None and options.get("keep", "first") in ("first", "priority"):
         options["keep"] = "priority"
-    plan = make_plan(**options)
+    plan = make_plan(**options, within=within_field is not None, unit_of=unit_field is not None)
     batch_size = check_int("batch_size", batch_size, low=1, high=MAX_BATCH)
     if (plan.keep == "priority") != (priority_field is not None):
         raise InvalidArgumentError(
             "keep='priority' and a priority field (--keep-priority COLUMN) go together; "
             f"got keep={plan.keep!r}, priority field {priority_field!r}"
+        )
+    if unit_field is not None and report is not None and is_html(report):
+        # its pairs and previews are the run's documents (units), its ids the input's rows
+        raise InvalidArgumentError(
+            "an HTML --report shows documents, and with --unit-key a document is a unit of "
+            "rows: write a Markdown report (.md) instead"
         )
     check_outputs(list(inputs), [output, clusters, report, annotate, groups])
     sources = ndio.open_sources(inputs, text_field, id_field, id_required, plan.threads)
@@ -273,11 +290,10 @@ def dedup_files(
         if priority_field is not None:
             check_priority_field(sources, priority_field)
         store = FileStore(sources, batch_size, progress, priority_field)
-        outcome = engine.run(plan, store)
-        summary = _summary(outcome, list(inputs), output, clusters)
-        summary.annotate_path = annotate
-        summary.groups_path = groups
         timer = engine._Timer()
+        with timer.stage("keys"):
+            run_store, units = keyed_store(store, within_field, unit_field, batch_size)
+        outcome = engine.run(plan, run_store)
         reason, sample = None, None
         shown: dict[int, str] = {}
         if is_html(report):
@@ -285,7 +301,14 @@ def dedup_files(
         if annotate is not None or report is not None:
             with timer.stage("reason"):
                 wanted = None if sample is None else sample_rows(sample)
-                reason, shown = reasons_and_texts(outcome, store, wanted)
+                reason, shown = reasons_and_texts(outcome, run_store, wanted)  # unit level
+        if units is not None:
+            outcome = units.expand(outcome)  # every row carries its unit's decision
+            reason = None if reason is None else reason[units.of_row]
+        summary = _summary(outcome, list(inputs), output, clusters)
+        summary.annotate_path = annotate
+        summary.groups_path = groups
+        if reason is not None:
             names, counts = np.unique(reason, return_counts=True)
             found = dict(zip(names.tolist(), counts.tolist(), strict=True))
             summary.reasons = {name: int(found.get(name, 0)) for name in REASONS}
@@ -315,19 +338,41 @@ def dedup_files(
             s.close()
 
 
+def keyed_store(
+    store: FileStore, within_field: str | None, unit_field: str | None, batch_size: int
+) -> tuple[Any, Any]:
+    """(the store the engine runs over, the :class:`neardup.units.Units` or None): the rows'
+    partition keys (``--within``) set on the store, or their units (``--unit-key``) joined
+    by a :class:`neardup.units.UnitStore` over it; the key columns are read first."""
+    from neardup._validate import check_keys
+    from neardup.units import Units, UnitStore
+
+    def keys(field: str, option: str) -> np.ndarray:
+        column = ndio.read_column(store.sources, field, batch_size, option)
+        return check_keys(f"{option} {field!r} of row", column, len(column))
+
+    parts = None if within_field is None else keys(within_field, "--within")
+    if unit_field is None:
+        store.partitions = parts
+        return store, None
+    units = Units.from_keys(keys(unit_field, "--unit-key"))
+    unit_store = UnitStore(store, units, batch_size)
+    unit_store.partitions = None if parts is None else units.partitions(parts)
+    return unit_store, units
+
+
 def _summary(
     outcome: engine.Outcome, inputs: list[str], output: str | None, clusters: str | None
 ) -> DedupSummary:
     plan, info, n = outcome.plan, outcome.info, outcome.n
     kept = int(outcome.keep.sum())
     exact = int(info["exact_duplicates"])
-    sizes = np.bincount(outcome.labels, minlength=n)
     return DedupSummary(
         documents=n,
         empty=int(outcome.empty.sum()),
         exact_duplicates=exact,
         near_duplicates=n - kept - exact,
-        clusters=int((sizes > 1).sum()),
+        clusters=len(np.unique(outcome.labels[~outcome.keep])),
         removed=n - kept,
         kept=kept,
         candidates=int(info.get("candidates") or 0),
@@ -500,7 +545,9 @@ def write_groups(found: Groups, ids: Any, path: str) -> None:
 def _cluster_rows(outcome: engine.Outcome, ids: list[Any]) -> list[dict[str, Any]]:
     """One row per document in a cluster of two or more, in input order."""
     labels, keep, rep, first = outcome.labels, outcome.keep, outcome.representative, outcome.first
-    members = np.flatnonzero(np.bincount(labels, minlength=len(labels))[labels] > 1)
+    grouped = np.zeros(len(labels), dtype=bool)
+    grouped[labels[~keep]] = True  # clusters with a removed member: two documents or more
+    members = np.flatnonzero(grouped[labels])
     exact = first[members] == first[rep[members]]
     similarity = engine.kept_similarity(first, keep, rep, outcome.evidence)[members]
     sequence = {c: i for i, c in enumerate(np.unique(labels[members]).tolist())}

@@ -41,6 +41,7 @@ from neardup.boilerplate import FrequencyCounter, summarize
 from neardup.errors import ResourceError
 from neardup.keep import keep_mask, policy_measure
 from neardup.near import Evidence, SetBuilder, near_pairs
+from neardup.partitions import partition_salts, salt_digests, salt_signatures
 from neardup.plan import Plan
 from neardup.sign import batch_shingles, sign_batch, sign_rows
 from neardup.spill import SetSpill
@@ -231,21 +232,24 @@ def _checked(batch: Any, compute: Any) -> Any:
         raise reindexed(error, batch.start) from None
 
 
-def run(plan: Plan, store: DocumentStore) -> Outcome:
+def run(plan: Plan, store: DocumentStore, report: bool = True) -> Outcome:
     """Run the stage sequence of ``plan`` over ``store`` (see the module docstring).
 
     >>> from neardup.plan import make_plan
     >>> from neardup.stores import MemoryStore
     >>> run(make_plan(method="minhash", k=2), MemoryStore(["a b c", "a b c"])).info["unique"]
     1
+
+    ``report=False``: the clusters and the kept documents only, no pairs reported (paragraph
+    dedup needs no more; expanding the pairs over exact copies can cost more than the search).
     """
     from neardup import near  # SPILL_DIR read at call time (tests set it)
 
     with SetSpill(plan.k, plan.unit, plan.hash_version, near.SPILL_DIR) as spill:
-        return _run(plan, store, spill)
+        return _run(plan, store, spill, report)
 
 
-def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
+def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True) -> Outcome:
     """:func:`run` with the spill file the sign pass writes past :data:`HOLD_SETS_BUDGET`."""
     timer = _Timer()
     drop = np.zeros(0, dtype=np.uint64)
@@ -268,6 +272,7 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
     shingled = 0  # shingles of every document the sign pass read (exact duplicates too)
     digests, firsts, groupable, live, lengths, sizes, removed = [], [], [], [], [], [], []
     seen = _core.FirstSeen()  # each document's first exact duplicate, batch by batch
+    salts = partition_salts(plan, store)
     unique = 0
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
@@ -275,6 +280,8 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
             kept = hold or spilling
             b = _checked(batch, lambda t, h=kept, r=room: sign_batch(plan, t, drop, h, r))
             before = len(seen)
+            if salts is not None:  # a copy only of another partition's is never found
+                b.digests = salt_digests(b.digests, salts[batch.start : batch.start + len(b.live)])
             first_of = seen.add(np.ascontiguousarray(b.digests), b.groupable)
             new = first_of == np.arange(before, before + len(first_of))
             chosen = np.flatnonzero(new & b.live)  # first occurrences with shingles
@@ -345,6 +352,9 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
     if spilling:
         spill.finish(len(selected))
     del signs, builder
+    parts = None if salts is None else salts[selected]
+    if parts is not None and resolved.method == "minhash" and evidence.signatures is not None:
+        salt_signatures(evidence.signatures, parts)
     if resolved.method == "minhash":
         signed = (len(first), shingled)
         resolved = _banding(
@@ -358,8 +368,15 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
         )
     del all_digests
     with timer.stage("near pairs"):
-        local, sims, near_info = near_pairs(resolved, evidence)
+        local, sims, near_info = near_pairs(resolved, evidence, parts)
+        if parts is not None and len(local):
+            same = parts[local[:, 0]] == parts[local[:, 1]]
+            if not same.all():  # a chance collision of salted band keys: never a pair
+                near_info["cross_partition_dropped"] = int((~same).sum())
+                local, sims = local[same], sims[same]
     info.update(near_info)
+    if salts is not None:
+        info["partitions"] = len(np.unique(salts))
     evidence.spill = None  # removed when the run ends
     with timer.stage("cluster"):
         labels = cluster_labels(first, selected, local)
@@ -367,7 +384,9 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
         keep, rep = keep_mask(labels, measure, resolved.keep)
         pairs = selected[local] if len(local) else np.zeros((0, 2), dtype=np.int64)
         mode = info.get("pairs_used", resolved.pairs)
-        if mode != "spanning":
+        if not report:  # the search's mode stays on record; nothing is expanded
+            pairs, sims = pairs[:0], sims[:0]
+        elif mode != "spanning":
             total = all_pairs_count(first, pairs)
             if resolved.pairs == "auto" and total > resolved.spanning_limit:
                 mode = "spanning"
@@ -380,7 +399,8 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill) -> Outcome:
             else:
                 mode = "all"
         info["pairs_used"] = mode
-        pairs, sims = report_pairs(first, pairs, sims, mode)
+        if report:
+            pairs, sims = report_pairs(first, pairs, sims, mode)
         info["pairs_reported"] = len(pairs)
     empty = ~_cat(groupable, (0,), bool) if resolved.uses_shingles else np.zeros(len(first), bool)
     return Outcome(

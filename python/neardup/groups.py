@@ -213,8 +213,12 @@ def duplicate_groups(
     """
     n = len(clusters)
     counts = np.bincount(clusters, minlength=n)
-    in_group = np.flatnonzero(counts[clusters] > 1)
-    labels = np.flatnonzero(counts > 1)
+    # a group is a cluster with a removed member (two or more documents; with units of rows,
+    # two or more units: a lone unit of several rows is no group)
+    grouped = np.zeros(n, dtype=bool)
+    grouped[clusters[~np.asarray(keep, dtype=bool)]] = True
+    in_group = np.flatnonzero(grouped[clusters])
+    labels = np.flatnonzero(grouped)
     if not len(labels):
         empty = np.zeros(0, dtype=np.int64)
         return Groups(empty, empty, np.zeros(0), np.zeros(1, dtype=np.int64), empty, texts)

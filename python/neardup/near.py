@@ -31,6 +31,7 @@ import numpy as np
 from neardup import _core, stages
 from neardup.banding import DEFAULT_RECALL, lsh_probability
 from neardup.errors import NeardupWarning
+from neardup.partitions import largest_partition, per_partition
 from neardup.plan import Plan
 
 if TYPE_CHECKING:
@@ -395,9 +396,14 @@ def _none() -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.float32)
 
 
-def near_pairs(plan: Plan, evidence: Evidence) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+def near_pairs(
+    plan: Plan, evidence: Evidence, partitions: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """(pairs int64[m, 2] into ``evidence.selected``, similarity float32[m], info) by the
-    plan's method; ``info`` records the candidates and (MinHash) the pairs mode used."""
+    plan's method; ``info`` records the candidates and (MinHash) the pairs mode used.
+    ``partitions`` (uint64 per unique document, ``within=``): exact Jaccard and SimHash search
+    each partition alone (MinHash gets its partitions from salted signatures, see
+    :func:`neardup.partitions.salt_signatures`)."""
     m = len(evidence.selected)
     threshold = plan.threshold
     info: dict[str, Any] = {}
@@ -405,13 +411,19 @@ def near_pairs(plan: Plan, evidence: Evidence) -> tuple[np.ndarray, np.ndarray, 
         pairs, sims = _none()
         info["candidates"] = 0
     elif plan.method == "exact-jaccard":
-        assert evidence.sets is not None
-        pairs, sims = stages.all_pairs_jaccard(evidence.sets, threshold)
-        info["candidates"] = m * (m - 1) // 2
+        sets = evidence.sets
+        assert sets is not None
+
+        def brute(rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+            part = sets if rows is None else subset_sets(sets, rows)
+            return stages.all_pairs_jaccard(part, threshold)
+
+        pairs, sims, sizes = per_partition(partitions, m, brute)
+        info["candidates"] = int((sizes * (sizes - 1) // 2).sum())
     elif plan.method == "minhash":
         pairs, sims = _minhash_pairs(plan, evidence, info)
     else:
-        pairs, sims = _simhash_pairs(plan, evidence, info)
+        pairs, sims = _simhash_pairs(plan, evidence, info, partitions)
     if plan.method == "minhash" and "pairs_used" not in info:
         info["pairs_used"] = "all" if plan.pairs == "auto" else plan.pairs
     return pairs, sims, info
@@ -542,21 +554,41 @@ def _search(
 SIMHASH_WARN_SECONDS = 5.0
 
 
-def _simhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+def _simhash_pairs(
+    plan: Plan, ev: Evidence, info: dict[str, Any], partitions: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     fingerprints = ev.signatures
-    assert fingerprints is not None and plan.max_hamming is not None
+    radius = plan.max_hamming
+    assert fingerprints is not None and radius is not None
     ev.simhash_bits = plan.simhash_bits
-    search = stages.hamming_search_plan(fingerprints, plan.max_hamming, threads=plan.threads)
+    largest = largest_partition(partitions, len(fingerprints))
+    search = stages.hamming_search_plan(fingerprints[largest], radius, threads=plan.threads)
     info["simhash_search"] = search.search
     info["simhash_predicted_comparisons"] = int(search.comparisons)
     _warn_quadratic(plan, search)
-    candidates, distance = stages.hamming_within(
-        fingerprints, plan.max_hamming, threads=plan.threads
-    )
+
+    def within(rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        part = fingerprints if rows is None else fingerprints[rows]
+        return stages.hamming_within(part, radius, threads=plan.threads)
+
+    candidates, distance, _ = per_partition(partitions, len(fingerprints), within)
     info["candidates"] = len(candidates)
     if plan.verify == "estimate":
         return candidates, (1.0 - distance / plan.simhash_bits).astype(np.float32)
     return verify_candidates(plan, ev, candidates)
+
+
+def subset_sets(sets: stages.ShingleSets, rows: np.ndarray) -> stages.ShingleSets:
+    """The sets of ``rows`` (increasing) as a ShingleSets of their own.
+
+    >>> subset_sets(stages.shingles(["a b", "c", "d e f"], k=1), np.array([0, 2])).sizes()
+    array([2, 3])
+    """
+    sizes, hashes = take_sets(sets, rows)
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    unit: Any = sets.unit
+    return stages.ShingleSets(offsets, hashes, sets.k, unit, sets.hash_version)
 
 
 def _warn_quadratic(plan: Plan, search: stages.HammingSearch) -> None:

@@ -1,10 +1,12 @@
 """``neardup dedup --level paragraph``: remove repeated paragraphs from files, streamed.
 
-The inputs are read twice: once to count and check their rows (the readers' fast path), once
-to clean them batch by batch with a :class:`neardup.ParagraphDeduper` and write every row —
-all its fields, the text field replaced by the cleaned text — as JSONL. Memory holds the
-deduper's table (one key per distinct paragraph, or the Bloom filter) and one batch; never
-the corpus.
+The inputs are read twice: once to count and check their rows (the readers' fast path; in
+near mode, ``threshold < 1``, this pass also runs the MinHash stages over the paragraphs,
+:class:`ParagraphStore`), once to clean them batch by batch with a
+:class:`neardup.ParagraphDeduper` (or the near decisions) and write every row — all its
+fields, the text field replaced by the cleaned text — as JSONL. Memory holds the deduper's
+table (one key per distinct paragraph, or the Bloom filter; in near mode each paragraph's
+digest and each distinct one's signature) and one batch; never the corpus.
 
 >>> s = dedup_paragraph_files(["corpus.jsonl"], "clean.jsonl")
 >>> print(s.text())
@@ -35,7 +37,8 @@ from neardup.paragraphs import (
     ParagraphDeduper,
     ParagraphResult,
     _result,
-    near_decisions,
+    near_flags,
+    near_plan,
 )
 
 __all__ = ["ParagraphFilesSummary", "dedup_paragraph_files"]
@@ -144,8 +147,9 @@ def dedup_paragraph_files(
     with the repeated paragraphs of its text removed; the options are
     :class:`neardup.ParagraphDeduper`'s. Rows left with fewer than ``min_words`` words are
     counted, and left out when ``drop_short``. ``threshold < 1``: near-duplicate paragraphs
-    (:func:`neardup.paragraphs.near_decisions`, ``minhash`` its MinHash options); the first
-    pass then holds the texts to decide, the second cleans with the decisions.
+    (:func:`neardup.paragraphs.near_flags`, ``minhash`` its MinHash options); the first
+    pass then decides, streamed (:class:`ParagraphStore`: memory holds each distinct
+    paragraph's digest and signature, never the text), the second cleans with the decisions.
 
     >>> dedup_paragraph_files(["a.jsonl"], "clean.jsonl", split="line").paragraphs_removed
     1
@@ -179,24 +183,16 @@ def dedup_paragraph_files(
                 f"{output}: --level paragraph writes JSONL; name a .jsonl or .jsonl.gz "
                 "file, or - for stdout"
             )
-        texts: list[str] = []
-        for src in sources:  # count and check the rows (the fast path)
-            for b in src.batches(batch_size):
-                if near:
-                    texts.extend(b.texts.to_pylist() if hasattr(b.texts, "to_pylist") else b.texts)
         plan: dict[str, Any] = {}
         clean: Callable[[list[str]], ParagraphResult] = deduper.add
-        if near:
-            duplicate, per_doc, plan = near_decisions(
-                texts,
-                threshold,
-                split=deduper.split,  # type: ignore[arg-type]
-                hash_version=deduper.hash_version,
-                threads=threads,
-                **minhash,
-            )
-            del texts
-            clean = _near_cleaner(deduper, duplicate, per_doc)
+        if near:  # the first pass decides (streamed: digests and signatures held, no text)
+            store = ParagraphStore(sources, batch_size, deduper.split)
+            run = near_plan(threshold, deduper.hash_version, threads, **minhash)
+            duplicate, plan = near_flags(run, store)
+            clean = _near_cleaner(deduper, duplicate, store.per_document())
+        else:
+            for _ in ndio.iter_batches(sources, batch_size):  # count and check the rows
+                pass
         counted = time.perf_counter()
         summary = ParagraphFilesSummary(
             inputs=list(inputs),
@@ -241,6 +237,46 @@ def dedup_paragraph_files(
     finally:
         for s in sources:
             s.close()
+
+
+class ParagraphStore:
+    """The paragraphs (or lines) of the inputs as the documents of a store
+    (:mod:`neardup.stores`), read batch by batch: near mode's first pass runs the engine over
+    them without holding a text. The paragraphs of each document are counted on the sign
+    pass (:meth:`per_document`).
+
+    >>> store = ParagraphStore(ndio.open_sources(["a.jsonl"]), 100, "paragraph")
+    >>> [len(b) for b in store.batches("sign")], store.per_document().tolist()  # doctest: +SKIP
+    ([3], [2, 1])
+    """
+
+    def __init__(self, sources: Sequence[ndio.Source], batch_size: int, split: str) -> None:
+        self.sources, self.batch_size, self.split = list(sources), batch_size, split
+        self._counts: list[np.ndarray] = []
+
+    def batches(self, pass_name: str) -> Any:
+        """The units of each batch of documents, numbered on from the last batch's."""
+        from neardup._texts import as_core_texts
+        from neardup.stores import TextBatch
+
+        if pass_name == "sign":
+            self._counts = []
+        start = 0
+        for batch in ndio.iter_batches(self.sources, self.batch_size):
+            units, per_doc = _core.paragraph_units(as_core_texts(batch.texts), self.split)
+            if pass_name == "sign":
+                self._counts.append(np.asarray(per_doc, dtype=np.int64))
+            if units:
+                yield TextBatch(units, start)
+                start += len(units)
+
+    def priorities(self, rows: np.ndarray) -> np.ndarray:
+        """Near mode keeps the first unit: no priorities."""
+        raise InvalidArgumentError("paragraph near mode keeps the first paragraph")
+
+    def per_document(self) -> np.ndarray:
+        """int64[n]: units of each document read by the last sign pass."""
+        return np.concatenate(self._counts) if self._counts else np.zeros(0, np.int64)
 
 
 def _near_cleaner(

@@ -40,6 +40,8 @@ from neardup._validate import (
     check_threshold,
 )
 from neardup.errors import InvalidArgumentError
+from neardup.plan import Plan, make_plan
+from neardup.stores import MemoryStore
 
 __all__ = [
     "DEFAULT_BLOOM_BITS",
@@ -224,16 +226,29 @@ def near_decisions(
     >>> dup.tolist(), units.tolist(), plan["method"]
     ([False, True], [1, 1], 'minhash')
     """
-    from neardup.pipeline import find_duplicates
-
-    unknown = set(minhash) - {"num_perm", "k", "seed", "bands", "rows", "algorithm", "bucket_limit"}
-    if unknown:
-        raise InvalidArgumentError(f"unknown option {sorted(unknown)[0]!r} for near mode")
+    plan = near_plan(threshold, hash_version, threads, **minhash)
     units, per_doc = _core.paragraph_units(
         texts, check_choice("split", split, ("paragraph", "line"))
     )
-    found = find_duplicates(
-        units,
+    duplicate, params = near_flags(plan, MemoryStore(units))
+    return duplicate, per_doc, params
+
+
+#: The MinHash options near mode takes.
+NEAR_OPTIONS = frozenset({"num_perm", "k", "seed", "bands", "rows", "algorithm", "bucket_limit"})
+
+
+def near_plan(threshold: float, hash_version: int, threads: int, **minhash: Any) -> Plan:
+    """The plan of near mode: MinHash + LSH, exact verification, the first unit of each
+    cluster kept (``minhash``: :data:`NEAR_OPTIONS`).
+
+    >>> near_plan(0.8, 2, 1, k=3).method, near_plan(0.8, 2, 1).verify
+    ('minhash', 'exact')
+    """
+    unknown = set(minhash) - NEAR_OPTIONS
+    if unknown:
+        raise InvalidArgumentError(f"unknown option {sorted(unknown)[0]!r} for near mode")
+    return make_plan(
         threshold=threshold,
         method="minhash",
         verify="exact",
@@ -242,7 +257,22 @@ def near_decisions(
         threads=threads,
         **minhash,
     )
-    return np.ascontiguousarray(~found.keep), per_doc, dict(found.params)
+
+
+def near_flags(plan: Plan, store: Any) -> tuple[np.ndarray, dict[str, Any]]:
+    """(bool[u]: the units, in store order, that an earlier unit makes a duplicate of; the
+    plan run) for the units a document store yields (:mod:`neardup.stores`; the files' are
+    streamed by :class:`neardup.paragraph_files.ParagraphStore`): the engine's run without
+    the reported pairs, so memory holds digests and signatures, never the texts.
+
+    >>> from neardup.stores import MemoryStore
+    >>> near_flags(near_plan(0.5, 2, 1, k=1), MemoryStore(["a b", "a b", "c"]))[0].tolist()
+    [False, True, False]
+    """
+    from neardup import engine
+
+    out = engine.run(plan, store, report=False)
+    return np.ascontiguousarray(~out.keep), out.params()
 
 
 def _merge(parts: list[ParagraphResult], starts: list[int]) -> ParagraphResult:

@@ -8,6 +8,7 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup import _core, engine, stages
+from neardup._validate import check_keys
 from neardup.errors import InvalidArgumentError
 from neardup.keep import NO_PRIORITIES
 from neardup.plan import AUTO_EXACT_LIMIT, BUCKET_LIMIT, SPANNING_LIMIT, Method, make_plan
@@ -230,9 +231,8 @@ class DuplicateResult:
 
     @property
     def num_clusters(self) -> int:
-        """Clusters of two or more documents."""
-        _, sizes = np.unique(self.clusters, return_counts=True)
-        return int(np.count_nonzero(sizes > 1))
+        """Clusters of two or more documents (units, with ``unit_of``)."""
+        return len(np.unique(self.clusters[~self.keep]))
 
     def to_pandas(self) -> Any:
         """The pairs as a pandas DataFrame with columns ``i``, ``j``, ``similarity``.
@@ -309,6 +309,9 @@ def find_duplicates(
     auto_exact_limit: int = AUTO_EXACT_LIMIT,
     spanning_limit: int = SPANNING_LIMIT,
     bucket_limit: int | None = BUCKET_LIMIT,
+    *,
+    within: Any = None,
+    unit_of: Any = None,
 ) -> DuplicateResult:
     """Finds near-duplicate documents, clusters them and picks one to keep per cluster.
 
@@ -359,11 +362,25 @@ def find_duplicates(
     the lowest index (:mod:`neardup.keep`; ``params["keep"]`` is then ``"priority"``).
     NaN, nulls, non-numbers and a wrong length are refused.
 
+    ``within`` (one key per document: a list, numpy array or pandas Series of str, numbers
+    or tuples): only documents sharing a key are compared, so the result is each partition's
+    as if run alone (per dump, per language), from one plan resolved for the whole corpus;
+    exact copies and LSH candidates never cross two partitions and the cost is the sum of the
+    partitions' (``params["partitions"]``). ``unit_of`` (one key per row): rows sharing a key
+    are one document, their texts joined in row order (:mod:`neardup.units`); a unit is kept
+    or removed whole, every row carries its unit's decision, and clusters, representatives
+    and pairs name units by their first row (``params["units"]``). A unit's priority is its
+    rows' highest. None, NaN and a wrong length are refused.
+
     >>> r = find_duplicates(["the cat sat on the mat", "The cat sat on the mat!", "dogs"], k=2)
     >>> r.pairs.tolist(), r.keep.tolist()
     ([[0, 1]], [True, False, True])
     >>> find_duplicates(["a b c", "a b c", "d"], k=1, keep=[1, 5, 0]).keep.tolist()
     [False, True, True]
+    >>> find_duplicates(["a b c", "a b c"], k=1, within=["x", "y"]).keep.tolist()
+    [True, True]
+    >>> find_duplicates(["a b", "c d", "a b", "c d"], k=1, unit_of=[1, 1, 2, 2]).keep.tolist()
+    [True, True, False, False]
     """
     priorities, policy = None, keep  # policy: a name, checked by make_plan (None refused)
     if keep is not None and not isinstance(keep, str):
@@ -389,11 +406,39 @@ def find_duplicates(
         auto_exact_limit=auto_exact_limit,
         spanning_limit=spanning_limit,
         bucket_limit=bucket_limit,
+        within=within is not None,
+        unit_of=unit_of is not None,
     )
     if plan.keep == "priority" and priorities is None:
         raise InvalidArgumentError(NO_PRIORITIES)  # before any work
     store = MemoryStore(texts, priorities=priorities)
-    outcome = engine.run(plan, store)
+    parts = None if within is None else check_keys("within", within, store.n)
+    if unit_of is not None:
+        return _units_result(plan, store, check_keys("unit_of", unit_of, store.n), parts)
+    store.partitions = parts
+    return _result(engine.run(plan, store), store.texts)
+
+
+def _units_result(
+    plan: Any, rows: MemoryStore, keys: np.ndarray, parts: np.ndarray | None
+) -> DuplicateResult:
+    """:func:`find_duplicates` with ``unit_of``: the units run, every row given its unit's."""
+    from neardup.keep import check_priorities
+    from neardup.units import Units, as_strs
+
+    units = Units.from_keys(keys)
+    joined = units.join(as_strs(rows.texts))
+    priorities = None
+    if rows._priorities is not None:
+        priorities = units.priorities(check_priorities(rows._priorities, rows.n))
+    store = MemoryStore(joined, priorities=priorities)
+    store.partitions = None if parts is None else units.partitions(parts)
+    outcome = units.expand(engine.run(plan, store))
+    return _result(outcome, [joined[u] for u in units.of_row.tolist()])
+
+
+def _result(outcome: engine.Outcome, texts: Any) -> DuplicateResult:
+    """The result of a run (``texts``: what display, reasons and explain read, per row)."""
     return DuplicateResult(
         outcome.pairs,
         outcome.similarity,
@@ -401,7 +446,7 @@ def find_duplicates(
         outcome.plan.method,
         outcome.plan.threshold,
         outcome.params(),
-        texts=store.texts,
+        texts=texts,
         keep=outcome.keep,
         representative=outcome.representative,
         kept_similarity=engine.kept_similarity(

@@ -115,6 +115,11 @@ class Plan:
     bucket_limit: int | None = BUCKET_LIMIT
     #: The method the user asked for (``"auto"`` stays visible after resolution).
     requested_method: str = "auto"
+    #: Only rows sharing a partition key are compared (``within=``, ``--within``); the keys
+    #: travel beside the plan in the document store, as priorities do.
+    within: bool = False
+    #: Rows sharing a unit key are one document (``unit_of=``, ``--unit-key``).
+    unit_of: bool = False
 
     @property
     def resolved(self) -> bool:
@@ -186,6 +191,10 @@ class Plan:
             parts.append(f"{self.threads} threads")
         if self.keep != "first":
             parts.append(f"keep {self.keep}")
+        if self.unit_of:
+            parts.append("units of rows")
+        if self.within:
+            parts.append("within partitions")
         parts.append(f"hash v{self.hash_version}")
         return ", ".join(parts)
 
@@ -212,6 +221,8 @@ def make_plan(
     auto_exact_limit: int = AUTO_EXACT_LIMIT,
     spanning_limit: int = SPANNING_LIMIT,
     bucket_limit: int | None = BUCKET_LIMIT,
+    within: bool = False,
+    unit_of: bool = False,
 ) -> Plan:
     """Checks every option (whatever method will run) and returns the unresolved plan.
 
@@ -261,6 +272,9 @@ def make_plan(
     auto_exact_limit = check_int("auto_exact_limit", auto_exact_limit, low=0)
     spanning_limit = check_int("spanning_limit", spanning_limit, low=0)
     bucket_limit = check_optional_int("bucket_limit", bucket_limit, low=2)
+    for name, flag in (("within", within), ("unit_of", unit_of)):
+        if not isinstance(flag, bool):
+            raise InvalidArgumentError(f"{name} must be True or False in a plan, got {flag!r}")
     return Plan(
         method=method,
         threshold=threshold,
@@ -283,6 +297,8 @@ def make_plan(
         spanning_limit=spanning_limit,
         bucket_limit=bucket_limit,
         requested_method=method,
+        within=within,
+        unit_of=unit_of,
     )
 
 

@@ -88,10 +88,18 @@ class MemoryStore:
     2
     """
 
-    def __init__(self, texts: Any, batch_size: int = MEMORY_BATCH, priorities: Any = None) -> None:
+    def __init__(
+        self,
+        texts: Any,
+        batch_size: int = MEMORY_BATCH,
+        priorities: Any = None,
+        partitions: np.ndarray | None = None,
+    ) -> None:
         self.texts: CoreTexts = as_core_texts(texts)
         self.n = count(self.texts)
         self.batch_size = batch_size
+        #: uint64[n] partition keys (``within=``; :func:`neardup._validate.check_keys`).
+        self.partitions = partitions
         #: The priorities for ``keep="priority"`` (checked here: one number per document),
         #: integers as integers (:func:`neardup.keep.check_priorities`).
         self._priorities = None if priorities is None else check_priorities(priorities, self.n)
@@ -138,6 +146,8 @@ class FileStore:
         self.progress: Progress = progress or (lambda stage, n: None)
         self._ids: list[Sequence[Any]] = []
         self.priority_field = priority_field
+        #: uint64[n] partition keys (``--within``), read before the sign pass.
+        self.partitions: np.ndarray | None = None
         #: Read the next batch on a thread of its own while the engine works on this one:
         #: with the run on several threads, reading would otherwise leave the others idle.
         self.read_ahead = any(s.threads > 1 for s in self.sources)

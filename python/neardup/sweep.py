@@ -30,6 +30,11 @@ def _check_threshold(result: Any, threshold: Any) -> float:
             f"threshold={t:g}: a run at {result.threshold:g} answers thresholds from "
             f"{result.threshold:g} to 1 (a lower one needs a new run)"
         )
+    if "units" in result.params:
+        raise InvalidArgumentError(
+            "this run compared units of rows (unit_of=): its pairs join units, not rows; "
+            "run find_duplicates(..., unit_of=keys, threshold=t) at the new threshold"
+        )
     if result.params.get("pairs_used") == "spanning":
         raise InvalidArgumentError(
             "this run reported spanning pairs only (params['pairs_used']), which cannot be "

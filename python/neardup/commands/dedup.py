@@ -63,6 +63,18 @@ def add_parser(subparsers: Any) -> None:
         "(ties: first in input order); read for the members of duplicate clusters",
     )
     p.add_argument(
+        "--within",
+        metavar="FIELD",
+        help="compare only rows with the same value in FIELD (per dump, per language): each "
+        "partition's result as if run alone, one plan for all",
+    )
+    p.add_argument(
+        "--unit-key",
+        metavar="FIELD",
+        help="rows with the same value in FIELD are one document (a repository's files, a "
+        "conversation's turns), joined in row order; kept or removed whole",
+    )
+    p.add_argument(
         "--clusters",
         metavar="FILE",
         help="write one row per document in a duplicate cluster (.csv, .jsonl, .parquet)",
@@ -170,6 +182,8 @@ def run_paragraphs(args: argparse.Namespace) -> int:
             "--annotate": args.annotate,
             "--clusters": args.clusters,
             "--keep-priority": args.keep_priority,
+            "--within": args.within,
+            "--unit-key": args.unit_key,
             "--engine ray": args.engine == "ray" or None,
             "an HTML --report": is_html(args.report) or None,
         }
@@ -261,6 +275,10 @@ def run(args: argparse.Namespace) -> int:
             options.update(keep="priority", priority_field=args.keep_priority)
         if args.annotate is not None:
             options["annotate"] = args.annotate
+        if args.within is not None:
+            options["within_field"] = args.within
+        if args.unit_key is not None:
+            options["unit_field"] = args.unit_key
         if getattr(args, "groups", None) is not None:
             options["groups"] = args.groups
         if getattr(args, "engine", "local") == "ray" and (

@@ -34,6 +34,7 @@ from neardup.io.source import (
     iter_batches,
     open_source,
     open_sources,
+    read_column,
     read_once,
     read_texts,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "output_format",
     "output_group",
     "output_target",
+    "read_column",
     "read_once",
     "read_texts",
     "signals_held",

@@ -187,25 +187,37 @@ def run_dataset(
     driver_edge_limit: int | None = None,
     shuffle_partitions: int | None = None,
     max_partition_rows: int = MAX_PARTITION_ROWS,
+    within_column: str | None = None,
+    unit_column: str | None = None,
     **options: Any,
 ) -> Any:
     """Runs the plan over a dataset; returns (``RayRun``, plan). Used by the API and the CLI.
 
     ``path_column`` (the file each row was read from, as Ray Data's ``include_paths=True``
-    adds it) lets input errors name the file and row.
+    adds it) lets input errors name the file and row. ``within_column``: only rows with the
+    same value there are compared (``within=``, as the local engine). ``unit_column`` is
+    refused: units of rows run on the local engine.
     """
+    if unit_column is not None:
+        raise InvalidArgumentError(
+            "units of rows (unit_of, --unit-key) run on the local engine: the Ray engine "
+            "would have to gather each unit's rows from every block first"
+        )
+    if within_column is not None:
+        options["within"] = True
     ray = require_ray()
     from neardup.ray import _engine
     from neardup.ray._components import DRIVER_EDGE_LIMIT
 
     requested = check_options(**options)  # fail early, before any task
     names = list(dataset.schema().names)
-    for column in (text_column, id_column):
+    for column in (text_column, id_column, within_column):
         if column is not None and column not in names:
             raise InvalidArgumentError(
                 f"the dataset has no column {column!r} (columns: {', '.join(names[:8])})"
             )
-    columns = names if kept_rows_only else [c for c in (text_column, id_column, path_column) if c]
+    wanted = (text_column, id_column, path_column, within_column)
+    columns = names if kept_rows_only else [c for c in wanted if c]
     blocks, sizes, where, rows_per_file = _blocks(
         ray, dataset, list(dict.fromkeys(columns)), path_column, max_partition_rows
     )
@@ -223,6 +235,7 @@ def run_dataset(
             driver_edge_limit=DRIVER_EDGE_LIMIT if driver_edge_limit is None else driver_edge_limit,
             shuffle_partitions=shuffle_partitions,
             requested=requested,
+            within_column=within_column,
         )
     except ray.exceptions.RayTaskError as e:
         cause = getattr(e, "cause", None)
@@ -234,20 +247,31 @@ def run_dataset(
 
 
 def find_duplicates(
-    dataset: Any, text_column: str = "text", id_column: str | None = None, **options: Any
+    dataset: Any,
+    text_column: str = "text",
+    id_column: str | None = None,
+    *,
+    within: str | None = None,
+    **options: Any,
 ) -> Any:
     """A ``ray.data.Dataset`` with, per input row, its cluster, whether it is kept, and its
     similarity to the kept document. ``options`` are :func:`neardup.find_duplicates`'s
     (``threshold``, ``num_perm``, ``k``, ``unit``, ``bands``, ``rows``, ``seed``,
     ``verify``, ``algorithm``, ``bucket_limit``: LSH buckets are grouped as the local engine
-    groups them); ``method`` is ``"minhash"``.
+    groups them); ``method`` is ``"minhash"``. ``within`` names a column: only rows with the
+    same value there are compared (the local ``within=``); ``unit_of`` is refused (local
+    engine only).
 
     >>> ds = ray.data.from_items([{"text": "a b c d e"}, {"text": "a b c d e!"}])  # doctest: +SKIP
     >>> find_duplicates(ds, k=2).to_pandas()["keep"].tolist()       # doctest: +SKIP
     [True, False]
     """
     ray = require_ray()
-    result, _ = run_dataset(dataset, text_column=text_column, id_column=id_column, **options)
+    if "unit_of" in options:
+        options["unit_column"] = options.pop("unit_of")
+    result, _ = run_dataset(
+        dataset, text_column=text_column, id_column=id_column, within_column=within, **options
+    )
     return ray.data.from_arrow_refs(result.tables)
 
 

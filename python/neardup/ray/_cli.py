@@ -101,8 +101,11 @@ def dedup_files_ray(
 
     t0 = time.perf_counter()
     options.pop("progress", None)
+    within_column = options.pop("within_field", None)
+    if options.pop("unit_field", None) is not None:
+        raise InvalidArgumentError("--unit-key runs on the local engine (--engine local)")
     # Every option and path is checked before Ray starts (a Ray that cannot start hangs).
-    check_options(**options)
+    check_options(**options, within=within_column is not None)
     check_int("batch_size", batch_size, low=1, high=MAX_BATCH)
     check_outputs(list(inputs), [output, clusters, report])
     if is_html(report):
@@ -137,6 +140,7 @@ def dedup_files_ray(
             id_column=id_column,
             path_column=PATH_COLUMN,
             driver_edge_limit=driver_edge_limit,
+            within_column=within_column,
             **options,
         )
         parts = ray.get(result.members)

@@ -104,6 +104,7 @@ def run(
     driver_edge_limit: int = DRIVER_EDGE_LIMIT,
     shuffle_partitions: int | None = None,
     requested: Plan | None = None,
+    within_column: str | None = None,
 ) -> RayRun:
     """Runs the plan over Arrow blocks (object refs, in input order) and returns output refs.
 
@@ -120,7 +121,7 @@ def run(
     @ray.remote
     def sign(table: Any, start: int, where: Any) -> Any:
         _maybe_die()
-        signed = _steps.sign_partition(table, text_column, start, plan, where)
+        signed = _steps.sign_partition(table, text_column, start, plan, where, within_column)
         sample = banding_sample(signed.digests, signed.signatures, sizes=signed.sizes)  # type: ignore[arg-type]
         # what the sign pass read (exact duplicates included), as the local engine counts it
         read = (len(signed.empty), int(signed.sizes.sum()))

@@ -132,12 +132,16 @@ def sign_partition(
     start: int,
     plan: Plan,
     where: Sequence[tuple[int, str, int]] = (),
+    within_column: str | None = None,
 ) -> Signed:
     """Set digests, shingle counts and MinHash signatures of one partition, by the local
     engine's :func:`neardup.sign.sign_batch` (no band keys yet: the banding is chosen from a
     sample of every partition's signatures).
 
-    The texts go to Rust as one Arrow array (no per-row Python object).
+    The texts go to Rust as one Arrow array (no per-row Python object). ``within_column``
+    (``within=``): each row's partition key is mixed into its digest and signature as the
+    local engine mixes it (:func:`neardup.partitions.salt_digests`, ``salt_signatures``), so
+    exact links and LSH buckets stay within partitions.
     """
     texts = check_texts(table.column(text_column), start, where)
     # the local engine's sign pass (sets, digests and signatures in one core call)
@@ -147,6 +151,15 @@ def sign_partition(
     live = np.flatnonzero(sizes > 0)
     digests = batch.digests[live]
     signatures = batch.signatures[live]
+    if within_column is not None:
+        from neardup._validate import check_keys
+        from neardup.partitions import salt_digests, salt_signatures
+
+        keys = table.column(within_column).to_pylist()
+        salts = check_keys(f"within column {within_column!r} (block row)", keys, len(keys))
+        digests = salt_digests(digests, salts[live])
+        signatures = np.ascontiguousarray(signatures)
+        salt_signatures(signatures, salts[live])
     return Signed(
         empty=sizes == 0,
         positions=live.astype(np.int64) + start,
