@@ -23,7 +23,7 @@ fn main() {
 mod ab {
     use _core::hashing::HashVersion;
     use _core::minhash::MinHasher;
-    use _core::minhash32::MinHasher32;
+    use _core::minhash::MinHasher32;
     use _core::shingle::{Shingler, Unit};
     use std::time::Instant;
 

@@ -8,7 +8,7 @@
 //! Not a test; nothing here is used by the library.
 use _core::hashing::SplitMix64;
 use _core::minhash::MinHasher;
-use _core::minhash32::MinHasher32;
+use _core::minhash::MinHasher32;
 
 fn main() {
     let family = std::env::args().nth(1).unwrap_or_else(|| "v2".into());

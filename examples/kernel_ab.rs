@@ -96,7 +96,7 @@ mod ab {
         }
     }
 
-    /// Copy of the v1 32-bit-lane kernel (rust/minhash.rs block_kernel) for an AVX2 timing.
+    /// Copy of the v1 32-bit-lane kernel (rust/minhash/mod.rs block_kernel) for an AVX2 timing.
     #[inline(always)]
     fn v1_generic(shingles: &[u64], out: &mut [u32], a: &[u64], b: &[u64]) {
         for start in (0..out.len()).step_by(BLOCK) {

@@ -2,7 +2,7 @@
 //! (128 slots, 350 shingles a document), best of 40 interleaved rounds, with the clock measured
 //! by a chain of dependent adds: `cargo run --release --example minhash_ab` (x86_64 with
 //! AVX-512 F, VL, DQ). Every variant is checked bit-identical to the library's kernel; "lib
-//! avx2" is the library's AVX2 kernel (rust/minhash_avx2.rs) and "lib avx2-generic" the
+//! avx2" is the library's AVX2 kernel (rust/minhash/avx2.rs) and "lib avx2-generic" the
 //! generic loop compiled for AVX2 that it replaced. Not a test; nothing here is used by the
 //! library.
 

@@ -10,7 +10,7 @@ pub const HASH_VERSION: u32 = 2;
 
 /// Which definition of normalisation, shingle hashing and MinHash family to compute (README
 /// "Definitions"). The MinHash family: version 1's is `minhash::MinHasher`'s (a 64-bit
-/// multiply-add per slot), version 2's `minhash32::MinHasher32`'s (a 32-bit one).
+/// multiply-add per slot), version 2's `minhash::v2::MinHasher32`'s (a 32-bit one).
 ///
 /// * `V1` (0.1): words are runs of alphanumeric characters; a shingle's hash is XXH3-64 of its
 ///   space-joined words.

@@ -1,43 +1,56 @@
-//! neardup's core: the stages of near-duplicate detection, one module each.
+//! neardup's core: the stages of near-duplicate detection, one module each, declared below in
+//! the order the data flows through them. A stage with parts is a folder (`foo/mod.rs` and its
+//! children); a child (a kernel, a hash version's variant) uses only what its parent gives it.
 //!
-//! text → [`normalize`] ([`tokens`] for hash version 2) → [`shingle`] (64-bit hashes, [`hashing`]) → [`minhash`] signatures ([`minhash32`]: hash version 2's family) or
+//! text → [`normalize`] (hash version 2: [`normalize::tokens`] on NFKC_Casefold text,
+//! [`normalize::casefold`]) → [`shingle`] (64-bit hashes, [`hashing`]; [`wordhash`] hashes ASCII
+//! words in batches) → [`minhash`] signatures ([`minhash::v2`]: hash version 2's family) or
 //! [`simhash`] fingerprints, for a whole collection by [`signing`] → [`lsh`] candidate pairs →
 //! verification ([`verify`]: MinHash estimate, exact [`jaccard`], Hamming; [`hamming`] finds
 //! the SimHash pairs within a radius by multi-index hashing) → [`duplicates`]
 //! (all verified pairs) or [`spanning`] (a spanning forest of the clusters) → [`cluster`]
-//! labels. [`exact`] groups byte-identical documents; [`jaccard::all_pairs`] is the brute-force
-//! search. [`jsonl`] reads JSONL text fields for the command line. [`paragraphs`] removes repeated paragraphs across a corpus. [`rows`] holds what the pair stages share, [`error`] the one error type.
+//! labels. [`exact`] groups byte-identical documents and [`first_seen`] finds each document's
+//! first exact duplicate across batches; [`jaccard::all_pairs`] is the brute-force search.
+//! Beside the flow: [`offsets`] maps shingles back to source characters (explain), [`lookup`]
+//! queries a persistent index, [`jsonl`] reads JSONL text fields for the command line,
+//! [`paragraphs`] removes repeated paragraphs across a corpus. [`error`] is the one error type,
+//! [`parallel`] the thread pool, [`rows`] what the pair stages share.
 //! `bindings` (feature `python`) only converts arguments and releases the GIL.
 
-pub mod casefold;
-pub mod cluster;
-pub mod duplicates;
+// What every stage uses.
 pub mod error;
-pub mod exact;
-pub mod first_seen;
-pub mod hamming;
 pub mod hashing;
-pub mod jaccard;
-pub mod jsonl;
-pub mod lookup;
-pub mod lsh;
-pub mod minhash;
-pub mod minhash32;
-#[cfg(target_arch = "x86_64")]
-mod minhash_avx2;
-pub mod normalize;
-pub mod offsets;
-pub mod paragraphs;
 pub mod parallel;
 pub mod rows;
-pub mod signing;
-pub mod spanning;
-pub mod verify;
 
-pub mod shingle;
-pub mod simhash;
-pub mod tokens;
+// Text to sets: normalise, shingle.
+pub mod normalize;
 pub mod wordhash;
+pub mod shingle;
+
+// Sets to signatures and fingerprints, for one document and for a collection.
+pub mod minhash;
+pub mod simhash;
+pub mod signing;
+
+// Exact copies.
+pub mod exact;
+pub mod first_seen;
+
+// Candidates, verification, the pairs and clusters kept.
+pub mod lsh;
+pub mod hamming;
+pub mod jaccard;
+pub mod verify;
+pub mod duplicates;
+pub mod spanning;
+pub mod cluster;
+
+// Beside the flow.
+pub mod offsets;
+pub mod lookup;
+pub mod jsonl;
+pub mod paragraphs;
 
 #[cfg(test)]
 mod golden;

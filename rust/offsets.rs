@@ -5,8 +5,8 @@
 //! the source range it came from:
 //!
 //! * Version 1 ([`crate::normalize`]): a word character's lowercase comes from that character.
-//! * Version 2 ([`crate::tokens`]): the source is cut before every character where
-//!   NFKC_Casefold maps piece by piece ([`crate::tokens::is_cut`]); each piece (a starter and
+//! * Version 2 ([`crate::normalize::tokens`]): the source is cut before every character where
+//!   NFKC_Casefold maps piece by piece ([`crate::normalize::tokens::is_cut`]); each piece (a starter and
 //!   the marks and default ignorable characters after it) is folded on its own, and every
 //!   character of its value comes from the whole piece. A token's range so covers the source
 //!   characters that produced it, including removed ignorables inside it (a soft hyphen in a
@@ -113,16 +113,16 @@ fn trace_v2(source: &str) -> Traced {
     let mut start = 0;
     while start < chars.len() {
         let mut end = start + 1;
-        while end < chars.len() && !crate::tokens::is_cut(chars[end]) {
+        while end < chars.len() && !crate::normalize::tokens::is_cut(chars[end]) {
             end += 1;
         }
         let piece: String = chars[start..end].iter().collect();
         folded.clear();
-        crate::casefold::nfkc_casefold_into(&piece, &mut scratch, &mut folded);
+        crate::normalize::casefold::nfkc_casefold_into(&piece, &mut scratch, &mut folded);
         let from = (start as u32, end as u32);
         let mut separated_here = false;
         for c in folded.chars() {
-            match crate::tokens::classify_folded(open, c) {
+            match crate::normalize::tokens::classify_folded(open, c) {
                 None => {
                     if open.is_some() {
                         out.close();

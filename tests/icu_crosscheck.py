@@ -8,7 +8,7 @@ character (:func:`neardup.normalize`) must equal the core's words of ICU's value
 reference's :func:`reference.nfkc_casefold` is compared with ICU on random strings heavy in
 combining marks: they may differ only where version 2 differs from ICU by design, on text
 with U+0345 COMBINING GREEK YPOGEGRAMMENI next to another mark (version 2 takes the
-canonical decomposition first, see rust/casefold.rs).
+canonical decomposition first, see rust/normalize/casefold.rs).
 
     apt-get install python3-icu
     PYTHONPATH=python:tests:/usr/lib/python3/dist-packages python tests/icu_crosscheck.py

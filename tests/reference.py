@@ -32,7 +32,8 @@ def normalize_v1(text: str) -> str:
     return " ".join(words)
 
 
-# Blocks of scripts written without spaces (rust/tokens.rs SPACELESS_BLOCKS), inclusive.
+# Blocks of scripts written without spaces (SPACELESS_BLOCKS in rust/normalize/tokens/mod.rs),
+# inclusive.
 SPACELESS_BLOCKS = [
     (0x0E00, 0x0EFF),
     (0x1000, 0x109F),
@@ -55,7 +56,8 @@ SPACELESS_BLOCKS = [
 
 
 # Default_Ignorable_Code_Point of Unicode 16.0.0 (DerivedCoreProperties.txt), inclusive; the
-# same in Unicode 14 for the characters assigned there (rust/casefold.rs DEFAULT_IGNORABLE).
+# same in Unicode 14 for the characters assigned there (DEFAULT_IGNORABLE in
+# rust/normalize/casefold.rs).
 DEFAULT_IGNORABLE = [
     (0x00AD, 0x00AD),
     (0x034F, 0x034F),

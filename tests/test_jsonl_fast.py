@@ -1,4 +1,4 @@
-"""The JSONL fast path (rust/jsonl.rs via neardup.io.jsonl) reads what the Python parser reads.
+"""The JSONL fast path (rust/jsonl/mod.rs via neardup.io.jsonl) reads what the Python parser reads.
 
 Every check compares the core's batches with the row-by-row parser (`JsonlReader._rows`, the
 definition: `json.loads` per line) on the same file: texts, ids, positions and the first error,

@@ -10,6 +10,7 @@ circle of design and is left out, as are imports of the compiled ``neardup._core
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "python"
@@ -115,3 +116,50 @@ def test_no_import_circle_in_the_package():
 def test_no_function_imports_from_the_package_top():
     _, upward = _imports(_modules())
     assert upward == []
+
+
+RUST = ROOT.parent / "rust"
+
+
+def _rust_modules() -> dict[str, Path]:
+    """Module path (``minhash::v2``; ``crate`` for lib.rs) -> file, unit-test files left out."""
+    out = {}
+    for path in sorted(RUST.rglob("*.rs")):
+        if path.name == "tests.rs" or path.stem.endswith("_tests"):
+            continue
+        parts = list(path.relative_to(RUST).with_suffix("").parts)
+        if parts[-1] in ("mod", "lib"):
+            parts = parts[:-1]
+        out["::".join(parts) or "crate"] = path
+    return out
+
+
+def _rust_uses(mods: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the modules its code (comments and unit tests left out) names through a
+    ``crate::`` or ``super::`` path; a module naming its own parent or child is not counted:
+    a stage's folder is one piece."""
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    longest = sorted(mods, key=len, reverse=True)
+    for m, path in mods.items():
+        text = path.read_text("utf-8")
+        src = re.split(r"#\[cfg\(test\)\]\s*(?:#\[path[^\]]*\]\s*)?mod tests", text)[0]
+        src = re.sub(r"//[^\n]*", "", src)
+        own = [] if m == "crate" else m.split("::")
+        for supers, rest in re.findall(r"\b((?:super::)+|crate::)([A-Za-z0-9_:]+)", src):
+            # `super` is the parent of this file's module (inline modules are left out)
+            base = [] if supers == "crate::" else own[: len(own) - supers.count("super::")]
+            full = "::".join([*base, rest])
+            for n in longest:
+                if n != "crate" and (full == n or full.startswith(n + "::")):
+                    if n != m and not m.startswith(n + "::") and not n.startswith(m + "::"):
+                        graph[m].add(n)
+                    break
+    return graph
+
+
+def test_no_module_circle_in_the_crate():
+    graph = _rust_uses(_rust_modules())
+    assert len(graph) > 30  # the walk found the crate
+    assert "normalize" in graph["shingle"]  # and sees the modules a file names
+    assert "minhash" in graph["signing"]
+    assert _circles(graph) == []

@@ -4,7 +4,7 @@ the sign pass of ``find_duplicates`` (``_core.sign_texts``, sets not kept). CPU 
 (``time.process_time``), best of the rounds; each corpus is repeated up to about 20 MB so the
 timings are not tiny. Real text is slower than the synthetic corpus of
 ``benches/sign_throughput.py``: documents that are not all ASCII take the Unicode tokeniser
-(their ASCII stretches excepted, see rust/tokens.rs ``for_each_piece``).
+(their ASCII stretches excepted, see rust/normalize/tokens/mod.rs ``for_each_piece``).
 
     python benches/realtext/corpora.py --out /tmp/realtext      # once per machine
     PYTHONPATH=$PWD/python python benches/realtext/throughput.py --data /tmp/realtext

@@ -4,8 +4,8 @@
 //! examples/family_ab.rs times the kernels).
 
 use _core::hashing::SplitMix64;
+use _core::minhash::MinHasher32;
 use _core::minhash::{MinHasher, OphHasher};
-use _core::minhash32::MinHasher32;
 
 /// Slots of every signature.
 pub const P: usize = 128;

@@ -22,6 +22,8 @@ __all__ = [
     "clusters",
     "estimate_jaccard",
     "exact_duplicates",
+    "gather_rows",
+    "gather_rows_in_place",
     "hamming",
     "hamming_search_plan",
     "hamming_within",
@@ -239,6 +241,15 @@ def mix64(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]: ...
 def set_digests(
     offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64]
 ) -> npt.NDArray[np.uint64]: ...
+def gather_rows(
+    offsets: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.int64],
+    hashes: npt.NDArray[np.uint64],
+    out: npt.NDArray[np.uint64],
+) -> int: ...
+def gather_rows_in_place(
+    offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64]
+) -> int: ...
 def pairs_within_groups(
     starts: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64], items: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]: ...

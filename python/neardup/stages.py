@@ -231,7 +231,7 @@ def minhash(
 
     ``algorithm="oph"``: one-permutation hashing with optimal densification, one hash per
     shingle instead of ``num_perm`` (several times faster from shingle hashes; see
-    ``rust/minhash.rs``). Same shape, same use (LSH, :func:`estimate_jaccard`), as accurate
+    ``rust/minhash/mod.rs``). Same shape, same use (LSH, :func:`estimate_jaccard`), as accurate
     on documents with more shingles than ``num_perm``, but different bits: compare only
     signatures made with the same algorithm.
 

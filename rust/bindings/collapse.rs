@@ -1,16 +1,21 @@
 //! The collapse stage's part of `neardup._core`: `FirstSeen`, each document's first exact
 //! duplicate over the batches of a pass (`rust/first_seen.rs`); `set_digests`, the digest that
 //! finds equal shingle sets (`rust/signing/digest.rs`); `pairs_within_groups`, every pair of an
-//! exact group, a bucket or a label (`rust/rows.rs`).
+//! exact group, a bucket or a label, and `gather_rows`, the held sets of the unique documents
+//! (`rust/rows.rs`).
 
 use super::{contiguous, matrix, run, sets_view};
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{
+    IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
+};
 use pyo3::prelude::*;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FirstSeen>()?;
     m.add_function(wrap_pyfunction!(set_digests, m)?)?;
     m.add_function(wrap_pyfunction!(pairs_within_groups, m)?)?;
+    m.add_function(wrap_pyfunction!(gather_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(gather_rows_in_place, m)?)?;
     Ok(())
 }
 
@@ -41,6 +46,41 @@ fn pairs_within_groups<'py>(
         crate::rows::pairs_within_groups(starts, sizes, items)
     })?;
     matrix(py, pairs, 2)
+}
+
+/// Copies the CSR rows `rows` (increasing) of `offsets`/`hashes` one after another to the
+/// front of `out`; returns how many hashes it copied.
+#[pyfunction]
+fn gather_rows(
+    py: Python<'_>,
+    offsets: PyReadonlyArray1<'_, i64>,
+    rows: PyReadonlyArray1<'_, i64>,
+    hashes: PyReadonlyArray1<'_, u64>,
+    mut out: PyReadwriteArray1<'_, u64>,
+) -> PyResult<usize> {
+    let (offsets, rows) = (contiguous(&offsets, "offsets")?, contiguous(&rows, "rows")?);
+    let hashes = contiguous(&hashes, "hashes")?;
+    let out = out
+        .as_slice_mut()
+        .map_err(|_| crate::error::Error::new("out must be a C-contiguous array"))?;
+    run(py, || crate::rows::gather_rows(offsets, rows, hashes, out))
+}
+
+/// [`gather_rows`] to the front of `hashes` itself.
+#[pyfunction]
+fn gather_rows_in_place(
+    py: Python<'_>,
+    offsets: PyReadonlyArray1<'_, i64>,
+    rows: PyReadonlyArray1<'_, i64>,
+    mut hashes: PyReadwriteArray1<'_, u64>,
+) -> PyResult<usize> {
+    let (offsets, rows) = (contiguous(&offsets, "offsets")?, contiguous(&rows, "rows")?);
+    let hashes = hashes
+        .as_slice_mut()
+        .map_err(|_| crate::error::Error::new("hashes must be a C-contiguous array"))?;
+    run(py, || {
+        crate::rows::gather_rows_in_place(offsets, rows, hashes)
+    })
 }
 
 /// The first position of every 128-bit digest seen so far; batches are added in input order.

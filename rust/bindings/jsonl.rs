@@ -1,4 +1,4 @@
-//! The JSONL fast path's part of `neardup._core` (`rust/jsonl.rs`): a buffer of a file's
+//! The JSONL fast path's part of `neardup._core` (`rust/jsonl/mod.rs`): a buffer of a file's
 //! bytes in, text buffers and raw ids out (`python/neardup/io/jsonl.py` drives it).
 
 use super::{contiguous, matrix, run};

@@ -1,4 +1,4 @@
-//! Tests of [`super`] (rust/jsonl.rs).
+//! Tests of [`super`] (rust/jsonl/mod.rs).
 use super::*;
 
 /// [`scan`] into a fresh buffer: the scan and its texts.

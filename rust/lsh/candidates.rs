@@ -1,9 +1,10 @@
 //! Candidate pairs: documents that share a bucket in some band, each pair once, sorted.
 
 use super::banding::check_banding;
+use super::bound::BandPairs;
 use super::copies::IdenticalRows;
 use super::groups::{BucketRule, Grouper, SplitCost};
-use super::keys::{non_empty_rows, BandPairs};
+use super::keys::non_empty_rows;
 use super::pair_buffer::{PairBuffer, FLUSH_PAIRS};
 use crate::error::{reserve, Result};
 use crate::parallel::{self, check_threads, map_tasks, share_tasks};

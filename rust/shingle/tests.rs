@@ -1,4 +1,4 @@
-//! Tests of [`super`] (rust/shingle.rs).
+//! Tests of [`super`] (rust/shingle/mod.rs).
 use super::*;
 
 fn hashes(text: &str, k: usize, unit: Unit) -> Vec<u64> {

@@ -14,8 +14,8 @@
 //!   window, eight windows per step) instead of the rolling update, whose chain of dependent
 //!   multiplies bounds it to one window per five cycles or so.
 //!
-//! Elsewhere (NEON, scalar) the one-word-at-a-time path of `normalize.rs` and the rolling
-//! window of `shingle.rs` run unchanged. Tests compare every path on random text.
+//! Elsewhere (NEON, scalar) the one-word-at-a-time path of `normalize/` and the rolling
+//! window of `shingle/` run unchanged. Tests compare every path on random text.
 //! (A scalar twin of these kernels, the three formulas computed and picked with masks and the
 //! windows evaluated directly, was 1.6x slower than that path on an AMD EPYC, 0.50 vs 0.31 s
 //! from text to shingle hashes of the 324 MB benches corpus; with the word-at-a-time XXH3

@@ -4,7 +4,7 @@ Reading yields the text field and the id field of each non-blank line; writing J
 JSONL copies the kept lines byte for byte, and from any other input writes each kept row as
 one JSON object with every field.
 
-Both passes go through the core in blocks of whole lines (``rust/jsonl.rs``): the sign pass
+Both passes go through the core in blocks of whole lines (``rust/jsonl/mod.rs``): the sign pass
 decodes each line's text field into one buffer per batch (:class:`~neardup.io.base.TextBuffer`)
 and keeps the id's raw JSON, without a Python object per row; a line the core cannot read
 exactly as ``json.loads`` would is read here, by :meth:`JsonlReader.parse`, which gives its

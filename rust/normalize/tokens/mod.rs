@@ -1,6 +1,6 @@
 //! Hash version 2's words and tokens on text that is not all ASCII.
 //!
-//! 1. The text is brought to NFKC_Casefold ([`crate::casefold`], Unicode 16.0.0): NFKC (canonically
+//! 1. The text is brought to NFKC_Casefold ([`super::casefold`], Unicode 16.0.0): NFKC (canonically
 //!    equivalent text becomes the same, and so do compatibility variants such as full-width
 //!    forms, half-width katakana and ligatures), full case folding (ß and ẞ become "ss", final
 //!    sigma becomes σ) and the removal of Default_Ignorable_Code_Point characters (soft hyphen,
@@ -15,9 +15,8 @@
 //!    tokens, so Chinese, Japanese, Thai or mixed text gets shingles with no option.
 //!
 //! ASCII text is its own NFKC_Casefold but for its capitals, which fold to lowercase: the ASCII
-//! paths of rust/normalize.rs and rust/wordhash.rs give the same words.
+//! paths of rust/normalize/mod.rs and rust/wordhash/mod.rs give the same words.
 
-use crate::normalize::Words;
 use table::{class_of, Table, CUT, FAST, MARK, MULTI, ORDER, SELF, SPACELESS, WORD};
 use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::UnicodeNormalization;
@@ -71,7 +70,7 @@ pub(crate) fn is_cut(c: char) -> bool {
     Table::get().flags(c as u32) & CUT != 0
 }
 
-/// For [`crate::offsets`]: given the kind of the token being built (`None` between words,
+/// For the offsets of shingles (rust/offsets.rs): given the kind of the token being built (`None` between words,
 /// `Some(spaceless)` inside a token), whether the character `c` of NFKC_Casefold text is a
 /// word character, and if so whether it starts a new token and whether that token is
 /// spaceless; the rules of [`tokenize`].
@@ -203,26 +202,31 @@ impl Runs<'_> {
     }
 }
 
-/// Fills `words` with the version 2 words and tokens of `source` (not all ASCII).
+/// Fills `text` (the words joined by single spaces) and `spans` (each token's byte range in
+/// `text`) with the version 2 words and tokens of `source` (not all ASCII); `composed` and
+/// `scratch` are scratch. The buffers of `normalize::Words`, passed by it: this module needs
+/// nothing of the normaliser that calls it.
 ///
 /// Most text is made of [`FAST`] characters only, whose values follow one another with no
 /// normalisation between them, so the source is tokenised directly, each character replaced
 /// by its value, watching for another character; only when one turns up is the output dropped
 /// and toNFKC_Casefold of the text (of the runs that need it, see [`fold_unstable_runs`])
 /// tokenised instead. This saves a separate pass that would check the whole text first.
-pub(crate) fn fill_unicode_v2(words: &mut Words, source: &str) {
+pub(crate) fn fill_unicode_v2(
+    source: &str,
+    text: &mut String,
+    spans: &mut Vec<(usize, usize)>,
+    composed: &mut String,
+    scratch: &mut String,
+) {
     let table = Table::get();
-    if tokenize(table, source, words, true) {
+    if tokenize(table, source, text, spans, true) {
         return;
     }
-    words.text.clear();
-    words.spans.clear();
-    let mut composed = std::mem::take(&mut words.composed);
-    let mut scratch = std::mem::take(&mut words.scratch);
-    fold_unstable_runs(table, source, &mut composed, &mut scratch);
-    tokenize(table, &composed, words, false);
-    words.composed = composed;
-    words.scratch = scratch;
+    text.clear();
+    spans.clear();
+    fold_unstable_runs(table, source, composed, scratch);
+    tokenize(table, composed, text, spans, false);
 }
 
 /// ASCII stretches shorter than this stay inside the non-ASCII piece around them (see
@@ -325,7 +329,8 @@ fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
     }
 }
 
-/// Appends the words and tokens of `text` (see the module's rules) to `words`.
+/// Appends the words and tokens of `text` (see the module's rules) to `out` (the words
+/// joined by single spaces) and `spans` (each token's byte range in `out`).
 ///
 /// The first pass (`first_pass`) takes the source: each character is replaced by its value,
 /// and it returns false as soon as a character is not [`FAST`] (the output is then partial).
@@ -336,9 +341,14 @@ fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
 /// them is copied with one `push_str` when something else must be written (a space between
 /// words, another character's value) or the text ends; a token's span is counted on the
 /// output as it will be once the pending run is copied.
-fn tokenize(table: &Table, text: &str, words: &mut Words, first_pass: bool) -> bool {
+fn tokenize(
+    table: &Table,
+    text: &str,
+    out: &mut String,
+    spans: &mut Vec<(usize, usize)>,
+    first_pass: bool,
+) -> bool {
     let bytes = text.as_bytes();
-    let (out, spans) = (&mut words.text, &mut words.spans);
     out.reserve(bytes.len());
     let mut token = Token::None;
     let mut start = 0; // the current token's start in the output

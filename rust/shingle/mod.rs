@@ -8,7 +8,7 @@
 //! normalised text); a document without words has no shingles.
 //!
 //! Hash version 1 hashes every shingle's bytes (XXH3-64). Version 2 counts word shingles in
-//! tokens (see [`crate::tokens`]) and hashes each token once: a shingle's hash combines the
+//! tokens (see [`crate::normalize::tokens`]) and hashes each token once: a shingle's hash combines the
 //! hashes of its tokens ([`combine_tokens`]); char shingles still hash their bytes.
 
 use crate::error::{Error, Result};
@@ -162,16 +162,16 @@ impl Shingler {
     }
 
     /// Version 2's token hashes of `text` (any text) appended to `token_hashes`: the ASCII
-    /// pieces of [`crate::tokens::for_each_piece`] by the ASCII paths, the others through
+    /// pieces of [`crate::normalize::tokens::for_each_piece`] by the ASCII paths, the others through
     /// their normalised words; the same hashes as the words of the whole text give.
     fn normalized_token_hashes(&mut self, text: &str) {
         // Text mostly not ASCII (Chinese, Russian...) is one piece: cutting it costs more
         // than its few ASCII stretches gain.
-        if crate::tokens::non_ascii_bytes(text.as_bytes()) > text.len() / 16 {
+        if crate::normalize::tokens::non_ascii_bytes(text.as_bytes()) > text.len() / 16 {
             self.unicode_token_hashes(text);
             return;
         }
-        crate::tokens::for_each_piece(text, |piece, ascii| {
+        crate::normalize::tokens::for_each_piece(text, |piece, ascii| {
             if !(ascii && self.ascii_piece_hashes(piece)) {
                 self.unicode_token_hashes(piece);
             }

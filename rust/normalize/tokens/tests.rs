@@ -1,6 +1,6 @@
-//! Tests of [`super`] (rust/tokens.rs).
-use crate::casefold::nfkc_casefold;
+//! Tests of [`super`] (rust/normalize/tokens/mod.rs).
 use crate::hashing::HashVersion;
+use crate::normalize::casefold::nfkc_casefold;
 use crate::normalize::{normalize, Words};
 
 fn tokens(source: &str) -> Vec<String> {
@@ -279,7 +279,7 @@ fn the_tokeniser_equals_its_reference() {
             words.fill(&text);
             let (out, spans) = reference_fill(&text);
             if text.is_ascii() {
-                continue; // the ASCII path of normalize.rs, tested there
+                continue; // the ASCII path of normalize/mod.rs, tested there
             }
             assert_eq!(words.text, out, "{text:?}");
             assert_eq!(words.spans, spans, "{text:?}");
@@ -357,7 +357,7 @@ fn spaceless_blocks_are_sorted_and_disjoint() {
 #[test]
 fn ascii_text_through_the_unicode_tokeniser_equals_the_ascii_path() {
     // ASCII is its own NFKC_Casefold but for capitals, which fold to lowercase: the ASCII
-    // paths (rust/normalize.rs, rust/wordhash.rs) stay valid under version 2.
+    // paths (rust/normalize/mod.rs, rust/wordhash/mod.rs) stay valid under version 2.
     let all: Vec<char> = (0u8..128).map(char::from).collect();
     let letters: Vec<char> = "abcXYZ09 ".chars().collect();
     let (mut fast, mut general) = (Words::new(HashVersion::V2), Words::new(HashVersion::V2));
@@ -373,7 +373,13 @@ fn ascii_text_through_the_unicode_tokeniser_equals_the_ascii_path() {
         fast.fill(&text);
         general.text.clear();
         general.spans.clear();
-        super::fill_unicode_v2(&mut general, &text);
+        super::fill_unicode_v2(
+            &text,
+            &mut general.text,
+            &mut general.spans,
+            &mut String::new(),
+            &mut String::new(),
+        );
         assert_eq!(general.text, fast.text, "{text:?}");
         assert_eq!(general.spans, fast.spans, "{text:?}");
     }

@@ -1,8 +1,8 @@
 //! The per-character table of [`super`]'s tokeniser: flags, the values of NFKC_Casefold, the
-//! word classes (rust/tokens.rs explains the passes that use them).
+//! word classes (rust/normalize/tokens/mod.rs explains the passes that use them).
 
 use super::is_spaceless;
-use crate::casefold::{is_own_value, nfkc_casefold, push_value};
+use crate::normalize::casefold::{is_own_value, nfkc_casefold, push_value};
 use std::borrow::Cow;
 use unicode_normalization::char::{canonical_combining_class, is_combining_mark};
 use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};

@@ -90,7 +90,7 @@ pub fn char_value(c: char) -> String {
 /// Appends toNFKC_Casefold(`text`) to `out`: the NFC of the values of the characters of the
 /// NFKD of `text` (every normalisation form of a text has the same NFKD, so all four give the
 /// same result). `scratch` is reused between calls. The definition, computed straight from
-/// the Unicode data (the tokeniser reaches the same text faster, see rust/tokens.rs).
+/// the Unicode data (the tokeniser reaches the same text faster, see rust/normalize/tokens/mod.rs).
 pub fn nfkc_casefold_into(text: &str, scratch: &mut String, out: &mut String) {
     scratch.clear();
     for c in text.nfkd() {

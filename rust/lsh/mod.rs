@@ -8,11 +8,13 @@
 //! one-half point lies a little lower; `half_point` gives it).
 //!
 //! One file per step: [`banding`] (the S-curve, argument checks), [`keys`] (band keys),
-//! [`groups`] (a band's buckets, large ones split unless dense), [`candidates`] (groups → sorted candidate pairs), `components` (the buckets' connected
+//! [`groups`] (a band's buckets, large ones split unless dense), [`bound`] (a bound on a
+//! banding's candidate pairs from its groups), [`candidates`] (groups → sorted candidate pairs), `components` (the buckets' connected
 //! components, for verification in chunks), with [`copies`] (identical signatures
 //! collapsed), [`pair_buffer`] (sorted, de-duplicated pair codes) and [`radix`] (their sort).
 
 pub mod banding;
+pub mod bound;
 pub mod candidates;
 mod components;
 pub(crate) mod copies;
@@ -25,10 +27,11 @@ pub use banding::{
     check_banding, check_threshold, collision_probabilities, collision_probability, half_point,
     params, s_star, screen_min_equal, SCREEN_MISS,
 };
+pub use bound::bucket_pairs_bound;
 pub use candidates::{candidate_pairs, candidates, rows_in_candidates, Candidates};
 pub use components::bucket_components;
 pub(crate) use copies::IdenticalRows;
 pub(crate) use groups::Grouper;
 pub use groups::{BucketRule, SplitCost};
-pub use keys::{band_keys, band_keys_on, bucket_pairs_bound, non_empty_rows, sorted_band};
+pub use keys::{band_keys, band_keys_on, non_empty_rows, sorted_band};
 pub use radix::radix_sort;

@@ -7,13 +7,16 @@
 //! single spaces. For ASCII input this equals the article's
 //! `toLowerCase().replace(/[^a-z0-9 ]+/g, ' ')` followed by a split on whitespace.
 //!
-//! Version 2 ([`crate::tokens`]) first brings the text to Unicode's NFKC_Casefold (NFKC, full
-//! case folding, default ignorable characters removed; [`crate::casefold`]), counts combining
+//! Version 2 ([`tokens`]) first brings the text to Unicode's NFKC_Casefold (NFKC, full
+//! case folding, default ignorable characters removed; [`casefold`]), counts combining
 //! marks as word characters, and splits words into tokens: each character of a script written
 //! without spaces is a token of its own. ASCII text is the same in both versions (its
 //! NFKC_Casefold is its lowercase).
 
 use crate::hashing::HashVersion;
+
+pub mod casefold;
+pub mod tokens;
 
 /// Reusable buffers holding one document's normalised words.
 #[derive(Debug, Default, Clone)]
@@ -24,9 +27,9 @@ pub struct Words {
     /// Byte range of each word (version 2: each token) in `text`.
     pub spans: Vec<(usize, usize)>,
     /// Scratch of version 2: toNFKC_Casefold of a document that the first pass cannot take.
-    pub(crate) composed: String,
-    /// Scratch of version 2: the values of one run of [`crate::tokens`]'s normaliser.
-    pub(crate) scratch: String,
+    composed: String,
+    /// Scratch of version 2: the values of one run of [`tokens`]'s normaliser.
+    scratch: String,
     /// Scratch of the ASCII path: one bit per source byte, set on word bytes.
     mask: Vec<u64>,
     /// Scratch of the ASCII path: the source bytes with bit 0x20 set (lowercase for letters).
@@ -50,7 +53,13 @@ impl Words {
         }
         match self.version {
             HashVersion::V1 => self.fill_unicode_v1(source),
-            HashVersion::V2 => crate::tokens::fill_unicode_v2(self, source),
+            HashVersion::V2 => tokens::fill_unicode_v2(
+                source,
+                &mut self.text,
+                &mut self.spans,
+                &mut self.composed,
+                &mut self.scratch,
+            ),
         }
     }
 

@@ -1,5 +1,5 @@
 //! The classic MinHash kernel for x86_64 CPUs with AVX2 but not AVX-512 (which has a 64-bit
-//! multiply of its own): the bits of [`crate::minhash::MinHasher::slot_hash`] in nine
+//! multiply of its own): the bits of [`super::MinHasher::slot_hash`] in nine
 //! instructions per eight slots.
 //!
 //! For x < 2^32, hi32((a·x + b) mod 2^64) = hi32((a_lo·x + b) mod 2^64) + lo32(a_hi·x)

@@ -7,16 +7,16 @@
 //! (2p+1)-th. Slot p of a signature is the minimum of h_p over the document's shingles; the
 //! empty set's signature is all `u32::MAX` (`EMPTY_SLOT`), as in version 1.
 //!
-//! Version 1's family ([`crate::minhash::MinHasher`], hi32((a·x + b) mod 2^64) with 64-bit a
+//! Version 1's family ([`super::MinHasher`], hi32((a·x + b) mod 2^64) with 64-bit a
 //! and b) needs a 64-bit multiply per slot (`vpmullq` on AVX-512, three 32-bit multiplies' work
 //! on AVX2 and NEON); this one is one 32-bit multiply-add per slot (`vpmulld` + `vpaddd`, NEON
 //! `mla`): 1.9-2.3x (AVX-512) and 2.6x (AVX2) faster per shingle on an AMD EPYC, about 3x
 //! fewer instructions on aarch64, with the same estimator error, band-collision probabilities
 //! and recall (`cargo run --release --example family_eval`, `family_ab`; changes/family.md).
 
+use super::EMPTY_SLOT;
 use crate::error::{Error, Result};
 use crate::hashing::SplitMix64;
-use crate::minhash::EMPTY_SLOT;
 
 /// Slots per pass over the shingles: 32 u32 lanes of minima = 2 AVX-512 / 4 AVX2 / 8 NEON
 /// registers, with their a and b in as many more, all in registers while the shingles stream.
@@ -198,9 +198,9 @@ impl MinHasher32 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::estimate;
     use super::*;
     use crate::hashing::mix64;
-    use crate::minhash::estimate;
 
     #[test]
     fn slot_is_the_documented_formula() {

@@ -1,6 +1,8 @@
 //! Classic MinHash: P independent hash functions, one 32-bit minimum per function; [`Signer`]
-//! picks the family of the hash version (this file's for version 1, [`crate::minhash32`]'s for
-//! version 2) or one-permutation hashing.
+//! picks the family of the hash version (this file's for version 1, [`v2`]'s for version 2) or
+//! one-permutation hashing. The kernels are children of this module: [`v2`] (version 2's
+//! family with its NEON kernel) and `avx2` (version 1's AVX2 kernel), which use nothing of
+//! this module but [`EMPTY_SLOT`] and what [`MinHasher`] passes them.
 //!
 //! Version 1's hash function p maps a shingle hash s to
 //!     h_p(s) = ((a_p * x + b_p) mod 2^64) >> 32,   x = s mod 2^32,
@@ -12,7 +14,12 @@
 
 use crate::error::{Error, Result};
 use crate::hashing::{mix64, HashVersion, SplitMix64};
-use crate::minhash32::MinHasher32;
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+pub mod v2;
+
+pub use v2::MinHasher32;
 
 /// Every slot of the empty set's signature.
 pub const EMPTY_SLOT: u32 = u32::MAX;
@@ -31,7 +38,7 @@ pub struct MinHasher {
     b_hi: Vec<u32>,
     /// The parameters in the AVX2 kernel's layout.
     #[cfg(target_arch = "x86_64")]
-    avx2: crate::minhash_avx2::Params,
+    avx2: avx2::Params,
 }
 
 /// Slots per register block of the kernel: 32 u32 lanes = 2 AVX-512 / 4 AVX2 / 8 NEON or SSE2
@@ -60,7 +67,7 @@ impl MinHasher {
             b_lo: lo(&b),
             b_hi: hi(&b),
             #[cfg(target_arch = "x86_64")]
-            avx2: crate::minhash_avx2::Params::new(&a, &b),
+            avx2: avx2::Params::new(&a, &b),
             a,
             b,
         })
@@ -150,7 +157,7 @@ impl MinHasher {
         }
     }
 
-    /// The AVX2 kernel of `rust/minhash_avx2.rs` on the slots in whole groups of eight, the
+    /// The AVX2 kernel of `rust/minhash/avx2.rs` on the slots in whole groups of eight, the
     /// formula on the others. 1.25x faster than the generic loop compiled for AVX2 (14.5 vs
     /// 11.6 ns a shingle at 128 slots on an AMD EPYC,
     /// `cargo run --release --example minhash_ab`, which times both on one CPU).
@@ -159,7 +166,7 @@ impl MinHasher {
     unsafe fn signature_avx2(&self, shingles: &[u64], out: &mut [u32]) {
         let grouped = self.avx2.slots();
         // SAFETY: the CPU supports AVX2 (this function's own requirement).
-        unsafe { crate::minhash_avx2::signature(&self.avx2, shingles, out) };
+        unsafe { avx2::signature(&self.avx2, shingles, out) };
         for (p, slot) in out.iter_mut().enumerate().skip(grouped) {
             *slot = shingles
                 .iter()
