@@ -21,6 +21,7 @@ pub mod jaccard;
 pub mod jsonl;
 pub mod lookup;
 pub mod lsh;
+pub mod matches;
 pub mod minhash;
 pub mod minhash32;
 #[cfg(target_arch = "x86_64")]
