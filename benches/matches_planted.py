@@ -21,7 +21,6 @@ import argparse
 import ast
 import gzip
 import json
-import os
 import random
 import resource
 import sys
@@ -165,9 +164,7 @@ def run_datasketch(items, docs, threshold, k, num_perm=128, weights=(0.5, 0.5)):
         m.update_batch([raw[i : i + 4] for i in range(0, len(raw), 4)])
         return m
 
-    lsh = MinHashLSHEnsemble(
-        threshold=threshold, num_perm=num_perm, num_part=16, weights=weights
-    )
+    lsh = MinHashLSHEnsemble(threshold=threshold, num_perm=num_perm, num_part=16, weights=weights)
     lsh.index((j, sign(raw), len(raw) // 4) for j, raw in enumerate(d_sets))
     found = set()
     for i, raw in enumerate(q_sets):
@@ -247,9 +244,8 @@ def scale(args, words):
 
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t = time.perf_counter()
-    gen_words = 0
-    for doc in corpus() if args.time_generator else ():
-        gen_words += 1
+    for _ in corpus() if args.time_generator else ():
+        pass
     gen = time.perf_counter() - t
     rng.seed(args.seed + 1)
     t = time.perf_counter()
@@ -263,6 +259,14 @@ def scale(args, words):
             found += len(matcher.add(batch)[0])
             docs += len(batch)
             batch = []
+            if docs % args.report_every == 0:
+                rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+                print(
+                    f"{docs:,} documents, {found:,} matches, {time.perf_counter() - t:.1f} s "
+                    f"(cpu {time.process_time():.1f} s), peak RSS {rss:.0f} MB",
+                    file=sys.stderr,
+                    flush=True,
+                )
     if batch:
         found += len(matcher.add(batch)[0])
         docs += len(batch)
@@ -273,6 +277,7 @@ def scale(args, words):
         "documents": docs,
         "matches": found,
         "seconds_total": seconds,
+        "cpu_seconds_process": time.process_time(),
         "seconds_generating": gen if args.time_generator else None,
         "index_bytes": matcher.params["index_bytes"],
         "peak_rss_mb_before": rss0 / 1024,
@@ -292,6 +297,7 @@ def main() -> None:
     p.add_argument("--scale", type=int, default=0, help="documents of the streamed scale run")
     p.add_argument("--scale-queries", type=int, default=10_000)
     p.add_argument("--batch-size", type=int, default=2000)
+    p.add_argument("--report-every", type=int, default=50_000, help="progress lines (stderr)")
     p.add_argument("--time-generator", action="store_true", help="also time the generator alone")
     p.add_argument("--json", metavar="FILE")
     args = p.parse_args()

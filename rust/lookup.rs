@@ -530,7 +530,10 @@ mod tests {
         let query = [1, 2, 3, 4];
         // J = 0.5, |Q| = 10, |D| = 50: |Q ∩ D| = 0.5 * 60 / 1.5 = 20 > 10, so 1 (clipped)
         let r = m.containment(&query, &[10], &[50, 50, 10], ALL).unwrap();
-        assert_eq!((r.rows.clone(), r.similarity.clone()), (vec![0, 2], vec![1.0, 1.0]));
+        assert_eq!(
+            (r.rows.clone(), r.similarity.clone()),
+            (vec![0, 2], vec![1.0, 1.0])
+        );
         // |D| = 2: |Q ∩ D| = 0.5 * 12 / 1.5 = 4, containment 0.4
         let high = Selection {
             threshold: 0.5,

@@ -90,7 +90,10 @@ impl QueryIndex {
                 ));
             }
             if set.len() >= u32::MAX as usize {
-                return Err(Error::input(q, format!("queries[{q}] has too many shingles")));
+                return Err(Error::input(
+                    q,
+                    format!("queries[{q}] has too many shingles"),
+                ));
             }
             sizes.push(set.len() as u32);
             reserve(&mut entries, set.len(), "the query shingles")?;
@@ -335,7 +338,11 @@ mod tests {
                 let ix = QueryIndex::new(&queries, 3, Unit::Word, HashVersion::V2).unwrap();
                 for threads in [1, 2] {
                     let found = ix.matches(&docs, measure, t, threads).unwrap();
-                    assert_eq!(found, brute(&queries, &docs, 3, measure, t), "{measure:?} {t}");
+                    assert_eq!(
+                        found,
+                        brute(&queries, &docs, 3, measure, t),
+                        "{measure:?} {t}"
+                    );
                 }
             }
         }

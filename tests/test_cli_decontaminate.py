@@ -43,8 +43,15 @@ def test_removes_contaminated_and_reports_spans(files):
     out, report = files / "clean.jsonl", files / "matches.jsonl"
     code = main(
         [
-            "decontaminate", str(files / "corpus.jsonl"), "--against", str(files / "test.jsonl"),
-            "-o", str(out), "--report", str(report), "-q",
+            "decontaminate",
+            str(files / "corpus.jsonl"),
+            "--against",
+            str(files / "test.jsonl"),
+            "-o",
+            str(out),
+            "--report",
+            str(report),
+            "-q",
         ]
     )
     assert code == 0
@@ -66,8 +73,16 @@ def test_threshold_and_annotate(files):
     # d4 holds 4 of the 6 word 5-shingles of t2 (up to "not to be that is")
     code = main(
         [
-            "decontaminate", str(files / "corpus.jsonl"), "--against", str(files / "test.jsonl"),
-            "-o", str(out), "--annotate", "--threshold", "0.3", "-q",
+            "decontaminate",
+            str(files / "corpus.jsonl"),
+            "--against",
+            str(files / "test.jsonl"),
+            "-o",
+            str(out),
+            "--annotate",
+            "--threshold",
+            "0.3",
+            "-q",
         ]
     )
     assert code == 0
@@ -87,8 +102,17 @@ def test_csv_with_fields(tmp_path):
     out = tmp_path / "clean.csv"
     code = main(
         [
-            "decontaminate", str(tmp_path / "corpus.csv"), "--against", str(tmp_path / "test.csv"),
-            "-o", str(out), "--text-field", "body", "--id-field", "key", "-q",
+            "decontaminate",
+            str(tmp_path / "corpus.csv"),
+            "--against",
+            str(tmp_path / "test.csv"),
+            "-o",
+            str(out),
+            "--text-field",
+            "body",
+            "--id-field",
+            "key",
+            "-q",
         ]
     )
     assert code == 0
@@ -99,8 +123,14 @@ def test_csv_with_fields(tmp_path):
 def test_json_summary(files, capsys):
     code = main(
         [
-            "decontaminate", str(files / "corpus.jsonl"), "--against", str(files / "test.jsonl"),
-            "-o", str(files / "c.jsonl"), "--json", "-q",
+            "decontaminate",
+            str(files / "corpus.jsonl"),
+            "--against",
+            str(files / "test.jsonl"),
+            "-o",
+            str(files / "c.jsonl"),
+            "--json",
+            "-q",
         ]
     )
     assert code == 0
@@ -122,8 +152,13 @@ def test_bad_arguments_exit_2_without_output(files, capsys, extra, message):
     out = files / "clean.jsonl"
     code = main(
         [
-            "decontaminate", str(files / "corpus.jsonl"), "--against", str(files / "test.jsonl"),
-            "-o", str(out), *extra,
+            "decontaminate",
+            str(files / "corpus.jsonl"),
+            "--against",
+            str(files / "test.jsonl"),
+            "-o",
+            str(out),
+            *extra,
         ]
     )
     assert code == 2
@@ -135,8 +170,14 @@ def test_empty_test_item_is_an_input_error(files, capsys):
     write_jsonl(files / "bad.jsonl", [*TESTS, {"id": "t3", "text": " ... "}])
     out = files / "clean.jsonl"
     code = main(
-        ["decontaminate", str(files / "corpus.jsonl"), "--against", str(files / "bad.jsonl"),
-         "-o", str(out)]
+        [
+            "decontaminate",
+            str(files / "corpus.jsonl"),
+            "--against",
+            str(files / "bad.jsonl"),
+            "-o",
+            str(out),
+        ]
     )
     assert code == 1
     assert "queries[2] has no words" in capsys.readouterr().err
@@ -145,8 +186,9 @@ def test_empty_test_item_is_an_input_error(files, capsys):
 
 def test_output_may_not_be_an_input(files, capsys):
     corpus = files / "corpus.jsonl"
-    code = main(["decontaminate", str(corpus), "--against", str(files / "test.jsonl"),
-                 "-o", str(corpus)])
+    code = main(
+        ["decontaminate", str(corpus), "--against", str(files / "test.jsonl"), "-o", str(corpus)]
+    )
     assert code == 2
     assert "same file as input" in capsys.readouterr().err
     assert [r["id"] for r in read_jsonl(corpus)] == [r["id"] for r in CORPUS]

@@ -5,6 +5,7 @@ whatever the batching, the threads or the corpus's shape; bad input gets clear e
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numpy as np
@@ -91,8 +92,9 @@ def test_real_text_quoted_passages():
 
 @settings(max_examples=60)
 @given(
-    queries=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12), min_size=1,
-                     max_size=6),
+    queries=st.lists(
+        st.lists(st.sampled_from(WORDS), min_size=1, max_size=12), min_size=1, max_size=6
+    ),
     corpus=st.lists(st.lists(st.sampled_from(WORDS), max_size=40), max_size=8),
     k=st.integers(1, 4),
     threshold=st.sampled_from([0.1, 0.34, 0.5, 0.9, 1.0]),
@@ -177,4 +179,4 @@ def test_index_query_containment_estimates(tmp_path):
     assert got <= unrelated
     for ms, best in zip(found, top, strict=True):
         assert best == ms[:1]
-        assert all(a.similarity >= b.similarity for a, b in zip(ms, ms[1:]))
+        assert all(a.similarity >= b.similarity for a, b in itertools.pairwise(ms))

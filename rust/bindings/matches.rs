@@ -32,7 +32,9 @@ impl QueryIndex {
         let (unit, version) = (Unit::parse(unit)?, HashVersion::new(hash_version)?);
         let holder = Texts::borrow(queries)?;
         let strs = holder.strs()?;
-        let inner = run(py, || crate::matches::QueryIndex::new(&strs, k, unit, version))?;
+        let inner = run(py, || {
+            crate::matches::QueryIndex::new(&strs, k, unit, version)
+        })?;
         Ok(QueryIndex { inner })
     }
 

@@ -88,9 +88,7 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--threads", type=int, default=1, metavar="N", help="threads (default 1)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument(
-        "-q", "--quiet", action="store_true", help="no summary on stderr"
-    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
     p.set_defaults(run=run)
 
 

@@ -407,9 +407,7 @@ class Index:
                 (json.dumps(int(base + len(added))),),
             )
         if self._mem is not None and len(added):
-            self._mem.append(
-                docnos, sig[added], [sids[i] for i in added.tolist()], sizes[added]
-            )
+            self._mem.append(docnos, sig[added], [sids[i] for i in added.tolist()], sizes[added])
         return result
 
     def remove(self, ids: Iterable[Any]) -> int:

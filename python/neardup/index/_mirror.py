@@ -44,9 +44,7 @@ class Mirror:
         self._doc_index: np.ndarray | None = np.zeros(0, np.int64)
         self._sizes: list[np.ndarray] = []
 
-    def append(
-        self, docs: np.ndarray, sigs: np.ndarray, ids: list[str], sizes: np.ndarray
-    ) -> None:
+    def append(self, docs: np.ndarray, sigs: np.ndarray, ids: list[str], sizes: np.ndarray) -> None:
         """Add rows; ``docs`` are increasing and above every stored one; ``sizes`` their
         distinct shingles."""
         self.core.append(np.ascontiguousarray(sigs, dtype=np.uint32), ids)
