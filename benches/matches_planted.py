@@ -93,17 +93,23 @@ def edit(words: list[str], rng: random.Random, vocab: list[str], rate: float) ->
     return out
 
 
+def make_items(pool: list[str], queries: int, rng: random.Random) -> list[list[str]]:
+    """``queries`` passages of 20-200 consecutive words of ``pool``."""
+    items = []
+    for _ in range(queries):
+        n = rng.randint(20, 200)
+        at = rng.randrange(len(pool) - n)
+        items.append(pool[at : at + n])
+    return items
+
+
 def make_benchmark(words: list[str], queries: int, documents: int, seed: int = 0):
     """(items, docs, planted pairs): half the items planted once or more, lightly edited."""
     rng = random.Random(seed)
     cut = int(len(words) * 0.7)
     doc_pool, query_pool = words[:cut], words[cut:]
     vocab = words[:: max(1, len(words) // 20_000)]
-    items = []
-    for _ in range(queries):
-        n = rng.randint(20, 200)
-        at = rng.randrange(len(query_pool) - n)
-        items.append(query_pool[at : at + n])
+    items = make_items(query_pool, queries, rng)
     docs = []
     for _ in range(documents):
         n = rng.randint(500, 5000)
@@ -227,10 +233,10 @@ def side_by_side(args, words):
 def scale(args, words):
     """10,000 queries against ``args.scale`` generated documents, streamed."""
     rng = random.Random(args.seed + 1)
-    items, _, _ = make_benchmark(words, args.scale_queries, 1, args.seed)
     cut = int(len(words) * 0.7)
     pool = words[:cut]
-    item_words = [q.split() for q in items]
+    item_words = make_items(words[cut:], args.scale_queries, random.Random(args.seed))
+    items = [" ".join(q) for q in item_words]
 
     def corpus():
         for j in range(args.scale):

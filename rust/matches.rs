@@ -12,7 +12,7 @@
 //! Every pair reaching the threshold is found (nothing is sampled or estimated: recall and
 //! precision are 1 against exact set arithmetic on the same shingles), in time linear in the
 //! corpus's shingles plus the postings of the shingles it shares with queries, and in memory
-//! for the index (about 20 bytes per query shingle) plus one batch.
+//! for the index (about 40 bytes per query shingle) plus one batch.
 
 use crate::error::{filled_vec, reserve, Error, Result};
 use crate::hashing::HashVersion;

@@ -13,7 +13,7 @@ The search is exact, not estimated: the queries' shingle hashes form an inverted
 Rust core (``rust/matches.rs``), every shingle of a corpus document is looked up in it, and
 the hits are counted per query, so every pair whose score reaches ``threshold`` is found and
 no other (recall and precision 1 against brute-force set arithmetic on the same shingles).
-The cost is linear in the corpus; memory is the index (about 20 bytes per query shingle) plus
+The cost is linear in the corpus; memory is the index (about 40 bytes per query shingle) plus
 one batch, whatever the corpus's size.
 
 >>> r = find_matches(["the quick brown fox jumps"],
