@@ -66,6 +66,7 @@ def test_removes_contaminated_and_reports_spans(files):
     assert CORPUS[0]["text"][start:end] == "the quick brown fox jumps over the lazy dog"
     assert first["test_spans"] == [[0, len(TESTS[0]["text"])]]
     assert (first["k"], first["unit"], first["measure"]) == (5, "word", "containment")
+    assert (first["threshold"], first["hash_version"]) == (0.8, 2)
 
 
 def test_threshold_and_annotate(files):

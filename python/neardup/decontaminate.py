@@ -213,6 +213,7 @@ def _report_row(
         "test_id": test_ids[q],
         "test": q,
         "measure": matcher.measure,
+        "threshold": p.threshold,
         "score": round(float(score), 6),
         "shared_shingles": why.shared,
         "test_shingles": why.shingles[0],
