@@ -193,3 +193,17 @@ def test_output_may_not_be_an_input(files, capsys):
     assert code == 2
     assert "same file as input" in capsys.readouterr().err
     assert [r["id"] for r in read_jsonl(corpus)] == [r["id"] for r in CORPUS]
+
+
+def test_report_gzipped_or_refused(files, capsys):
+    import gzip
+
+    base = ["decontaminate", str(files / "corpus.jsonl"), "--against", str(files / "test.jsonl")]
+    report = files / "m.jsonl.gz"
+    assert main([*base, "-o", str(files / "a.jsonl"), "--report", str(report), "-q"]) == 0
+    with gzip.open(report, "rt", encoding="utf-8") as f:
+        assert [json.loads(line)["document_id"] for line in f] == ["d0", "d2"]
+    out = files / "b.jsonl"
+    assert main([*base, "-o", str(out), "--report", str(files / "m.csv")]) == 2
+    assert "the report is JSONL" in capsys.readouterr().err
+    assert not out.exists()

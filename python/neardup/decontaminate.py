@@ -5,10 +5,10 @@ corpus streams through it batch by batch (:func:`neardup.io.iter_batches`), then
 written through :mod:`neardup.io.write`'s atomic writers: the documents without a match
 (:func:`~neardup.io.write_kept`), or with ``annotate`` every row with the columns
 ``contaminated``, ``matches`` and ``max_score`` (:func:`~neardup.io.write_annotated`). The
-report (JSONL, one line per match) gives both ids and positions, the score and the matched
-spans of each text (characters of the original text, from the core's tokeniser as in
-:func:`neardup.explain`), with the settings that reproduce it. Memory holds the index of the
-test items, one batch, and the matches.
+report (JSONL, one line per match, written batch by batch) gives both ids and positions, the
+score and the matched spans of each text (characters of the original text, from the core's
+tokeniser as in :func:`neardup.explain`), with the settings that reproduce it. Memory holds
+the index of the test items, one batch, and a count and best score per corpus document.
 
 >>> s = decontaminate_files(["corpus.jsonl"], ["test.jsonl"], "clean.jsonl")  # doctest: +SKIP
 >>> s.counts()["contaminated"]                                               # doctest: +SKIP
@@ -17,16 +17,21 @@ test items, one batch, and the matches.
 
 from __future__ import annotations
 
+import contextlib
+import gzip
+import json
 import os
+import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
 from neardup import io as ndio
 from neardup._validate import MAX_BATCH, check_int
+from neardup.errors import InvalidArgumentError
 from neardup.explain import compare
 from neardup.matches import Matcher
 
@@ -82,6 +87,25 @@ class DecontaminateSummary:
                 f"wrote {self.written:,} rows ({fate} {self.contaminated:,})",
             ]
         )
+
+
+@contextlib.contextmanager
+def _report_file(report: str) -> Iterator[TextIO]:
+    """The report, written as JSONL (gzipped for ``.gz``) one batch at a time to a temporary
+    file renamed into place on success (``-``: stdout)."""
+    if report == "-":
+        yield sys.stdout
+        return
+    if not report.endswith((".jsonl", ".jsonl.gz", ".json", ".ndjson")):
+        raise InvalidArgumentError(f"{report}: the report is JSONL: name a .jsonl or .jsonl.gz")
+    with ndio.atomic_path(report) as tmp:
+        opened: Any = (
+            gzip.open(tmp, "wt", encoding="utf-8")
+            if report.endswith(".gz")
+            else open(tmp, "w", encoding="utf-8")
+        )
+        with opened as f:
+            yield f
 
 
 def _texts_of(batch: ndio.Batch) -> list[str]:
@@ -152,36 +176,34 @@ def decontaminate_files(
             ndio.check_annotated_output(output, sources)
         else:
             ndio.check_output(output, sources)
-        rows: list[dict[str, Any]] = []
-        found_docs: list[np.ndarray] = []
-        found_scores: list[np.ndarray] = []
-        for b in ndio.iter_batches(sources, batch_size):
-            pairs, score = matcher.add(b.texts)
-            if not len(pairs):
-                continue
-            found_docs.append(pairs[:, 1])
-            found_scores.append(score)
-            if report is not None:
-                texts = _texts_of(b)
-                for (q, d), s in zip(pairs.tolist(), score.tolist(), strict=True):
-                    rows.append(_report_row(matcher, test_ids, test_texts, b, texts, q, d, s))
+        hits_parts: list[np.ndarray] = []
+        best_parts: list[np.ndarray] = []
+        with contextlib.ExitStack() as stack:
+            lines = None if report is None else stack.enter_context(_report_file(report))
+            for b in ndio.iter_batches(sources, batch_size):
+                pairs, score = matcher.add(b.texts)
+                local = pairs[:, 1] - b.start
+                hits_parts.append(np.bincount(local, minlength=len(b)).astype(np.int64))
+                best = np.zeros(len(b), dtype=np.float32)
+                np.maximum.at(best, local, score)
+                best_parts.append(best)
+                if lines is not None and len(pairs):
+                    texts = _texts_of(b)
+                    for (q, d), s in zip(pairs.tolist(), score.tolist(), strict=True):
+                        row = _report_row(matcher, test_ids, test_texts, b, texts, q, d, s)
+                        lines.write(json.dumps(row, ensure_ascii=False) + "\n")
         matched = time.perf_counter()
         n = matcher.documents
-        docs = np.concatenate(found_docs) if found_docs else np.zeros(0, np.int64)
-        scores = np.concatenate(found_scores) if found_scores else np.zeros(0, np.float32)
-        hits = np.bincount(docs, minlength=n).astype(np.int64)
+        hits = np.concatenate(hits_parts) if hits_parts else np.zeros(0, np.int64)
         contaminated = hits > 0
-        summary.documents, summary.matches = n, len(docs)
+        summary.documents, summary.matches = n, int(hits.sum())
         summary.contaminated = int(contaminated.sum())
         if annotate:
-            best = np.zeros(n, dtype=np.float32)
-            np.maximum.at(best, docs, scores)
-            columns = {"contaminated": contaminated, "matches": hits, "max_score": best}
+            best_all = np.concatenate(best_parts) if best_parts else np.zeros(0, np.float32)
+            columns = {"contaminated": contaminated, "matches": hits, "max_score": best_all}
             summary.written = ndio.write_annotated(sources, columns, output, batch_size)
         else:
             summary.written = ndio.write_kept(sources, ~contaminated, output, batch_size)
-        if report is not None:
-            ndio.write_table(rows, report)
         summary.seconds = {
             "index": indexed - started,
             "match": matched - indexed,
