@@ -49,6 +49,7 @@ pub mod cluster;
 // Beside the flow.
 pub mod offsets;
 pub mod lookup;
+pub mod matches;
 pub mod jsonl;
 pub mod paragraphs;
 

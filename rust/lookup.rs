@@ -254,6 +254,77 @@ impl Mirror {
             .then(x.1.cmp(&y.1))
     }
 
+    /// Keeps the best `select.top_k` of `scored` (all when 0), sorted best first.
+    fn select(&self, scored: &mut Vec<(f32, u32)>, select: Selection) {
+        if select.top_k > 0 && scored.len() > select.top_k {
+            // partial select: only the k best are sorted
+            scored.select_nth_unstable_by(select.top_k - 1, |x, y| self.rank(x, y));
+            scored.truncate(select.top_k);
+        }
+        scored.sort_unstable_by(|x, y| self.rank(x, y));
+    }
+
+    /// For every query (row-major signatures, `query_sizes` its distinct shingles), the live
+    /// rows whose estimated containment of the query reaches `select.threshold`: with Ĵ the
+    /// share of equal slots, |Q ∩ D| ≈ Ĵ (|Q| + |D|) / (1 + Ĵ), divided by |Q| (at most 1);
+    /// `stored_sizes` is |D| of every stored row. Every live row is compared (P slots each):
+    /// band keys made for Jaccard cannot find a short query inside a long document.
+    pub fn containment(
+        &self,
+        queries: &[u32],
+        query_sizes: &[i64],
+        stored_sizes: &[i64],
+        select: Selection,
+    ) -> Result<Matches> {
+        let p = self.num_perm;
+        let q = queries.len() / p;
+        if queries.len() != q * p || query_sizes.len() != q {
+            return Err(Error::new(
+                "query signatures do not have num_perm columns, or not one size each",
+            ));
+        }
+        if stored_sizes.len() != self.len() {
+            return Err(Error::new(format!(
+                "{} stored sizes for {} stored rows",
+                stored_sizes.len(),
+                self.len()
+            )));
+        }
+        let mut out = Matches {
+            offsets: Vec::with_capacity(q + 1),
+            ..Matches::default()
+        };
+        out.offsets.push(0);
+        let mut scored: Vec<(f32, u32)> = Vec::new();
+        for (sig, &size) in queries.chunks_exact(p).zip(query_sizes) {
+            scored.clear();
+            if !is_empty_signature(sig) && size > 0 {
+                let query = size as f64;
+                for (row, stored) in self.signatures.chunks_exact(p).enumerate() {
+                    if !self.alive[row] {
+                        continue;
+                    }
+                    let j = f64::from(equal_share(sig, stored));
+                    if j == 0.0 {
+                        continue;
+                    }
+                    let shared = j * (query + stored_sizes[row] as f64) / (1.0 + j);
+                    let c = (shared / query).min(1.0);
+                    if c >= select.threshold {
+                        scored.push((c as f32, row as u32));
+                    }
+                }
+                self.select(&mut scored, select);
+            }
+            for &(s, row) in &scored {
+                out.rows.push(row);
+                out.similarity.push(s);
+            }
+            out.offsets.push(out.rows.len());
+        }
+        Ok(out)
+    }
+
     /// Looks up every query (row-major signatures).
     pub fn lookup(&self, queries: &[u32], select: Selection) -> Result<Matches> {
         let (p, b) = (self.num_perm, self.bands);
@@ -290,12 +361,7 @@ impl Mirror {
                         scored.push((s, row));
                     }
                 }
-                if select.top_k > 0 && scored.len() > select.top_k {
-                    // partial select: only the k best are sorted
-                    scored.select_nth_unstable_by(select.top_k - 1, |x, y| self.rank(x, y));
-                    scored.truncate(select.top_k);
-                }
-                scored.sort_unstable_by(|x, y| self.rank(x, y));
+                self.select(&mut scored, select);
             }
             for &(s, row) in &scored {
                 out.rows.push(row);
@@ -453,6 +519,33 @@ mod tests {
         let mut small = Mirror::new(2, 1, 2).unwrap();
         small.append(&[0, 1, 100, 101], &["a", "b"]).unwrap();
         assert_eq!(small.lookup(&batch, ALL).unwrap().rows, vec![0, 1]);
+    }
+
+    #[test]
+    fn containment_estimates_from_sizes() {
+        let mut m = Mirror::new(4, 2, 2).unwrap();
+        // row 0 shares 2 of 4 slots with the query, row 1 none, row 2 all (then forgotten)
+        m.append(&[1, 2, 8, 9, 7, 7, 7, 7, 1, 2, 3, 4], &["a", "b", "c"])
+            .unwrap();
+        let query = [1, 2, 3, 4];
+        // J = 0.5, |Q| = 10, |D| = 50: |Q ∩ D| = 0.5 * 60 / 1.5 = 20 > 10, so 1 (clipped)
+        let r = m.containment(&query, &[10], &[50, 50, 10], ALL).unwrap();
+        assert_eq!(
+            (r.rows.clone(), r.similarity.clone()),
+            (vec![0, 2], vec![1.0, 1.0])
+        );
+        // |D| = 2: |Q ∩ D| = 0.5 * 12 / 1.5 = 4, containment 0.4
+        let high = Selection {
+            threshold: 0.5,
+            top_k: 0,
+        };
+        let r = m.containment(&query, &[10], &[2, 50, 10], high).unwrap();
+        assert_eq!(r.rows, vec![2]);
+        m.forget(&[2]).unwrap();
+        let r = m.containment(&query, &[10], &[2, 50, 10], ALL).unwrap();
+        assert_eq!((r.rows, r.similarity), (vec![0], vec![0.4]));
+        assert!(m.containment(&query, &[10], &[2], ALL).is_err());
+        assert!(m.containment(&query, &[], &[2, 50, 10], ALL).is_err());
     }
 
     #[test]

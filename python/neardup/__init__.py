@@ -27,6 +27,7 @@ from neardup.errors import IndexMismatchError
 from neardup.evaluate import Evaluation, evaluate
 from neardup.explain import Explanation, explain
 from neardup.groups import Groups
+from neardup.matches import Matcher, MatchResult, find_matches
 from neardup.paragraphs import ParagraphDeduper, ParagraphResult, dedup_paragraphs
 from neardup.pipeline import DuplicateResult, find_duplicates, pairs_within_groups
 from neardup.plan import AUTO_EXACT_LIMIT, Plan, make_plan, simhash_max_hamming
@@ -93,6 +94,8 @@ __all__ = [
     "Index",
     "IndexMismatchError",
     "Match",
+    "MatchResult",
+    "Matcher",
     "ParagraphDeduper",
     "ParagraphResult",
     "Plan",
@@ -112,6 +115,7 @@ __all__ = [
     "exact_duplicates",
     "explain",
     "find_duplicates",
+    "find_matches",
     "hamming",
     "hamming_within",
     "jaccard",

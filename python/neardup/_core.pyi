@@ -17,6 +17,7 @@ __all__ = [
     "FirstSeen",
     "IndexMirror",
     "ParagraphDedup",
+    "QueryIndex",
     "all_pairs_jaccard",
     "band_hashes",
     "clusters",
@@ -291,6 +292,14 @@ class IndexMirror:
     def lookup(
         self, signatures: npt.NDArray[np.uint32], threshold: float, top_k: int
     ) -> list[list[tuple[str, float]]]: ...
+    def containment(
+        self,
+        signatures: npt.NDArray[np.uint32],
+        query_sizes: npt.NDArray[np.int64],
+        stored_sizes: npt.NDArray[np.int64],
+        threshold: float,
+        top_k: int,
+    ) -> list[list[tuple[str, float]]]: ...
 
 @final
 class FirstSeen:
@@ -335,3 +344,17 @@ def paragraph_clean(
     duplicate: npt.NDArray[np.bool_],
     threads: int = 1,
 ) -> _ParagraphBatch: ...
+
+# One set against another (rust/matches.rs): the queries' exact inverted index.
+@final
+class QueryIndex:
+    def __new__(cls, queries: _Texts, k: int, unit: str, hash_version: int) -> QueryIndex: ...
+    def matches(
+        self, texts: _Texts, measure: str, threshold: float, threads: int = 1
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]: ...
+    def sizes(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def nbytes(self) -> int: ...
+    @property
+    def distinct(self) -> int: ...
+    def __len__(self) -> int: ...

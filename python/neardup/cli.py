@@ -17,7 +17,7 @@ from neardup._version import version
 from neardup.commands._config import add_config_option, apply_config
 
 #: Subcommand modules under neardup.commands, in the order ``neardup --help`` lists them.
-COMMANDS = ("demo", "synth", "dedup", "calibrate", "index", "reproduce")
+COMMANDS = ("demo", "synth", "dedup", "decontaminate", "calibrate", "index", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -109,6 +109,43 @@ impl IndexMirror {
         let select = crate::lookup::Selection { threshold, top_k };
         let inner = &self.inner;
         let m = run(py, || inner.lookup(sigs, select))?;
+        self.match_lists(py, m)
+    }
+
+    /// For each query row, the stored rows whose estimated containment of the query reaches
+    /// `threshold` (`rust/lookup.rs`), as `lookup` returns them.
+    #[allow(clippy::too_many_arguments)]
+    fn containment<'py>(
+        &self,
+        py: Python<'py>,
+        signatures: PyReadonlyArray2<'py, u32>,
+        query_sizes: PyReadonlyArray1<'py, i64>,
+        stored_sizes: PyReadonlyArray1<'py, i64>,
+        threshold: f64,
+        top_k: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let (num_perm, sigs) = signature_rows(&signatures)?;
+        if num_perm != self.inner.num_perm() {
+            return Err(Error::new("signatures do not match the index's num_perm").into());
+        }
+        let query_sizes = contiguous(&query_sizes, "query_sizes")?;
+        let stored_sizes = contiguous(&stored_sizes, "stored_sizes")?;
+        let select = crate::lookup::Selection { threshold, top_k };
+        let inner = &self.inner;
+        let m = run(py, || {
+            inner.containment(sigs, query_sizes, stored_sizes, select)
+        })?;
+        self.match_lists(py, m)
+    }
+}
+
+impl IndexMirror {
+    /// The matches as lists of `match_type(id, similarity)`, one list per query.
+    fn match_lists<'py>(
+        &self,
+        py: Python<'py>,
+        m: crate::lookup::Matches,
+    ) -> PyResult<Bound<'py, PyList>> {
         // tuple.__new__(Match, (id, similarity)): what Match._make does, without its frame
         let tuple_new = py.get_type::<PyTuple>().getattr(intern!(py, "__new__"))?;
         let match_type = self.match_type.bind(py);

@@ -8,6 +8,7 @@ mod hash;
 mod index;
 mod jsonl;
 mod lsh;
+mod matches;
 mod paragraphs;
 
 use crate::error::{reserve, Error, Result};
@@ -559,5 +560,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     index::register(m)?;
     jsonl::register(m)?;
     paragraphs::register(m)?;
+    matches::register(m)?;
     Ok(())
 }

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from neardup import _core
-from neardup._validate import MAX_COUNT, check_int, check_threshold
+from neardup._validate import MAX_COUNT, check_choice, check_int, check_threshold
 from neardup.errors import (
     IndexCorruptError,
     IndexMismatchError,
@@ -249,7 +249,8 @@ class Index:
         docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         sigs = np.frombuffer(b"".join(r[1] for r in rows), dtype="<u4").astype(np.uint32)
         sigs = sigs.reshape(len(rows), self.num_perm)
-        mem.append(docs, sigs, [r[3] for r in rows])
+        sizes = np.fromiter((r[2] for r in rows), dtype=np.int64, count=len(rows))
+        mem.append(docs, sigs, [r[3] for r in rows], sizes)
         self._mem = mem
         return mem
 
@@ -278,13 +279,26 @@ class Index:
 
     # -- public API -----------------------------------------------------------------------------
     def query(
-        self, texts: Any, threshold: float | None = None, k: int | None = None
+        self,
+        texts: Any,
+        threshold: float | None = None,
+        k: int | None = None,
+        measure: str = "jaccard",
     ) -> list[list[Match]]:
         """For each text, the indexed documents with estimated Jaccard ≥ threshold, best first
         (equal similarity by id); nothing is stored.
 
         With ``k``, at most the ``k`` most similar (top-k); if ``threshold`` is not given
         then, every LSH candidate counts (documents sharing a band key with the query).
+
+        ``measure="containment"``: the indexed documents that contain the text, by the
+        estimate |Q ∩ D| / |Q| ≈ Ĵ (|Q| + |D|) / ((1 + Ĵ) |Q|) from the stored signature and
+        shingle count (Ĵ the share of equal slots), compared with every stored signature (the
+        band keys, made for Jaccard, cannot find a short text inside a long document): a cost
+        of ``num_perm`` slot comparisons per stored document and query. The index holds no
+        shingle sets, so this is an estimate, and a coarse one when |Q| is much smaller than
+        |D| (a few equal slots decide it); for exact containment with recall 1, stream the
+        corpus through :func:`neardup.find_matches`. ``threshold`` defaults to the index's.
 
         >>> ix = Index("query.ndx", threshold=0.5)
         >>> fox = "the quick brown fox jumps over the lazy dog"
@@ -294,13 +308,23 @@ class Index:
         [[Match(id='d1', similarity=0.8125)]]
         >>> ix.query([fox + " today"], k=3)  # d7 shares no band key with the query
         [[Match(id='d1', similarity=0.8125)]]
+        >>> long = " ".join(f"w{i}" for i in range(300))
+        >>> ix.add(["long"], [long])
+        [[]]
+        >>> ix.query([" ".join(f"w{i}" for i in range(100, 140))], measure="containment")
+        [[Match(id='long', similarity=1.0)]]
         """
         if k is not None:
             k = check_int("k", k, low=1, high=MAX_COUNT)
+        measure = check_choice("measure", measure, ("jaccard", "containment"))
         if threshold is not None:
             thr = check_threshold(threshold)
         else:
-            thr = 0.0 if k is not None else self.threshold
+            thr = 0.0 if k is not None and measure == "jaccard" else self.threshold
+        if measure == "containment":
+            ss = shingles(texts, k=self.k, unit=self.unit, hash_version=self.hash_version)  # type: ignore[arg-type]
+            sig = np.ascontiguousarray(minhash(ss, **signature_options(self.plan)))
+            return self._read_mirror().containment(sig, ss.sizes(), thr, k)
         return self._lookup(self._query_signatures(texts), thr, k)
 
     def add(self, ids: Sequence[Any], texts: Any, skip_existing: bool = False) -> list[list[Match]]:
@@ -383,7 +407,7 @@ class Index:
                 (json.dumps(int(base + len(added))),),
             )
         if self._mem is not None and len(added):
-            self._mem.append(docnos, sig[added], [sids[i] for i in added.tolist()])
+            self._mem.append(docnos, sig[added], [sids[i] for i in added.tolist()], sizes[added])
         return result
 
     def remove(self, ids: Iterable[Any]) -> int:

@@ -9,7 +9,7 @@ so a new document can never inherit a removed one's state).
 >>> import numpy as np
 >>> m = Mirror(num_perm=4, bands=2, rows=2, version=0)
 >>> sig = np.array([[1, 2, 3, 4]], np.uint32)
->>> m.append(np.array([5]), sig, ["doc-5"])
+>>> m.append(np.array([5]), sig, ["doc-5"], np.array([40]))
 >>> m.lookup(sig, threshold=0.5, top_k=None)
 [[Match(id='doc-5', similarity=1.0)]]
 """
@@ -42,11 +42,14 @@ class Mirror:
         self.version = version
         self._docs: list[np.ndarray] = []
         self._doc_index: np.ndarray | None = np.zeros(0, np.int64)
+        self._sizes: list[np.ndarray] = []
 
-    def append(self, docs: np.ndarray, sigs: np.ndarray, ids: list[str]) -> None:
-        """Add rows; ``docs`` are increasing and above every stored one."""
+    def append(self, docs: np.ndarray, sigs: np.ndarray, ids: list[str], sizes: np.ndarray) -> None:
+        """Add rows; ``docs`` are increasing and above every stored one; ``sizes`` their
+        distinct shingles."""
         self.core.append(np.ascontiguousarray(sigs, dtype=np.uint32), ids)
         self._docs.append(np.asarray(docs, dtype=np.int64))
+        self._sizes.append(np.asarray(sizes, dtype=np.int64))
         self._doc_index = None
 
     def forget(self, docs: list[int]) -> None:
@@ -66,3 +69,16 @@ class Mirror:
         sigs = np.ascontiguousarray(sigs, dtype=np.uint32)
         # the core builds each match as Match(id, similarity) (the class given to it)
         return cast(list[list[Match]], self.core.lookup(sigs, threshold, top_k or 0))
+
+    def containment(
+        self, sigs: np.ndarray, sizes: np.ndarray, threshold: float, top_k: int | None
+    ) -> list[list[Match]]:
+        """For each query row (``sizes`` its distinct shingles), the live stored documents
+        whose estimated containment of the query is ≥ threshold, best first."""
+        if len(self._sizes) != 1:
+            self._sizes = [np.concatenate(self._sizes) if self._sizes else np.zeros(0, np.int64)]
+        sigs = np.ascontiguousarray(sigs, dtype=np.uint32)
+        found = self.core.containment(
+            sigs, np.ascontiguousarray(sizes, dtype=np.int64), self._sizes[0], threshold, top_k or 0
+        )
+        return cast(list[list[Match]], found)
