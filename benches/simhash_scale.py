@@ -4,9 +4,10 @@ default MinHash path, in one run (issue 24 part 2).
     python benches/simhash_scale.py                        # 50k, 100k, 200k; MinHash at 100k
     python benches/simhash_scale.py --docs 1000000 --minhash-at 1000000 --rounds 1
 
-The corpus is ``neardup.synth.generate(*synth.preset(n))`` (the article's generator: every
-document ends with the same footer), shuffled with a fixed permutation as benches/conftest.py
-does. Each size runs ``find_duplicates(texts, threshold=T, method="simhash")`` (default
+The corpus is the article's (``benches/article_corpus.py``: short ``wNNNN`` words, every
+document ending with the same footer; ``--corpus synth``: the project's own generator,
+``neardup.synth.generate(*synth.preset(n))``), shuffled with a fixed permutation as
+benches/conftest.py does. Each size runs ``find_duplicates(texts, threshold=T, method="simhash")`` (default
 T = 0.9, radius 6 of 64 bits) and, at ``--minhash-at``, the default
 ``find_duplicates(texts, threshold=0.3)``; the runs alternate round by round and the median
 is printed, with the search the run chose (``params["simhash_search"]``), the candidates
@@ -21,14 +22,19 @@ import time
 
 import numpy as np
 
+import article_corpus  # benches/ is on the path when run as a script
+
 import neardup
 from neardup import synth
 
 
-def corpus(n: int) -> list[str]:
-    generated = synth.generate(*synth.preset(n))
-    order = np.random.default_rng(0).permutation(len(generated.texts))
-    return [generated.texts[i] for i in order]
+def corpus(n: int, kind: str = "article") -> list[str]:
+    if kind == "article":
+        texts, _ = article_corpus.generate(max(1, n // 2_500))
+    else:
+        texts = synth.generate(*synth.preset(n)).texts
+    order = np.random.default_rng(0).permutation(len(texts))
+    return [texts[i] for i in order]
 
 
 def timed(fn, *args, **kwargs):
@@ -46,11 +52,12 @@ def main() -> None:
     )
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--corpus", choices=("article", "synth"), default="article")
     args = ap.parse_args()
     rows = []
     minhash: dict[int, float] = {}
     for n in args.docs:
-        texts = corpus(n)
+        texts = corpus(n, args.corpus)
         sim_times, mh_times = [], []
         result = None
         for _ in range(args.rounds):
