@@ -7,8 +7,8 @@ default MinHash path, in one run (issue 24 part 2).
 The corpus is the article's (``benches/article_corpus.py``: short ``wNNNN`` words, every
 document ending with the same footer; ``--corpus synth``: the project's own generator,
 ``neardup.synth.generate(*synth.preset(n))``), shuffled with a fixed permutation as
-benches/conftest.py does. Each size runs ``find_duplicates(texts, threshold=T, method="simhash")`` (default
-T = 0.9, radius 6 of 64 bits) and, at ``--minhash-at``, the default
+benches/conftest.py does. Each size runs ``find_duplicates(texts, threshold=T,
+method="simhash")`` (default T = 0.9, radius 6 of 64 bits) and, at ``--minhash-at``, the default
 ``find_duplicates(texts, threshold=0.3)``; the runs alternate round by round and the median
 is printed, with the search the run chose (``params["simhash_search"]``), the candidates
 and the growth per doubling.
@@ -20,9 +20,8 @@ import argparse
 import statistics
 import time
 
-import numpy as np
-
 import article_corpus  # benches/ is on the path when run as a script
+import numpy as np
 
 import neardup
 from neardup import synth
@@ -37,9 +36,13 @@ def corpus(n: int, kind: str = "article") -> list[str]:
     return [texts[i] for i in order]
 
 
+CPU: list[float] = []  # CPU seconds of each timed call, in order
+
+
 def timed(fn, *args, **kwargs):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = fn(*args, **kwargs)
+    CPU.append(time.process_time() - c0)
     return time.perf_counter() - t0, out
 
 
@@ -56,9 +59,10 @@ def main() -> None:
     args = ap.parse_args()
     rows = []
     minhash: dict[int, float] = {}
+    minhash_cpu: dict[int, float] = {}
     for n in args.docs:
         texts = corpus(n, args.corpus)
-        sim_times, mh_times = [], []
+        sim_times, mh_times, sim_cpu, mh_cpu = [], [], [], []
         result = None
         for _ in range(args.rounds):
             t, result = timed(
@@ -69,36 +73,52 @@ def main() -> None:
                 threads=args.threads,
             )
             sim_times.append(t)
+            sim_cpu.append(CPU[-1])
             if n in args.minhash_at:
                 t, _ = timed(neardup.find_duplicates, texts, threshold=0.3, threads=args.threads)
                 mh_times.append(t)
+                mh_cpu.append(CPU[-1])
         assert result is not None
         p = result.params
         fingerprints = neardup.simhash(texts, bits=64, k=5)
         radius = int(p["max_hamming"])
         search, _ = timed(neardup.hamming_within, fingerprints, radius)
-        rows.append((n, statistics.median(sim_times), p, len(result.pairs), search))
+        cpu = statistics.median(sim_cpu)
+        rows.append((n, statistics.median(sim_times), p, len(result.pairs), search, cpu))
         if mh_times:
             minhash[n] = statistics.median(mh_times)
+            minhash_cpu[n] = statistics.median(mh_cpu)
         print(
-            f"{n:>9,} docs  simhash T={args.threshold:g}: {rows[-1][1]:7.2f} s  "
+            f"{n:>9,} docs  simhash T={args.threshold:g}: {rows[-1][1]:7.2f} s ({cpu:.2f} s CPU)  "
             f"search {p['simhash_search']}, candidates {p['candidates']:,}, "
             f"predicted comparisons {p['simhash_predicted_comparisons']:,}, "
             f"pairs {rows[-1][3]:,}, search alone {search:.2f} s",
             flush=True,
         )
         if mh_times:
-            print(f"{n:>9,} docs  default minhash T=0.3: {minhash[n]:7.2f} s", flush=True)
+            print(
+                f"{n:>9,} docs  default minhash T=0.3: {minhash[n]:7.2f} s "
+                f"({minhash_cpu[n]:.2f} s CPU)",
+                flush=True,
+            )
     print()
     print(
-        f"| documents | SimHash T={args.threshold:g} end to end (s) | growth | search alone (s) "
-        "| search | default MinHash (s) |"
+        f"| documents | SimHash T={args.threshold:g} end to end, wall (CPU) s | growth, wall (CPU) "
+        "| search alone (s) | search | default MinHash, wall (CPU) s |"
     )
     print("|---|---|---|---|---|---|")
-    for k, (n, seconds, p, _, search) in enumerate(rows):
-        growth = f"{seconds / rows[k - 1][1]:.2f}x" if k else ""
-        mh = f"{minhash[n]:.2f} (SimHash {seconds / minhash[n]:.2f}x)" if n in minhash else ""
-        print(f"| {n:,} | {seconds:.2f} | {growth} | {search:.2f} | {p['simhash_search']} | {mh} |")
+    for k, (n, seconds, p, _, search, cpu) in enumerate(rows):
+        growth = f"{seconds / rows[k - 1][1]:.2f}x ({cpu / rows[k - 1][5]:.2f}x)" if k else ""
+        mh = (
+            f"{minhash[n]:.2f} ({minhash_cpu[n]:.2f}); SimHash {seconds / minhash[n]:.2f}x "
+            f"({cpu / minhash_cpu[n]:.2f}x)"
+            if n in minhash
+            else ""
+        )
+        print(
+            f"| {n:,} | {seconds:.2f} ({cpu:.2f}) | {growth} | {search:.2f} "
+            f"| {p['simhash_search']} | {mh} |"
+        )
 
 
 if __name__ == "__main__":

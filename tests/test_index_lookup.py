@@ -90,7 +90,9 @@ def test_a_shared_footer_keeps_each_querys_candidates_bounded(tmp_path):
     # rule of find_duplicates, about one (itself). A near copy is still found.
     rng = np.random.default_rng(0)
     footer = " ".join(f"f{i}" for i in range(30))
-    docs = [" ".join(f"v{w}" for w in rng.integers(0, 20_000, 150)) + " " + footer for _ in range(3000)]
+    docs = [
+        " ".join(f"v{w}" for w in rng.integers(0, 20_000, 150)) + " " + footer for _ in range(3000)
+    ]
     copy = docs[7].split()
     copy[3] = "changed"
     ids = [str(i) for i in range(len(docs))]
