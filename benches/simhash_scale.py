@@ -9,9 +9,10 @@ document ending with the same footer; ``--corpus synth``: the project's own gene
 ``neardup.synth.generate(*synth.preset(n))``), shuffled with a fixed permutation as
 benches/conftest.py does. Each size runs ``find_duplicates(texts, threshold=T,
 method="simhash")`` (default T = 0.9, radius 6 of 64 bits) and, at ``--minhash-at``, the default
-``find_duplicates(texts, threshold=0.3)``; the runs alternate round by round and the median
-is printed, with the search the run chose (``params["simhash_search"]``), the candidates
-and the growth per doubling.
+``find_duplicates(texts, threshold=0.3)``; every corpus is built first, then each round runs
+every size in turn (interleaved, so the ratios see the same load), and the median is
+printed, with the search the run chose (``params["simhash_search"]``), the candidates and the
+growth per doubling (wall and CPU time).
 """
 
 from __future__ import annotations
@@ -60,34 +61,41 @@ def main() -> None:
     rows = []
     minhash: dict[int, float] = {}
     minhash_cpu: dict[int, float] = {}
-    for n in args.docs:
-        texts = corpus(n, args.corpus)
-        sim_times, mh_times, sim_cpu, mh_cpu = [], [], [], []
-        result = None
-        for _ in range(args.rounds):
-            t, result = timed(
+    corpora = {n: corpus(n, args.corpus) for n in args.docs}
+    sim_times: dict[int, list[float]] = {n: [] for n in args.docs}
+    sim_cpu: dict[int, list[float]] = {n: [] for n in args.docs}
+    mh_times: dict[int, list[float]] = {n: [] for n in args.docs}
+    mh_cpu: dict[int, list[float]] = {n: [] for n in args.docs}
+    results = {}
+    for _ in range(args.rounds):  # every size in every round: the ratios see the same load
+        for n in args.docs:
+            t, results[n] = timed(
                 neardup.find_duplicates,
-                texts,
+                corpora[n],
                 threshold=args.threshold,
                 method="simhash",
                 threads=args.threads,
             )
-            sim_times.append(t)
-            sim_cpu.append(CPU[-1])
+            sim_times[n].append(t)
+            sim_cpu[n].append(CPU[-1])
             if n in args.minhash_at:
-                t, _ = timed(neardup.find_duplicates, texts, threshold=0.3, threads=args.threads)
-                mh_times.append(t)
-                mh_cpu.append(CPU[-1])
+                t, _ = timed(
+                    neardup.find_duplicates, corpora[n], threshold=0.3, threads=args.threads
+                )
+                mh_times[n].append(t)
+                mh_cpu[n].append(CPU[-1])
+    for n in args.docs:
+        texts, result = corpora[n], results[n]
         assert result is not None
         p = result.params
         fingerprints = neardup.simhash(texts, bits=64, k=5)
         radius = int(p["max_hamming"])
         search, _ = timed(neardup.hamming_within, fingerprints, radius)
-        cpu = statistics.median(sim_cpu)
-        rows.append((n, statistics.median(sim_times), p, len(result.pairs), search, cpu))
-        if mh_times:
-            minhash[n] = statistics.median(mh_times)
-            minhash_cpu[n] = statistics.median(mh_cpu)
+        cpu = statistics.median(sim_cpu[n])
+        rows.append((n, statistics.median(sim_times[n]), p, len(result.pairs), search, cpu))
+        if mh_times[n]:
+            minhash[n] = statistics.median(mh_times[n])
+            minhash_cpu[n] = statistics.median(mh_cpu[n])
         print(
             f"{n:>9,} docs  simhash T={args.threshold:g}: {rows[-1][1]:7.2f} s ({cpu:.2f} s CPU)  "
             f"search {p['simhash_search']}, candidates {p['candidates']:,}, "
@@ -95,7 +103,7 @@ def main() -> None:
             f"pairs {rows[-1][3]:,}, search alone {search:.2f} s",
             flush=True,
         )
-        if mh_times:
+        if mh_times[n]:
             print(
                 f"{n:>9,} docs  default minhash T=0.3: {minhash[n]:7.2f} s "
                 f"({minhash_cpu[n]:.2f} s CPU)",
