@@ -7,9 +7,14 @@
 //! one directory slot and the few keys behind it. A [`Mirror`] keeps a large main table and a
 //! small delta table of recent additions; a query searches both.
 
+mod split;
+
 use crate::error::{Error, Result};
 use crate::lsh;
+use crate::lsh::groups::expected_recall_of;
+use crate::lsh::BucketRule;
 use crate::minhash::{equal_share, is_empty_signature};
+use split::{Layout, Splits};
 
 /// Multiplier mixing the band number into an index's stored band keys (index format 2).
 const BAND_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -36,18 +41,29 @@ pub fn index_band_keys(
 /// bits `t` are `entries[dir[t]..dir[t + 1]]`. A key and its row share a cache line; the
 /// directory holds u32 offsets and about one slot per two entries, so it is a quarter of the
 /// entries' size and mostly stays in cache (one memory miss per probe instead of two).
+/// Buckets larger than the bucket rule's limit that are not dense are split as
+/// `rust/lsh/groups.rs` splits them ([`split`]), so shared boilerplate cannot make a query's
+/// candidates grow with the index.
 #[derive(Default)]
 struct BandTable {
     entries: Vec<(u64, u32)>,
     dir: Vec<u32>,
     /// `64 - bits` for a directory of `2**bits` slots.
     shift: u32,
+    splits: Splits,
 }
 
 impl BandTable {
-    /// The table of `(key, row)` entries (fewer than 2**32: the caller checks).
-    fn build(mut entries: Vec<(u64, u32)>) -> BandTable {
+    /// The table of `(key, row)` entries of rows from `first` on (fewer than 2**32: the
+    /// caller checks), its large buckets split by `rule`.
+    fn build(
+        mut entries: Vec<(u64, u32)>,
+        first: usize,
+        layout: &Layout,
+        rule: BucketRule,
+    ) -> BandTable {
         entries.sort_unstable();
+        let splits = Splits::find(&entries, first, layout, rule);
         let bits = (usize::BITS - entries.len().max(4).leading_zeros()).clamp(3, 26) - 2;
         let shift = 64 - bits;
         let mut dir = vec![0u32; (1usize << bits) + 1];
@@ -61,6 +77,7 @@ impl BandTable {
             entries,
             dir,
             shift,
+            splits,
         }
     }
 
@@ -68,10 +85,18 @@ impl BandTable {
         self.entries.len()
     }
 
-    /// Appends the rows stored under each of `keys` to `out`. Two passes (all directory
-    /// slots, then all entries) so the memory loads of different keys are independent and
-    /// overlap, instead of one cache miss after another.
-    fn rows_of(&self, keys: &[u64], spans: &mut Vec<(usize, usize)>, out: &mut Vec<u32>) {
+    /// Appends the rows stored under each of `keys` (a query's, of signature `sig`, band
+    /// after band of `rows` slots) to `out`: of a split bucket, the part the query lands in.
+    /// Two passes (all directory slots, then all entries) so the memory loads of different
+    /// keys are independent and overlap, instead of one cache miss after another.
+    fn rows_of(
+        &self,
+        keys: &[u64],
+        sig: &[u32],
+        rows: usize,
+        spans: &mut Vec<(usize, usize)>,
+        out: &mut Vec<u32>,
+    ) {
         if self.entries.is_empty() {
             return;
         }
@@ -80,7 +105,11 @@ impl BandTable {
             let top = (key >> self.shift) as usize;
             (self.dir[top] as usize, self.dir[top + 1] as usize)
         }));
-        for (&key, &(start, end)) in keys.iter().zip(spans.iter()) {
+        for (band, (&key, &(start, end))) in keys.iter().zip(spans.iter()).enumerate() {
+            if self.splits.has(key) {
+                self.splits.follow(key, band, rows, sig, out);
+                continue;
+            }
             for &(k, row) in &self.entries[start..end] {
                 if k == key {
                     out.push(row);
@@ -116,6 +145,8 @@ pub struct Mirror {
     num_perm: usize,
     bands: usize,
     rows_per_band: usize,
+    /// When a bucket is split (`rust/lsh/groups.rs`).
+    rule: BucketRule,
     signatures: Vec<u32>,
     keys: Vec<u64>,
     alive: Vec<bool>,
@@ -134,12 +165,31 @@ pub struct Mirror {
 const DELTA_ROWS: usize = 2000;
 
 impl Mirror {
-    pub fn new(num_perm: usize, bands: usize, rows_per_band: usize) -> Result<Mirror> {
+    /// An empty mirror; `rule` splits its large buckets (`BucketRule::WHOLE`: none).
+    pub fn new(
+        num_perm: usize,
+        bands: usize,
+        rows_per_band: usize,
+        rule: BucketRule,
+    ) -> Result<Mirror> {
         index_band_keys(&[], num_perm, bands, rows_per_band)?; // checks the banding
+        if rule.limit < 2 {
+            return Err(Error::new(format!(
+                "bucket_limit must be at least 2, got {}",
+                rule.limit
+            )));
+        }
+        if !(0.0..=1.0).contains(&rule.threshold) {
+            return Err(Error::new(format!(
+                "threshold must be in [0, 1], got {}",
+                rule.threshold
+            )));
+        }
         Ok(Mirror {
             num_perm,
             bands,
             rows_per_band,
+            rule,
             signatures: Vec::new(),
             keys: Vec::new(),
             alive: Vec::new(),
@@ -208,13 +258,52 @@ impl Mirror {
         }
         let delta_rows = self.len() - self.main_rows;
         if delta_rows > DELTA_ROWS.max(self.main_rows / 8) {
-            self.main = BandTable::build(self.entries(0));
+            self.main = self.table(0);
             self.main_rows = self.len();
             self.delta = BandTable::default();
         } else {
-            self.delta = BandTable::build(self.entries(self.main_rows));
+            self.delta = self.table(self.main_rows);
         }
         Ok(first)
+    }
+
+    /// The band table of the present rows from `first` on.
+    fn table(&self, first: usize) -> BandTable {
+        let layout = Layout {
+            signatures: &self.signatures,
+            keys: &self.keys,
+            num_perm: self.num_perm,
+            bands: self.bands,
+            rows: self.rows_per_band,
+        };
+        BandTable::build(self.entries(first), first, &layout, self.rule)
+    }
+
+    /// Buckets split (every part split again counted) in the band tables.
+    pub fn bucket_splits(&self) -> u64 {
+        self.main.splits.splits + self.delta.splits.splits
+    }
+
+    /// The mean over present rows of the chance that a partner at the rule's threshold
+    /// shares a band key with the row, or the part of a split bucket it lands in: the
+    /// banding's P(T), lowered by what splitting cost (as `rust/lsh/groups.rs` counts it).
+    pub fn expected_recall(&self) -> f64 {
+        let mut charged = Vec::new();
+        let mut present = 0u64;
+        for row in (0..self.len()).filter(|&r| self.alive[r]) {
+            present += 1;
+            let c = self.main.splits.charge(row) + self.delta.splits.charge(row);
+            if c != 0 {
+                charged.push(c);
+            }
+        }
+        expected_recall_of(
+            &charged,
+            present,
+            self.bands,
+            self.rows_per_band,
+            self.rule.threshold,
+        )
     }
 
     /// The (key, row) entries of the present rows from `first` on.
@@ -347,7 +436,7 @@ impl Mirror {
             scored.clear();
             if !is_empty_signature(sig) {
                 for table in [&self.main, &self.delta] {
-                    table.rows_of(keys, &mut spans, &mut candidates);
+                    table.rows_of(keys, sig, self.rows_per_band, &mut spans, &mut candidates);
                 }
                 candidates.sort_unstable();
                 candidates.dedup();
@@ -377,6 +466,18 @@ impl Mirror {
 mod tests {
     use super::*;
 
+    /// A band table with every bucket whole.
+    fn whole(entries: Vec<(u64, u32)>) -> BandTable {
+        let layout = Layout {
+            signatures: &[],
+            keys: &[],
+            num_perm: 1,
+            bands: 1,
+            rows: 1,
+        };
+        BandTable::build(entries, 0, &layout, BucketRule::WHOLE)
+    }
+
     const ALL: Selection = Selection {
         threshold: 0.0,
         top_k: 0,
@@ -385,7 +486,7 @@ mod tests {
     #[test]
     fn finds_verifies_ranks_and_forgets() {
         // 2 bands of 2 rows: rows 0 and 1 identical, row 2 shares band 0, row 3 empty
-        let mut m = Mirror::new(4, 2, 2).unwrap();
+        let mut m = Mirror::new(4, 2, 2, BucketRule::WHOLE).unwrap();
         let sigs = [
             1,
             2,
@@ -442,7 +543,7 @@ mod tests {
 
     #[test]
     fn equal_similarities_are_ordered_by_id_bytes() {
-        let mut m = Mirror::new(2, 1, 2).unwrap();
+        let mut m = Mirror::new(2, 1, 2, BucketRule::WHOLE).unwrap();
         // ids in code point order: "b" < "é" (U+00E9) < "中" (U+4E2D) < "😀" (U+1F600)
         m.append(&[5, 5, 5, 5, 5, 5, 5, 5], &["😀", "中", "b", "é"])
             .unwrap();
@@ -476,21 +577,21 @@ mod tests {
         let entries: Vec<(u64, u32)> = (0..3000u32)
             .map(|row| (distinct[(next() % 300) as usize], row))
             .collect();
-        let table = BandTable::build(entries.clone());
+        let table = whole(entries.clone());
         let mut spans = Vec::new();
         assert_eq!(table.len(), 3000);
         for key in distinct.iter().copied().chain([0, 1, u64::MAX, 12345]) {
             let mut found = Vec::new();
-            table.rows_of(&[key], &mut spans, &mut found);
+            table.rows_of(&[key], &[0], 1, &mut spans, &mut found);
             found.sort_unstable();
             let expected: Vec<u32> = entries.iter().filter(|e| e.0 == key).map(|e| e.1).collect();
             assert_eq!(found, expected, "key {key}");
         }
         let mut none = Vec::new();
-        BandTable::build(Vec::new()).rows_of(&[0, u64::MAX], &mut spans, &mut none);
+        whole(Vec::new()).rows_of(&[0, u64::MAX], &[0, 0], 1, &mut spans, &mut none);
         assert!(none.is_empty());
         let mut two = Vec::new();
-        BandTable::build(vec![(1, 0), (2, 1)]).rows_of(&[u64::MAX, 2], &mut spans, &mut two);
+        whole(vec![(1, 0), (2, 1)]).rows_of(&[u64::MAX, 2], &[0, 0], 1, &mut spans, &mut two);
         assert_eq!(two, vec![1]);
     }
 
@@ -504,7 +605,7 @@ mod tests {
 
     #[test]
     fn delta_merges_into_main_without_changing_answers() {
-        let mut m = Mirror::new(2, 1, 2).unwrap();
+        let mut m = Mirror::new(2, 1, 2, BucketRule::WHOLE).unwrap();
         for i in 0..5000u32 {
             m.append(&[i, i + 1], &[i.to_string()]).unwrap();
         }
@@ -516,7 +617,7 @@ mod tests {
         let batch: Vec<u32> = (0..40u32).flat_map(|i| [i * 100, i * 100 + 1]).collect();
         let expected: Vec<u32> = (0..40).map(|i| i * 100).collect();
         assert_eq!(m.lookup(&batch, ALL).unwrap().rows, expected);
-        let mut small = Mirror::new(2, 1, 2).unwrap();
+        let mut small = Mirror::new(2, 1, 2, BucketRule::WHOLE).unwrap();
         small.append(&[0, 1, 100, 101], &["a", "b"]).unwrap();
         assert_eq!(small.lookup(&batch, ALL).unwrap().rows, vec![0, 1]);
     }
@@ -550,9 +651,9 @@ mod tests {
 
     #[test]
     fn bad_shapes_are_errors() {
-        assert!(Mirror::new(0, 1, 1).is_err());
-        assert!(Mirror::new(4, 3, 2).is_err()); // bands * rows > num_perm
-        let mut m = Mirror::new(2, 1, 2).unwrap();
+        assert!(Mirror::new(0, 1, 1, BucketRule::WHOLE).is_err());
+        assert!(Mirror::new(4, 3, 2, BucketRule::WHOLE).is_err()); // bands * rows > num_perm
+        let mut m = Mirror::new(2, 1, 2, BucketRule::WHOLE).unwrap();
         assert!(m.append(&[1, 1, 1], &["a"]).is_err());
         assert!(m.append(&[1, 1], &["a", "b"]).is_err());
         assert!(m.lookup(&[1], ALL).is_err());

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import neardup
+from neardup.banding import BUCKET_LIMIT
 from neardup.index import Index, Match
 
 NUM_PERM, BANDS, ROWS = 16, 8, 2
@@ -81,3 +82,32 @@ def test_results_are_match_tuples(tmp_path):
         (found,) = ix.query(["the quick brown fox jumps"], k=1)
     assert found == [Match("a", 1.0)] and type(found[0]) is Match
     assert found[0].id == "a" and found[0] == ("a", 1.0)
+
+
+def test_a_shared_footer_keeps_each_querys_candidates_bounded(tmp_path):
+    # 3,000 unrelated documents that share a 30-word footer (issue 24): whole, the footer's
+    # band buckets make every query's candidates a share of the index; split by the bucket
+    # rule of find_duplicates, about one (itself). A near copy is still found.
+    rng = np.random.default_rng(0)
+    footer = " ".join(f"f{i}" for i in range(30))
+    docs = [
+        " ".join(f"v{w}" for w in rng.integers(0, 20_000, 150)) + " " + footer for _ in range(3000)
+    ]
+    copy = docs[7].split()
+    copy[3] = "changed"
+    ids = [str(i) for i in range(len(docs))]
+    ix = Index(os.fspath(tmp_path / "footer.ndx"), threshold=0.3)
+    ix.add(ids, docs)
+    sig = ix._query_signatures(docs)
+    split = ix._read_mirror()
+    whole = split.__class__(ix.num_perm, ix.bands, ix.rows, 0, ix.threshold, bucket_limit=None)
+    whole.append(np.arange(len(docs)), sig, ids)
+    per_doc = [len(m) for m in split.lookup(sig, 0.0, None)]
+    assert np.mean([len(m) for m in whole.lookup(sig, 0.0, None)]) > 10
+    # a bucket of at most BUCKET_LIMIT stays whole, as in find_duplicates
+    assert np.mean(per_doc) < 1.5 and max(per_doc) <= 2 * BUCKET_LIMIT
+    assert [m.id for m in ix.query([" ".join(copy)])[0]] == ["7"]
+    stats = ix.stats()
+    assert stats["bucket_splits"] > 0
+    assert 0.0 < stats["expected_recall"] < 1.0
+    ix.close()

@@ -43,17 +43,25 @@ struct IndexMirror {
 
 #[pymethods]
 impl IndexMirror {
+    /// `threshold` and `bucket_limit` (None: every bucket whole): the bucket rule of
+    /// `rust/lsh/groups.rs`, applied to the band tables.
     #[new]
     fn new(
         num_perm: usize,
         bands: usize,
         rows: usize,
         match_type: Bound<'_, PyType>,
+        threshold: f64,
+        bucket_limit: Option<usize>,
     ) -> PyResult<Self> {
         if !match_type.is_subclass_of::<PyTuple>()? {
             return Err(Error::new("match_type must be a tuple subclass").into());
         }
-        let inner = crate::lookup::Mirror::new(num_perm, bands, rows)?;
+        let rule = crate::lsh::BucketRule {
+            limit: bucket_limit.unwrap_or(usize::MAX),
+            threshold,
+        };
+        let inner = crate::lookup::Mirror::new(num_perm, bands, rows, rule)?;
         Ok(IndexMirror {
             inner,
             ids: Vec::new(),
@@ -63,6 +71,17 @@ impl IndexMirror {
 
     fn __len__(&self) -> usize {
         self.inner.len()
+    }
+
+    /// Buckets split by the bucket rule (every part split again counted).
+    fn bucket_splits(&self) -> u64 {
+        self.inner.bucket_splits()
+    }
+
+    /// The present rows' mean chance of meeting a partner at the threshold (the banding's
+    /// P(T), lowered by what the splits cost).
+    fn expected_recall(&self) -> f64 {
+        self.inner.expected_recall()
     }
 
     /// Band-table entries held (main + delta).

@@ -154,6 +154,37 @@ pub(crate) struct Grouper<'a> {
     /// Miss increments of a split at depth 1, 2, ... (index depth - 1).
     depth_cost: Vec<i64>,
     pub cost: Option<SplitCost>,
+    /// The parts of every bucket split, when asked for ([`Grouper::with_tree`]).
+    pub tree: Option<SplitTree>,
+}
+
+/// The parts of split buckets, for a lookup that follows a query down them: each part is
+/// named by its path (the band key chained with the slot values its members share, one per
+/// split: [`path_step`]); a part split again is `inner`, a part kept whole (two or more
+/// documents) or a document left alone by a split is a `leaf`. A document whose band key is
+/// that of a split bucket meets, in that band, exactly the members of the leaf its own slot
+/// values lead to (none when they lead nowhere), as it would had it been grouped with them.
+#[derive(Debug, Clone, Default)]
+pub struct SplitTree {
+    /// Paths of the parts split again (the bucket's own path is its band key).
+    pub inner: Vec<u64>,
+    /// (path, start, end) of each leaf in `members`.
+    pub leaves: Vec<(u64, usize, usize)>,
+    /// The leaves' members, leaf after leaf (ascending within a leaf).
+    pub members: Vec<u32>,
+}
+
+/// The path of the part of `path` whose members have `value` in the slot of the next split.
+#[inline]
+pub fn path_step(path: u64, value: u32) -> u64 {
+    mix64(path ^ mix64(u64::from(value) ^ 0xA076_1D64_78BD_642F))
+}
+
+/// The slot a part of band `band` (`rows` slots a band, `width` slots a signature) is split by
+/// at `depth` (0 for the bucket itself): the slots after the band's own, cyclically.
+#[inline]
+pub fn split_slot(band: usize, rows: usize, depth: usize, width: usize) -> usize {
+    (band * rows + rows + depth) % width
 }
 
 #[derive(Clone, Copy)]
@@ -203,7 +234,14 @@ impl<'a> Grouper<'a> {
             work: Vec::new(),
             depth_cost,
             cost: cost.then(|| SplitCost::new(signatures.len())),
+            tree: None,
         }
+    }
+
+    /// This grouper, recording the parts of every bucket it splits in [`Grouper::tree`].
+    pub fn with_tree(mut self) -> Self {
+        self.tree = Some(SplitTree::default());
+        self
     }
 
     fn part_of(&self, key: u64) -> usize {
@@ -351,8 +389,8 @@ impl<'a> Grouper<'a> {
         self.work.clear();
         self.work.extend(self.group.iter().map(|&i| (0, i)));
         // (start, end, depth) of the parts still to look at.
-        let mut stack = vec![(0usize, self.work.len(), 0usize)];
-        while let Some((start, end, depth)) = stack.pop() {
+        let mut stack = vec![(0usize, self.work.len(), 0usize, key)];
+        while let Some((start, end, depth, path)) = stack.pop() {
             // A part split off a large bucket that is not dense is boilerplate's doing: it is
             // split on down to pairs, so its documents add no candidates.
             let size = end - start;
@@ -364,13 +402,21 @@ impl<'a> Grouper<'a> {
                     .extend(self.work[start..end].iter().map(|&(_, i)| i));
                 self.group.sort_unstable();
                 self.charge(start..end, depth);
+                if let Some(tree) = &mut self.tree {
+                    let at = tree.members.len();
+                    tree.members.extend_from_slice(&self.group);
+                    tree.leaves.push((path, at, tree.members.len()));
+                }
                 visit(&self.group);
                 continue;
             }
             if let Some(cost) = &mut self.cost {
                 cost.splits += 1;
             }
-            let slot = (band * self.rows + self.rows + depth) % self.signatures.width();
+            if let Some(tree) = &mut self.tree {
+                tree.inner.push(path);
+            }
+            let slot = split_slot(band, self.rows, depth, self.signatures.width());
             for entry in &mut self.work[start..end] {
                 entry.0 = self.signatures.row(entry.1 as usize)[slot];
             }
@@ -382,10 +428,16 @@ impl<'a> Grouper<'a> {
                     .iter()
                     .take_while(|e| e.0 == value)
                     .count();
+                let part = path_step(path, value);
                 if run >= 2 {
-                    stack.push((at, at + run, depth + 1));
+                    stack.push((at, at + run, depth + 1, part));
                 } else {
                     self.charge(at..at + 1, depth + 1);
+                    if let Some(tree) = &mut self.tree {
+                        let at_member = tree.members.len();
+                        tree.members.push(self.work[at].1);
+                        tree.leaves.push((part, at_member, at_member + 1));
+                    }
                 }
                 at += run;
             }

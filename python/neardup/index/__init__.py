@@ -245,7 +245,7 @@ class Index:
                 f"{self.path}: document {bad[3]!r} has a {len(bad[1])}-byte signature, "
                 f"expected {nbytes} (run check())"
             )
-        mem = Mirror(self.num_perm, self.bands, self.rows, version)
+        mem = Mirror(self.num_perm, self.bands, self.rows, version, self.threshold)
         docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         sigs = np.frombuffer(b"".join(r[1] for r in rows), dtype="<u4").astype(np.uint32)
         sigs = sigs.reshape(len(rows), self.num_perm)
@@ -373,7 +373,8 @@ class Index:
                 for i, ms in zip(todo.tolist(), found, strict=True):
                     result[i] = ms
             if len(todo) > 1:  # among this batch: an earlier position counts as existing
-                cp = np.asarray(lsh_candidates(sig[todo], self.bands, self.rows), dtype=np.int64)
+                cp = lsh_candidates(sig[todo], self.bands, self.rows, threshold=self.threshold)
+                cp = np.asarray(cp, dtype=np.int64)
                 if len(cp):
                     cp = todo[cp]
                     sim = np.asarray(estimate_jaccard(sig, cp), dtype=np.float64)
@@ -468,7 +469,10 @@ class Index:
         return np.frombuffer(row[0], dtype="<u4").astype(np.uint32)
 
     def stats(self) -> dict[str, Any]:
-        """Counts, parameters and file size.
+        """Counts, parameters and file size; with the cache, ``bucket_splits`` (large
+        buckets of the lookup tables split, shared boilerplate's doing) and ``expected_recall``
+        (the chance a stored document meets a partner at the threshold: the banding's P(T),
+        lowered by what the splits cost).
 
         >>> Index("stats.ndx", threshold=0.5).stats()["num_perm"]
         128
@@ -488,6 +492,10 @@ class Index:
         }
         out.update(self.params)
         out["s_star"] = (1.0 / self.bands) ** (1.0 / self.rows)
+        if self._cache:  # the lookup tables' bucket rule (rust/lsh/groups.rs)
+            mem = self._read_mirror().core
+            out["bucket_splits"] = mem.bucket_splits()
+            out["expected_recall"] = mem.expected_recall()
         return out
 
     def check(self) -> None:

@@ -7,7 +7,7 @@ marked dead and never found again (rows are never reused, and neither are docume
 so a new document can never inherit a removed one's state).
 
 >>> import numpy as np
->>> m = Mirror(num_perm=4, bands=2, rows=2, version=0)
+>>> m = Mirror(num_perm=4, bands=2, rows=2, version=0, threshold=0.5)
 >>> sig = np.array([[1, 2, 3, 4]], np.uint32)
 >>> m.append(np.array([5]), sig, ["doc-5"], np.array([40]))
 >>> m.lookup(sig, threshold=0.5, top_k=None)
@@ -21,6 +21,7 @@ from typing import NamedTuple, cast
 import numpy as np
 
 from neardup import _core
+from neardup.banding import BUCKET_LIMIT
 
 
 class Match(NamedTuple):
@@ -35,10 +36,21 @@ class Match(NamedTuple):
 
 
 class Mirror:
-    """Stored rows (document number, id, signature, band keys) and their lookup tables."""
+    """Stored rows (document number, id, signature, band keys) and their lookup tables, whose
+    buckets of more than ``bucket_limit`` rows are split as ``find_duplicates`` splits them
+    (``rust/lsh/groups.rs``, at ``threshold``) unless mostly duplicates: a footer every
+    document shares cannot make each query's candidates grow with the index."""
 
-    def __init__(self, num_perm: int, bands: int, rows: int, version: int) -> None:
-        self.core = _core.IndexMirror(num_perm, bands, rows, Match)
+    def __init__(
+        self,
+        num_perm: int,
+        bands: int,
+        rows: int,
+        version: int,
+        threshold: float,
+        bucket_limit: int | None = BUCKET_LIMIT,
+    ) -> None:
+        self.core = _core.IndexMirror(num_perm, bands, rows, Match, threshold, bucket_limit)
         self.version = version
         self._docs: list[np.ndarray] = []
         self._doc_index: np.ndarray | None = np.zeros(0, np.int64)
