@@ -35,6 +35,16 @@ from neardup.stores import TextBatch
 UNIT_SEPARATOR = "\n\u16a0\u16a1\u16a2\n"
 
 
+def join_rows(texts: Sequence[str]) -> str:
+    """One unit's text: its rows' texts (in row order) joined by :data:`UNIT_SEPARATOR`
+    (every engine joins units here: the local one, its streamed files and Ray).
+
+    >>> join_rows(["a", "b"]) == "a" + UNIT_SEPARATOR + "b"
+    True
+    """
+    return UNIT_SEPARATOR.join(texts)
+
+
 @dataclass(frozen=True)
 class Units:
     """Which rows form which unit: ``of_row`` int64[n] (units numbered by first row),
@@ -79,7 +89,7 @@ class Units:
         """
         order, bounds = self.order.tolist(), self.bounds.tolist()
         return [
-            UNIT_SEPARATOR.join([texts[r] for r in order[bounds[u] : bounds[u + 1]]])
+            join_rows([texts[r] for r in order[bounds[u] : bounds[u + 1]]])
             for u in range(len(self))
         ]
 
@@ -218,7 +228,7 @@ class UnitStore:
                 parts.setdefault(u, []).append(text)
                 left[u] -= 1
             while done < len(units) and left[done] == 0:
-                ready.append(UNIT_SEPARATOR.join(parts.pop(done)))
+                ready.append(join_rows(parts.pop(done)))
                 done += 1
             while len(ready) >= self.batch_size:
                 yield TextBatch(ready[: self.batch_size], start)
