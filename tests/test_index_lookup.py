@@ -101,7 +101,7 @@ def test_a_shared_footer_keeps_each_querys_candidates_bounded(tmp_path):
     sig = ix._query_signatures(docs)
     split = ix._read_mirror()
     whole = split.__class__(ix.num_perm, ix.bands, ix.rows, 0, ix.threshold, bucket_limit=None)
-    whole.append(np.arange(len(docs)), sig, ids)
+    whole.append(np.arange(len(docs)), sig, ids, np.ones(len(docs), np.int64))
     per_doc = [len(m) for m in split.lookup(sig, 0.0, None)]
     assert np.mean([len(m) for m in whole.lookup(sig, 0.0, None)]) > 10
     # a bucket of at most BUCKET_LIMIT stays whole, as in find_duplicates

@@ -14,6 +14,8 @@ at about their own size (plus at most a quarter of growth room); a list of batch
 
 from __future__ import annotations
 
+import ctypes
+import sys
 from typing import Any
 
 import numpy as np
@@ -57,3 +59,26 @@ class RowBuffer:
         rows.resize((self.n, rows.shape[1]), refcheck=False)  # shrinks in place
         self.n = 0
         return rows
+
+
+def trim_heap() -> None:
+    """Hands the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere
+    nothing). Arrays of a few MB (a batch's signatures, sets or band keys) come from the heap,
+    and freeing them in the middle of it keeps their pages resident: at 1,000,000 documents
+    the batches' signatures (450 MB), freed once joined, stayed in the peak RSS.
+
+    >>> trim_heap()
+    """
+    global _MALLOC_TRIM
+    if _MALLOC_TRIM is None:
+        _MALLOC_TRIM = False
+        if sys.platform.startswith("linux"):
+            try:
+                _MALLOC_TRIM = ctypes.CDLL(None).malloc_trim
+            except (OSError, AttributeError):  # not glibc (musl has none)
+                pass
+    if _MALLOC_TRIM:
+        _MALLOC_TRIM(0)
+
+
+_MALLOC_TRIM: Any = None

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from neardup import _core
 from neardup.errors import InvalidArgumentError
 from neardup.groups import Groups, duplicate_groups
 
@@ -141,7 +142,6 @@ def render(
     >>> page.startswith("<!DOCTYPE html>"), "&lt;x&gt;" in page, "<x>" in page
     (True, False, False)
     """
-    from neardup import _core
     from neardup.explain import compare
 
     settings = dict(settings or summary.plan or {})

@@ -19,8 +19,6 @@ documents), with their similarity.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import sys
 import warnings
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -29,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neardup import _core, stages
+from neardup._buffer import trim_heap
 from neardup.banding import DEFAULT_RECALL, lsh_probability
 from neardup.errors import NeardupWarning
 from neardup.partitions import largest_partition, per_partition
@@ -50,29 +49,6 @@ RECALL_WARNING = 1e-3
 
 #: Where the spill file's temporary directory is made (None: the system's, ``TMPDIR``).
 SPILL_DIR: str | None = None
-
-
-def trim_heap() -> None:
-    """Hands the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere
-    nothing). Arrays of a few MB (a batch's signatures, sets or band keys) come from the heap,
-    and freeing them in the middle of it keeps their pages resident: at 1,000,000 documents
-    the batches' signatures (450 MB), freed once joined, stayed in the peak RSS.
-
-    >>> trim_heap()
-    """
-    global _MALLOC_TRIM
-    if _MALLOC_TRIM is None:
-        _MALLOC_TRIM = False
-        if sys.platform.startswith("linux"):
-            try:
-                _MALLOC_TRIM = ctypes.CDLL(None).malloc_trim
-            except (OSError, AttributeError):  # not glibc (musl has none)
-                pass
-    if _MALLOC_TRIM:
-        _MALLOC_TRIM(0)
-
-
-_MALLOC_TRIM: Any = None
 
 
 def take_sets(sets: stages.ShingleSets, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
