@@ -396,22 +396,9 @@ def _summary(
 
 def _result(outcome: engine.Outcome) -> Any:
     """The run as a :class:`neardup.DuplicateResult` without texts (for the sweep)."""
-    from neardup.pipeline import DuplicateResult
+    from neardup.pipeline import _result as result_of
 
-    return DuplicateResult(
-        outcome.pairs,
-        outcome.similarity,
-        outcome.labels,
-        outcome.plan.method,
-        outcome.plan.threshold,
-        outcome.params(),
-        keep=outcome.keep,
-        representative=outcome.representative,
-        kept_similarity=engine.kept_similarity(
-            outcome.first, outcome.keep, outcome.representative, outcome.evidence
-        ),
-        _evidence=(outcome.first, outcome.evidence),
-    )
+    return result_of(outcome, None)
 
 
 def check_priority_field(sources: Sequence[ndio.Source], field_name: str) -> None:
