@@ -407,15 +407,7 @@ def check_priority_field(sources: Sequence[ndio.Source], field_name: str) -> Non
 
     >>> check_priority_field([], "score")
     """
-    for src in sources:
-        if src.fmt == "folder":
-            raise InvalidArgumentError(f"{src.label}: a folder has no columns for --keep-priority")
-        names = list(src.schema.names) if src.fmt == "parquet" else list(src.schema or [])
-        if src.fmt in ("parquet", "csv") and field_name not in names:
-            raise InvalidArgumentError(
-                f"{src.label}: no column {field_name!r} for --keep-priority "
-                f"(columns: {', '.join(names[:8])})"
-            )
+    ndio.require_column(sources, field_name, "--keep-priority", InvalidArgumentError)
 
 
 def annotated_columns(

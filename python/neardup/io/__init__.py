@@ -37,6 +37,7 @@ from neardup.io.source import (
     read_column,
     read_once,
     read_texts,
+    require_column,
 )
 from neardup.io.write import (
     check_annotated_output,
@@ -72,6 +73,7 @@ __all__ = [
     "read_column",
     "read_once",
     "read_texts",
+    "require_column",
     "signals_held",
     "write_annotated",
     "write_kept",

@@ -315,6 +315,25 @@ def iter_batches(sources: Sequence[Source], batch_size: int = DEFAULT_BATCH) -> 
         pos += s.n_rows or 0
 
 
+def require_column(
+    sources: Sequence[Source], field: str, option: str, error: type[Exception] = InputError
+) -> None:
+    """Refuse, before any work, a column that a table input (Parquet, CSV) lacks, or an input
+    without fields (a folder), as ``error`` naming the file and ``option``; JSONL rows are
+    checked as they are read.
+
+    >>> require_column([], "lang", "--within")
+    """
+    for src in sources:
+        if src.fmt == "folder":
+            raise error(f"{src.label}: a folder has no fields for {option}")
+        names = list(src.schema.names) if src.fmt == "parquet" else list(src.schema or [])
+        if src.fmt in ("parquet", "csv") and field not in names:
+            raise error(
+                f"{src.label}: no column {field!r} for {option} (columns: {', '.join(names[:8])})"
+            )
+
+
 def read_column(
     sources: Sequence[Source], field: str, batch_size: int = DEFAULT_BATCH, option: str = ""
 ) -> list[Any]:
@@ -325,15 +344,7 @@ def read_column(
     >>> read_column(open_sources(["a.jsonl"]), "lang")                 # doctest: +SKIP
     ['en', 'de', 'en']
     """
-    for src in sources:
-        if src.fmt == "folder":
-            raise InputError(f"{src.label}: a folder has no fields for {option or field}")
-        names = list(src.schema.names) if src.fmt == "parquet" else list(src.schema or [])
-        if src.fmt in ("parquet", "csv") and field not in names:
-            raise InputError(
-                f"{src.label}: no column {field!r} for {option or field} "
-                f"(columns: {', '.join(names[:8])})"
-            )
+    require_column(sources, field, option or field, InputError)
     saved = [(s.id_field, s.id_required) for s in sources]
     values: list[Any] = []
     try:
