@@ -31,7 +31,7 @@ pub fn intersection_size<T: Ord + Copy>(a: &[T], b: &[T]) -> usize {
 pub fn intersection_size_u64(a: &[u64], b: &[u64]) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::cpu::allows_avx2() && std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 is present (checked just above), the only requirement of the
             // function.
             return unsafe { intersection_size_u64_avx2(a, b) };

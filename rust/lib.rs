@@ -18,6 +18,7 @@
 //! `bindings` (feature `python`) only converts arguments and releases the GIL.
 
 // What every stage uses.
+pub mod cpu;
 pub mod error;
 pub mod hashing;
 pub mod parallel;

@@ -104,7 +104,8 @@ impl SimHasher {
     pub fn fingerprint_into(&mut self, shingles: &[u64], tf: bool, out: &mut [u64]) {
         #[cfg(all(target_arch = "x86_64", neardup_avx512))]
         {
-            if std::arch::is_x86_feature_detected!("avx512f")
+            if crate::cpu::allows_avx512()
+                && std::arch::is_x86_feature_detected!("avx512f")
                 && std::arch::is_x86_feature_detected!("avx512bw")
             {
                 // SAFETY: the CPU has AVX-512F and BW (checked just above), all that

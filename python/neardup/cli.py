@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 
+from neardup import _core
 from neardup._version import version
 from neardup.commands._config import add_config_option, apply_config
 
@@ -60,7 +61,13 @@ def _parser_of(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Arg
 
 
 def _version() -> str:
-    return f"neardup {version()}"
+    """``neardup --version``: the package, its hash version and the vector instructions the
+    kernels use here (``NEARDUP_SIMD=avx2`` or ``none`` caps them; the bits do not change).
+
+    >>> _version().startswith("neardup ")
+    True
+    """
+    return f"neardup {version()} (hash version {_core.HASH_VERSION}, SIMD {_core.simd()})"
 
 
 class Terminated(KeyboardInterrupt):

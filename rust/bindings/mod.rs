@@ -252,6 +252,13 @@ fn shingle_offsets<'py>(
     ))
 }
 
+/// The widest instruction set the MinHash kernel uses in this process ("avx512", "avx2",
+/// "neon" or "none"), after the `NEARDUP_SIMD` cap (`crate::cpu`).
+#[pyfunction]
+fn simd() -> &'static str {
+    crate::cpu::in_use()
+}
+
 #[pyfunction]
 fn word_counts<'py>(
     py: Python<'py>,
@@ -537,6 +544,7 @@ fn clusters<'py>(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("HASH_VERSION", hashing::HASH_VERSION)?;
     m.add("HASH_VERSIONS", (1u32, 2u32))?;
+    m.add_function(wrap_pyfunction!(simd, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(word_counts, m)?)?;
     m.add_function(wrap_pyfunction!(shingle_offsets, m)?)?;

@@ -96,7 +96,8 @@ impl MinHasher {
         debug_assert_eq!(out.len(), self.a.len());
         #[cfg(all(target_arch = "x86_64", neardup_avx512))]
         {
-            if std::arch::is_x86_feature_detected!("avx512f")
+            if crate::cpu::allows_avx512()
+                && std::arch::is_x86_feature_detected!("avx512f")
                 && std::arch::is_x86_feature_detected!("avx512vl")
                 && std::arch::is_x86_feature_detected!("avx512dq")
             {
@@ -108,7 +109,7 @@ impl MinHasher {
         }
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx2") {
+            if crate::cpu::allows_avx2() && std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2 (checked just above), which is all that
                 // `signature_avx2` requires; it is otherwise the safe generic kernel.
                 unsafe { self.signature_avx2(shingles, out) };

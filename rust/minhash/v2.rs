@@ -70,7 +70,8 @@ impl MinHasher32 {
         debug_assert_eq!(out.len(), self.a.len());
         #[cfg(all(target_arch = "x86_64", neardup_avx512))]
         {
-            if std::arch::is_x86_feature_detected!("avx512f")
+            if crate::cpu::allows_avx512()
+                && std::arch::is_x86_feature_detected!("avx512f")
                 && std::arch::is_x86_feature_detected!("avx512vl")
             {
                 // SAFETY: the CPU supports these AVX-512 subsets (checked just above), which is
@@ -81,7 +82,7 @@ impl MinHasher32 {
         }
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx2") {
+            if crate::cpu::allows_avx2() && std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2 (checked just above), which is all that
                 // `signature_avx2` requires; it is otherwise the safe generic kernel.
                 unsafe { self.signature_avx2(shingles, out) };

@@ -264,7 +264,7 @@ fn for_each_ascii_word(mask: &[u64], chunks: usize, mut word: impl FnMut(usize, 
 fn classify(bytes: &[u8], mask: &mut [u64], lower: &mut [u8]) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::cpu::allows_avx2() && std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 is present (checked just above), the only requirement of the
             // function.
             return unsafe { classify_avx2(bytes, mask, lower) };

@@ -56,10 +56,15 @@ impl Isa {
             return None;
         }
         #[cfg(neardup_avx512)]
-        if has!("avx512f") && has!("avx512dq") && has!("avx512bw") && has!("avx512vl") {
+        if crate::cpu::allows_avx512()
+            && has!("avx512f")
+            && has!("avx512dq")
+            && has!("avx512bw")
+            && has!("avx512vl")
+        {
             return Some(Isa::Avx512);
         }
-        has!("avx2").then_some(Isa::Avx2)
+        (crate::cpu::allows_avx2() && has!("avx2")).then_some(Isa::Avx2)
     }
 }
 
