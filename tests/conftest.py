@@ -1,5 +1,6 @@
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # CI runs the same examples every time, so a red build is reproducible; locally they vary.
@@ -8,3 +9,27 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture(scope="session")
+def local_ray(tmp_path_factory):
+    """A local 2-CPU Ray for the whole session (tests/test_ray*.py), with the fault hook's
+    marker armed (a test that deletes it gets one signing worker killed)."""
+    import ray
+
+    from neardup.ray._engine import FAULT_ENV
+
+    marker = tmp_path_factory.mktemp("fault") / "killed"
+    marker.write_text("armed by a test that deletes this file")
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    ray.init(
+        num_cpus=2,
+        object_store_memory=300 * 1024 * 1024,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {FAULT_ENV: str(marker)}},
+    )
+    try:
+        yield marker
+    finally:
+        ray.shutdown()

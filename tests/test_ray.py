@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-import os
 import sysconfig
 import warnings
 from pathlib import Path
@@ -26,27 +25,8 @@ ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'near
 pa = pytest.importorskip("pyarrow")
 
 import neardup.ray as nray  # noqa: E402
-from neardup.ray._engine import FAULT_ENV  # noqa: E402
 
 THRESHOLD = 0.5
-
-
-@pytest.fixture(scope="session")
-def local_ray(tmp_path_factory):
-    marker = tmp_path_factory.mktemp("fault") / "killed"
-    marker.write_text("armed by a test that deletes this file")
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    ray.init(
-        num_cpus=2,
-        object_store_memory=300 * 1024 * 1024,
-        include_dashboard=False,
-        log_to_driver=False,
-        runtime_env={"env_vars": {FAULT_ENV: str(marker)}},
-    )
-    try:
-        yield marker
-    finally:
-        ray.shutdown()
 
 
 def _synthetic() -> list[str]:
@@ -454,13 +434,3 @@ def test_cli_ray_engine_within_writes_the_local_outputs(local_ray, tmp_path):
     a = tmp_path / "a.jsonl"
     _write_jsonl(a, rows)
     _cli_pair(tmp_path, [str(a)], ".jsonl", "--within", "dump")
-
-
-def test_units_are_refused_by_the_ray_engine(local_ray, tmp_path):
-    ds = ray.data.from_arrow(pa.table({"text": ["a b c"], "repo": ["r"]}))
-    with pytest.raises(InvalidArgumentError, match="local engine"):
-        nray.find_duplicates(ds, unit_of="repo")
-    from neardup.ray._cli import dedup_files_ray
-
-    with pytest.raises(InvalidArgumentError, match="--unit-key runs on the local engine"):
-        dedup_files_ray(["x.jsonl"], str(tmp_path / "k.jsonl"), unit_field="repo")

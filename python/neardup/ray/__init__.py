@@ -189,40 +189,49 @@ def run_dataset(
     max_partition_rows: int = MAX_PARTITION_ROWS,
     within_column: str | None = None,
     unit_column: str | None = None,
+    key_names: tuple[str, str] | None = None,
     **options: Any,
 ) -> Any:
     """Runs the plan over a dataset; returns (``RayRun``, plan). Used by the API and the CLI.
 
     ``path_column`` (the file each row was read from, as Ray Data's ``include_paths=True``
     adds it) lets input errors name the file and row. ``within_column``: only rows with the
-    same value there are compared (``within=``, as the local engine). ``unit_column`` is
-    refused: units of rows run on the local engine.
+    same value there are compared (``within=``, as the local engine). ``unit_column``: rows with
+    the same value there are one unit (``unit_of=``, :mod:`neardup.ray._units`); ``key_names``
+    names the unit and within keys in errors (by default ``unit_of``, ``within``, as the API).
     """
-    if unit_column is not None:
-        raise InvalidArgumentError(
-            "units of rows (unit_of, --unit-key) run on the local engine: the Ray engine "
-            "would have to gather each unit's rows from every block first"
-        )
     if within_column is not None:
         options["within"] = True
+    if unit_column is not None:
+        options["unit_of"] = True
     ray = require_ray()
     from neardup.ray import _engine
     from neardup.ray._components import DRIVER_EDGE_LIMIT
 
     requested = check_options(**options)  # fail early, before any task
     names = list(dataset.schema().names)
-    for column in (text_column, id_column, within_column):
+    for column in (text_column, id_column, within_column, unit_column):
         if column is not None and column not in names:
             raise InvalidArgumentError(
                 f"the dataset has no column {column!r} (columns: {', '.join(names[:8])})"
             )
-    wanted = (text_column, id_column, path_column, within_column)
+    wanted = (text_column, id_column, path_column, within_column, unit_column)
     columns = names if kept_rows_only else [c for c in wanted if c]
     blocks, sizes, where, rows_per_file = _blocks(
         ray, dataset, list(dict.fromkeys(columns)), path_column, max_partition_rows
     )
-    plan = ray_plan(int(sum(sizes)), **options)
+    edge_limit = DRIVER_EDGE_LIMIT if driver_edge_limit is None else driver_edge_limit
     try:
+        if unit_column is not None and int(sum(sizes)) > 0:
+            result = _run_units(
+                ray, blocks, sizes, where, requested, options,
+                (text_column, id_column, unit_column, within_column),
+                key_names or ("unit_of", "within"), kept_rows_only, edge_limit,
+                shuffle_partitions,
+            )  # fmt: skip
+            result.rows_per_file = rows_per_file
+            return result, result.plan
+        plan = ray_plan(int(sum(sizes)), **options)
         result = _engine.run(
             ray,
             blocks,
@@ -232,7 +241,7 @@ def run_dataset(
             text_column,
             id_column,
             kept_rows_only,
-            driver_edge_limit=DRIVER_EDGE_LIMIT if driver_edge_limit is None else driver_edge_limit,
+            driver_edge_limit=edge_limit,
             shuffle_partitions=shuffle_partitions,
             requested=requested,
             within_column=within_column,
@@ -246,12 +255,64 @@ def run_dataset(
     return result, result.plan
 
 
+def _run_units(
+    ray: Any,
+    blocks: list[Any],
+    sizes: list[int],
+    where: list[Any],
+    requested: Plan,
+    options: dict[str, Any],
+    columns: tuple[str, str | None, str, str | None],
+    key_names: tuple[str, str],
+    kept_rows_only: bool,
+    driver_edge_limit: int,
+    shuffle_partitions: int | None,
+) -> Any:
+    """:func:`run_dataset` with units of rows (:mod:`neardup.ray._units`): the units run,
+    then every row given its unit's decision. ``tables`` and ``members`` are the rows',
+    ``documents`` counts rows; the rows of exact-copy and empty units are counted by the
+    members (``copies``, ``empty``)."""
+    import numpy as np
+
+    from neardup.ray import _engine, _units
+
+    text_column, id_column, _, within_column = columns
+    starts = np.r_[0, np.cumsum(np.asarray(sizes, dtype=np.int64))][:-1].astype(np.int64)
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    wanted = max(2 * cpus, -(-int(sum(sizes)) // _engine.BUCKET_PARTITION_DOCUMENTS))
+    parts = shuffle_partitions or max(1, min(len(blocks), wanted))
+    ublocks, usizes = _units.unit_blocks(ray, blocks, starts, where, columns, key_names, parts)
+    plan = ray_plan(int(sum(usizes)), **options)
+    run = _engine.run(
+        ray,
+        ublocks,
+        usizes,
+        [[] for _ in ublocks],  # texts were checked by row, naming the file and row
+        plan,
+        text_column,
+        _units.UNIT_ID if id_column is not None else _units.FIRST,
+        False,
+        driver_edge_limit=driver_edge_limit,
+        shuffle_partitions=shuffle_partitions,
+        requested=requested,
+        within_column=_units.SALT if within_column is not None else None,
+    )
+    run.tables, run.members = _units.expand(
+        ray, blocks, starts, ublocks, usizes, run, id_column, kept_rows_only
+    )
+    run.info.update(units=run.documents, rows=int(sum(sizes)))
+    run.documents = int(sum(sizes))
+    run.units = True
+    return run
+
+
 def find_duplicates(
     dataset: Any,
     text_column: str = "text",
     id_column: str | None = None,
     *,
     within: str | None = None,
+    unit_of: str | None = None,
     **options: Any,
 ) -> Any:
     """A ``ray.data.Dataset`` with, per input row, its cluster, whether it is kept, and its
@@ -259,26 +320,38 @@ def find_duplicates(
     (``threshold``, ``num_perm``, ``k``, ``unit``, ``bands``, ``rows``, ``seed``,
     ``verify``, ``algorithm``, ``bucket_limit``: LSH buckets are grouped as the local engine
     groups them); ``method`` is ``"minhash"``. ``within`` names a column: only rows with the
-    same value there are compared (the local ``within=``); ``unit_of`` is refused (local
-    engine only).
+    same value there are compared (the local ``within=``). ``unit_of`` names a column: rows
+    with the same value there are one document, their texts joined in row order (the local
+    ``unit_of=``), and every row carries its unit's decision.
 
     >>> ds = ray.data.from_items([{"text": "a b c d e"}, {"text": "a b c d e!"}])  # doctest: +SKIP
     >>> find_duplicates(ds, k=2).to_pandas()["keep"].tolist()       # doctest: +SKIP
     [True, False]
     """
     ray = require_ray()
-    if "unit_of" in options:
-        options["unit_column"] = options.pop("unit_of")
     result, _ = run_dataset(
-        dataset, text_column=text_column, id_column=id_column, within_column=within, **options
+        dataset,
+        text_column=text_column,
+        id_column=id_column,
+        within_column=within,
+        unit_column=unit_of,
+        **options,
     )
     return ray.data.from_arrow_refs(result.tables)
 
 
 def dedup(
-    dataset: Any, text_column: str = "text", id_column: str | None = None, **options: Any
+    dataset: Any,
+    text_column: str = "text",
+    id_column: str | None = None,
+    *,
+    within: str | None = None,
+    unit_of: str | None = None,
+    **options: Any,
 ) -> Any:
-    """Only the kept rows of ``dataset`` (all its columns, input order): one per cluster.
+    """Only the kept rows of ``dataset`` (all its columns, input order): one per cluster
+    (``within`` and ``unit_of`` name columns, as in :func:`find_duplicates`: with units,
+    every row of a kept unit is kept).
 
     >>> ds = ray.data.from_items([{"text": "a b c d e"}, {"text": "a b c d e!"}])  # doctest: +SKIP
     >>> dedup(ds, k=2).count()                                      # doctest: +SKIP
@@ -286,6 +359,12 @@ def dedup(
     """
     ray = require_ray()
     result, _ = run_dataset(
-        dataset, text_column=text_column, id_column=id_column, kept_rows_only=True, **options
+        dataset,
+        text_column=text_column,
+        id_column=id_column,
+        kept_rows_only=True,
+        within_column=within,
+        unit_column=unit_of,
+        **options,
     )
     return ray.data.from_arrow_refs(result.tables)

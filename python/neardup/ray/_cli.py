@@ -102,10 +102,9 @@ def dedup_files_ray(
     t0 = time.perf_counter()
     options.pop("progress", None)
     within_column = options.pop("within_field", None)
-    if options.pop("unit_field", None) is not None:
-        raise InvalidArgumentError("--unit-key runs on the local engine (--engine local)")
+    unit_column = options.pop("unit_field", None)
     # Every option and path is checked before Ray starts (a Ray that cannot start hangs).
-    check_options(**options, within=within_column is not None)
+    check_options(**options, within=within_column is not None, unit_of=unit_column is not None)
     check_int("batch_size", batch_size, low=1, high=MAX_BATCH)
     check_outputs(list(inputs), [output, clusters, report])
     if is_html(report):
@@ -141,6 +140,8 @@ def dedup_files_ray(
             path_column=PATH_COLUMN,
             driver_edge_limit=driver_edge_limit,
             within_column=within_column,
+            unit_column=unit_column,
+            key_names=(f"--unit-key {unit_column!r} of row", f"--within {within_column!r} of row"),
             **options,
         )
         parts = ray.get(result.members)
@@ -155,14 +156,18 @@ def dedup_files_ray(
         n = result.documents
         keep = np.ones(n, dtype=bool)
         keep[member] = False
+        # units: the kept rows after their unit's first, listed with their cluster
+        extra = _kept_rows(parts, root) if result.units else (np.zeros(0, np.int64),) * 2
+        exact_links = sum(p["copies"] for p in parts) if result.units else result.exact_links
+        empty = sum(p["empty"] for p in parts) if result.units else result.empty
         _count_rows(sources, result.rows_per_file, files)
         summary = RaySummary(
             partitions=len(result.tables),
             shuffle_bytes=result.shuffle_bytes,
             components="driver union-find" if result.components_on_driver else "large-star",
             documents=n,
-            empty=result.empty,
-            exact_duplicates=result.exact_links,
+            empty=empty,
+            exact_duplicates=exact_links,
             clusters=len(np.unique(root)),
             removed=len(member),
             kept=n - len(member),
@@ -191,8 +196,8 @@ def dedup_files_ray(
             ndio.write_kept(sources, keep, output, batch_size)
             seconds["write"] = time.perf_counter() - t2
         if clusters is not None:
-            ids = _ids(ray, result, id_column, np.union1d(member, root))
-            ndio.write_table(_cluster_rows(member, root, sim, exact, ids), clusters)
+            ids = _ids(ray, result, id_column, np.union1d(np.union1d(member, root), extra[0]))
+            ndio.write_table(_cluster_rows(member, root, sim, exact, ids, extra), clusters)
         seconds["total"] = time.perf_counter() - t0
         summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
         if report is not None:
@@ -236,10 +241,25 @@ def _ids(ray: Any, result: Any, id_column: str | None, positions: np.ndarray) ->
     return out
 
 
+def _kept_rows(parts: Sequence[dict[str, Any]], root: np.ndarray) -> tuple[np.ndarray, ...]:
+    """A units run's kept rows other than their unit's first, in clusters (position, the
+    unit's first row): the local ``--clusters`` table lists every row of a kept unit."""
+    position = np.concatenate([p["kept_position"] for p in parts])
+    first = np.concatenate([p["kept_first"] for p in parts])
+    inside = np.isin(first, root)
+    return position[inside], first[inside]
+
+
 def _cluster_rows(
-    member: np.ndarray, root: np.ndarray, sim: np.ndarray, exact: np.ndarray, ids: dict[int, Any]
+    member: np.ndarray,
+    root: np.ndarray,
+    sim: np.ndarray,
+    exact: np.ndarray,
+    ids: dict[int, Any],
+    kept: tuple[np.ndarray, ...] = (),
 ) -> list[dict[str, Any]]:
-    """The ``--clusters`` table, row for row as the local engine writes it."""
+    """The ``--clusters`` table, row for row as the local engine writes it (``kept``: more
+    kept rows and their clusters' roots, :func:`_kept_rows`)."""
     from neardup.dedup import _plain
 
     roots = np.unique(root)
@@ -259,6 +279,9 @@ def _cluster_rows(
                 },
             )
         )
+    for k, r in zip(*(x.tolist() for x in kept), strict=True):
+        row = {"id": _plain(ids[k]), "cluster": seq[r], "kept_id": _plain(ids[r])}
+        rows.append((k, {**row, "kept": True, "match": "kept", "similarity": 1.0}))
     for m, r, s, e in zip(
         member.tolist(), root.tolist(), sim.tolist(), exact.tolist(), strict=True
     ):

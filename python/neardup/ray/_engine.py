@@ -78,6 +78,10 @@ class RayRun:
     info: dict[str, Any] = field(default_factory=dict)
     #: Rows read from each file (when the dataset has a path column).
     rows_per_file: dict[str, int] = field(default_factory=dict)
+    #: The exact-duplicate links (refs to int64[e, 2] (first occurrence, copy) arrays).
+    exact_refs: list[Any] = field(default_factory=list)
+    #: A run over units of rows: ``tables`` and ``members`` are the rows' (``_units``).
+    units: bool = False
 
 
 def _maybe_die() -> None:
@@ -360,6 +364,7 @@ def run(
         shuffle_bytes=int(sum(nbytes for nbytes, _ in stats)),
         plan=banded,
         info=info,
+        exact_refs=exact_refs,
     )
 
 
@@ -441,6 +446,7 @@ def _output_block(
         "similarity": sim.astype(np.float64),
         "exact": exact,
         "reason": codes[member_local],
+        "empty": positions[signed.empty],
     }
     if kept_rows_only:
         return table.filter(pa.array(keep)), members
