@@ -131,9 +131,10 @@ def test_bucket_components_are_those_of_the_lsh_candidate_graph():
         candidates = stages.lsh_candidates(sig, bands, rows, **rule)
         in_candidates = stages.lsh_candidate_rows(sig, bands, rows, **rule)
         for threads in (1, 2, 3):
-            labels, wanted = near.bucket_components(sig, bands, rows, threads, 0.5, limit)
+            labels, wanted, count = near.bucket_components(sig, bands, rows, threads, 0.5, limit)
             np.testing.assert_array_equal(labels, stages.clusters(candidates, len(sig)))
             np.testing.assert_array_equal(wanted, in_candidates)
+            assert count == near.candidate_bound(sig, bands, rows, 2**62, 1, 0.5, limit)
             assert 0 < wanted.sum() < len(sig)
 
 
@@ -216,3 +217,38 @@ def test_the_spill_reads_back_any_increasing_documents(tmp_path):
             spill.add(sets, np.array([0]), np.array([3]))
         assert os.listdir(tmp_path) != []
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("spanning_limit", [10, 10**9])
+def test_spilled_sets_decide_spanning_from_the_components_pass(
+    monkeypatch, tmp_path, spanning_limit
+):
+    # Sets spilled and the first band's count over half the limit: the components pass counts
+    # the bucket pairs (no separate bound pass), with the same decision and the same rows as
+    # the run that holds its sets.
+    texts = _texts()
+    plan = make_plan(threshold=0.5, k=3, method="minhash", spanning_limit=spanning_limit)
+    want = engine.run(plan, MemoryStore(texts, batch_size=13))
+    monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
+    monkeypatch.setattr(near, "VERIFY_BUDGET", 100)
+    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    monkeypatch.setattr(near, "candidate_bound", _counting(near.candidate_bound, bounds := []))
+    monkeypatch.setattr(near, "bucket_components", _counting(near.bucket_components, comps := []))
+    if spanning_limit == 10**9:  # far under the limit: the fused search decides, no pass
+        got = engine.run(plan, MemoryStore(texts, batch_size=13))
+        assert got.info["pairs_used"] == "all" and comps == [] and len(bounds) == 1
+    else:
+        got = engine.run(plan, MemoryStore(texts, batch_size=13))
+        assert got.info["pairs_used"] == "spanning"
+        assert len(bounds) == 1 and len(comps) == 1  # the first band, then one grouping pass
+    assert want.info["pairs_used"] == got.info["pairs_used"]
+    np.testing.assert_array_equal(got.keep, want.keep)
+    np.testing.assert_array_equal(got.labels, want.labels)
+
+
+def _counting(function, calls):
+    def counted(*args, **kwargs):
+        calls.append(args[1:3])
+        return function(*args, **kwargs)
+
+    return counted

@@ -188,7 +188,7 @@ def lsh_bucket_components(
     threads: int = 1,
     threshold: float | None = None,
     bucket_limit: int | None = None,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]: ...
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], int]: ...
 def lsh_duplicates(
     signatures: npt.NDArray[np.uint32],
     bands: int,

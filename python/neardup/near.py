@@ -252,16 +252,18 @@ def bucket_components(
     threads: int = 1,
     threshold: float | None = None,
     bucket_limit: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, int]:
     """(int64[m] component labels: each one's lowest document, bool[m] in some bucket of two
-    or more) of the LSH bucket graph (documents sharing a band key are linked, the keys of
+    or more, the bucket pairs :func:`candidate_bound` counts, over every band) of the LSH
+    bucket graph (documents sharing a band key are linked, the keys of
     ``stages.lsh_candidates``), one band at a time on ``threads`` threads: memory for a band's
     keys per thread, not for every band's (``stages.lsh_duplicates`` holds them all), and no
     candidate pairs listed.
 
     >>> sig = stages.minhash(["a b c d e f", "a b c d e f", "x y z"], num_perm=16, k=2)
-    >>> [x.tolist() for x in bucket_components(sig, 8, 2)]
-    [[0, 0, 2], [True, True, False]]
+    >>> labels, wanted, bucket_pairs = bucket_components(sig, 8, 2)
+    >>> labels.tolist(), wanted.tolist(), bucket_pairs
+    ([0, 0, 2], [True, True, False], 8)
     """
     return _core.lsh_bucket_components(
         np.ascontiguousarray(signatures), bands, rows, threads, threshold, bucket_limit
@@ -407,6 +409,10 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
     mode = plan.pairs
     candidates = None
     pair_limit = None
+    # Exact verification of spilled sets in spanning mode needs the bucket components: where
+    # the count may pass the limit, one grouping pass gives both (same count, same decision).
+    components = None
+    in_chunks = plan.verify == "exact" and ev.sets is None and ev.set_sizes is not None
     if mode == "auto":
         # Spanning pairs once the bucket pairs (candidate_bound's count) pass the limit. The
         # search counts them as it lists them and stops past the limit, so where the first
@@ -416,6 +422,9 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
         first_band = candidate_bound(sig, 1, rows, plan.spanning_limit, threads, threshold, limit)
         if first_band * bands <= plan.spanning_limit // 2:
             pair_limit = plan.spanning_limit
+        elif in_chunks:
+            components = bucket_components(sig, bands, rows, threads, threshold, limit)
+            mode = "spanning" if components[2] > plan.spanning_limit else "all"
         else:
             bound = candidate_bound(
                 sig, bands, rows, plan.spanning_limit, threads, threshold, limit
@@ -440,8 +449,10 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
         return candidates[keep], sims[keep]
     if mode == "spanning":  # leaders chosen by exact Jaccard: the sets of bucket members
         chunk = None
-        if ev.sets is None and ev.set_sizes is not None:
-            labels, wanted = bucket_components(sig, bands, rows, threads, threshold, limit)
+        if in_chunks:
+            labels, wanted, _ = components or bucket_components(
+                sig, bands, rows, threads, threshold, limit
+            )
             chunk = verify_chunks(labels, wanted, ev.set_sizes, VERIFY_BUDGET)
         if chunk is None:
             wanted = stages.lsh_candidate_rows(

@@ -271,7 +271,7 @@ fn lsh_rows_in_candidates<'py>(
 
 #[pyfunction]
 #[pyo3(signature = (signatures, bands, rows, threads=1, threshold=None, bucket_limit=None))]
-#[allow(clippy::type_complexity)] // (labels, in a bucket), as Python sees them
+#[allow(clippy::type_complexity)] // (labels, in a bucket, bucket pairs), as Python sees them
 fn lsh_bucket_components<'py>(
     py: Python<'py>,
     signatures: PyReadonlyArray2<'py, u32>,
@@ -280,13 +280,17 @@ fn lsh_bucket_components<'py>(
     threads: usize,
     threshold: Option<f64>,
     bucket_limit: Option<usize>,
-) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<bool>>)> {
+) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<bool>>, u64)> {
     let (num_perm, slots) = signature_rows(&signatures)?;
     let rule = bucket_rule(bands, rows, threshold, bucket_limit)?;
-    let (labels, wanted) = run(py, || {
+    let found = run(py, || {
         crate::lsh::bucket_components(slots, num_perm, bands, rows, rule, threads)
     })?;
-    Ok((labels.into_pyarray(py), wanted.into_pyarray(py)))
+    Ok((
+        found.labels.into_pyarray(py),
+        found.wanted.into_pyarray(py),
+        found.bucket_pairs,
+    ))
 }
 
 #[pyfunction]

@@ -1,7 +1,9 @@
 //! The connected components of the LSH bucket graph, without listing candidate pairs: what
-//! exact verification in chunks needs to cut the documents into whole components.
+//! exact verification in chunks needs to cut the documents into whole components. The same
+//! pass counts the bucket pairs ([`super::bound`]), so a run that needs both groups once.
 
 use super::banding::check_banding;
+use super::bound::BandPairs;
 use super::copies::IdenticalRows;
 use super::groups::{BucketRule, Grouper};
 use super::keys::non_empty_rows;
@@ -10,11 +12,22 @@ use crate::error::Result;
 use crate::parallel::{check_threads, share_tasks};
 use crate::rows::Rows;
 
-/// (component label of every document: the lowest document of its component, whether it
-/// appears in some candidate pair) of the graph linking the documents of each group
-/// ([`Grouper`] under `rule`, the groups [`super::candidates`] pairs up) and every copy of a
-/// signature with its first. Empty signatures are in no group. On `threads` threads each takes
-/// the next band not yet taken into a union-find of its own; the union of their partitions is
+/// The bucket graph's components, with what the same pass counted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Components {
+    /// Per document: the lowest document of its component.
+    pub labels: Vec<i64>,
+    /// Per document: whether it appears in some candidate pair.
+    pub wanted: Vec<bool>,
+    /// The bucket pairs of every band: [`super::bucket_pairs_bound`]'s count, not stopped at
+    /// a limit (so above a limit exactly when that bound is).
+    pub bucket_pairs: u64,
+}
+
+/// The [`Components`] of the graph linking the documents of each group ([`Grouper`] under
+/// `rule`, the groups [`super::candidates`] pairs up) and every copy of a signature with its
+/// first. Empty signatures are in no group. On `threads` threads each takes the next band not
+/// yet taken into a union-find of its own; the union of their partitions, and the count, are
 /// the same whatever the thread count.
 pub fn bucket_components(
     signatures: &[u32],
@@ -23,13 +36,14 @@ pub fn bucket_components(
     rows: usize,
     rule: BucketRule,
     threads: usize,
-) -> Result<(Vec<i64>, Vec<bool>)> {
+) -> Result<Components> {
     check_banding(bands, rows, num_perm)?;
     check_threads(threads)?;
     let active = non_empty_rows(signatures, num_perm);
     let n = active.len();
     let all: Vec<u32> = (0..n as u32).filter(|&i| active[i as usize]).collect();
     let copies = IdenticalRows::find(signatures, num_perm, &all, threads)?;
+    let counter = BandPairs::new(n, &copies, bands, u64::MAX);
     let ids = &copies.representatives;
     let signature_rows = Rows::new(signatures, num_perm);
     let parts = share_tasks(
@@ -42,7 +56,9 @@ pub fn bucket_components(
         },
         |(sets, found, grouper), band| {
             let Ok(sets) = sets else { return };
+            let mut pairs = counter.band_start();
             grouper.band(band, &mut |group| {
+                pairs = pairs.saturating_add(counter.of(group));
                 for pair in group.windows(2) {
                     sets.union(pair[0], pair[1]);
                 }
@@ -50,6 +66,7 @@ pub fn bucket_components(
                     found[i as usize] = true;
                 }
             });
+            counter.record(band, pairs);
         },
         |(sets, found, _)| sets.map(|sets| (sets, found)),
     )?;
@@ -70,7 +87,11 @@ pub fn bucket_components(
         wanted[rep as usize] = true;
         wanted[copy as usize] = true;
     }
-    Ok((all.labels()?, wanted))
+    Ok(Components {
+        labels: all.labels()?,
+        wanted,
+        bucket_pairs: counter.total(),
+    })
 }
 
 #[cfg(test)]
@@ -101,12 +122,23 @@ mod tests {
         let want_rows =
             super::super::rows_in_candidates(&sigs, num_perm, bands, rows, BucketRule::WHOLE, 1)
                 .unwrap();
+        let want_count = super::super::bucket_pairs_bound(
+            &sigs,
+            num_perm,
+            bands,
+            rows,
+            BucketRule::WHOLE,
+            u64::MAX,
+            1,
+        )
+        .unwrap();
+        assert!(want_count >= pairs.len() as u64);
         for threads in [1, 2, 3] {
-            let (labels, wanted) =
-                bucket_components(&sigs, num_perm, bands, rows, BucketRule::WHOLE, threads)
-                    .unwrap();
-            assert_eq!(labels, want_labels, "threads={threads}");
-            assert_eq!(wanted, want_rows, "threads={threads}");
+            let got = bucket_components(&sigs, num_perm, bands, rows, BucketRule::WHOLE, threads)
+                .unwrap();
+            assert_eq!(got.labels, want_labels, "threads={threads}");
+            assert_eq!(got.wanted, want_rows, "threads={threads}");
+            assert_eq!(got.bucket_pairs, want_count, "threads={threads}");
         }
     }
 }

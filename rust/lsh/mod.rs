@@ -29,7 +29,7 @@ pub use banding::{
 };
 pub use bound::bucket_pairs_bound;
 pub use candidates::{candidate_pairs, candidates, rows_in_candidates, Candidates};
-pub use components::bucket_components;
+pub use components::{bucket_components, Components};
 pub(crate) use copies::IdenticalRows;
 pub(crate) use groups::Grouper;
 pub use groups::{BucketRule, SplitCost};
