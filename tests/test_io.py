@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 from neardup import io as ndio
+from neardup.cli import main
+from neardup.errors import NeardupWarning
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -200,7 +202,8 @@ def test_folder_reader_and_writer(tmp_path):
     (root / "a.md").write_text("ay")
     (root / "sub" / "c.txt").write_text("sea")
     (root / "skip.json").write_text("{}")
-    src, ids, texts, _ = _read_all(root)
+    with pytest.warns(NeardupWarning, match=r"docs: 1 file\(s\) not read.*\(skip\.json\)"):
+        src, ids, texts, _ = _read_all(root)
     assert ids == ["a.md", "b.txt", "sub/c.txt"] and texts == ["ay", "bee", "sea"]
     out = tmp_path / "kept"
     ndio.write_kept([src], np.array([True, False, True]), out)
@@ -209,6 +212,22 @@ def test_folder_reader_and_writer(tmp_path):
         "sub/c.txt",
     ]
     assert (out / "sub" / "c.txt").read_text() == "sea"
+
+
+def test_files_a_folder_does_not_read_are_one_warning_line_of_the_cli(tmp_path, capsys):
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a.txt").write_text("one two three")
+    for name in ("LICENSE", "b.rst", "c.html", "d.py"):
+        (root / name).write_text("one two three")
+    assert main(["dedup", str(root), "-o", str(tmp_path / "kept.jsonl")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    said = [line for line in lines if "warning" in line]
+    assert said == [
+        f"neardup dedup: warning: {root}: 4 file(s) not read, only .txt and .md files are "
+        "documents (LICENSE, b.rst, c.html, ...)"
+    ]
+    assert len((tmp_path / "kept.jsonl").read_text().splitlines()) == 1
 
 
 def test_folder_invalid_utf8_names_file(tmp_path):

@@ -10,8 +10,10 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from types import FrameType
+from typing import Any
 
 from neardup import _core
 from neardup._version import version
@@ -94,6 +96,35 @@ def _sigterm_raises() -> Iterator[list[int]]:
         signal.signal(signal.SIGTERM, old)
 
 
+@contextlib.contextmanager
+def _warnings_as_lines(prefix: str) -> Iterator[None]:
+    """While it is open, a :class:`neardup.errors.NeardupWarning` shows as one line on stderr
+    (``neardup dedup: warning: ...``), not as Python's file, line and source; other warnings
+    as Python shows them.
+
+    >>> import warnings
+    >>> from neardup.errors import NeardupWarning
+    >>> with _warnings_as_lines("neardup dedup"), contextlib.redirect_stderr(sys.stdout):
+    ...     warnings.warn_explicit("recall 0.9", NeardupWarning, "x.py", 1)
+    neardup dedup: warning: recall 0.9
+    """
+    from neardup.errors import NeardupWarning
+
+    python_shows = warnings.showwarning
+
+    def show(message: Any, category: Any, *rest: Any, **kwargs: Any) -> None:
+        if isinstance(category, type) and issubclass(category, NeardupWarning):
+            print(f"{prefix}: warning: {message}", file=sys.stderr)
+        else:
+            python_shows(message, category, *rest, **kwargs)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = python_shows
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``neardup`` script; returns the exit code.
 
@@ -118,7 +149,11 @@ def main(argv: list[str] | None = None) -> int:
             words = sys.argv[1:] if argv is None else argv
             apply_config(_parser_of(parser, words), args.config)
             args = parser.parse_args(argv)  # the command line wins over the file
-        with _sigterm_raises() as seen, ndio.output_group() as outputs:
+        with (
+            _warnings_as_lines(f"neardup {args.command}"),
+            _sigterm_raises() as seen,
+            ndio.output_group() as outputs,
+        ):
             code = int(args.run(args) or 0)
             if seen:  # the command caught the interrupt itself (so nothing is committed)
                 return 143

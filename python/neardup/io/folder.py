@@ -10,16 +10,21 @@ can also be written as JSONL or Parquet records ``{id field: relative path, text
 from __future__ import annotations
 
 import shutil
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from neardup.errors import InputError
+from neardup.errors import InputError, NeardupWarning
 from neardup.io.base import Batch, Input, Writer, changed, grouped
 
 TEXT_SUFFIXES = (".txt", ".md")
+
+
+def _is_text(path: Path) -> bool:
+    return path.suffix.lower() in TEXT_SUFFIXES
 
 
 class FolderReader:
@@ -46,9 +51,18 @@ class FolderReader:
         [PosixPath('docs/a.txt')]
         """
         root = Path(src.path)
+        every = [p for p in root.rglob("*") if p.is_file()]
+        skipped = sorted(p.relative_to(root).as_posix() for p in every if not _is_text(p))
+        if skipped:  # never silently: say what was left out
+            shown = ", ".join(skipped[:3]) + (", ..." if len(skipped) > 3 else "")
+            warnings.warn(
+                f"{src.label}: {len(skipped):,} file(s) not read, only .txt and .md files are "
+                f"documents ({shown})",
+                NeardupWarning,
+                stacklevel=1,  # one place, so listed twice in a run it is said once
+            )
         return sorted(
-            (p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES),
-            key=lambda p: p.relative_to(root).as_posix(),
+            (p for p in every if _is_text(p)), key=lambda p: p.relative_to(root).as_posix()
         )
 
     def _read(self, p: Path) -> str:
