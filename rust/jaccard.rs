@@ -428,29 +428,41 @@ mod tests {
 
     #[test]
     fn prefix_filtering_finds_exactly_the_brute_force_pairs() {
-        let mut rng = crate::hashing::SplitMix64::new(3);
-        let mut sets: Vec<Vec<u64>> = Vec::new();
-        for _ in 0..60 {
-            let size = 1 + (rng.next_u64() % 20) as usize;
-            let mut s: Vec<u64> = (0..size).map(|_| rng.next_u64() % 40).collect();
-            s.sort_unstable();
-            s.dedup();
-            sets.push(s);
-        }
-        sets.push(Vec::new());
-        let offsets: Vec<i64> = std::iter::once(0)
-            .chain(sets.iter().scan(0i64, |acc, s| {
-                *acc += s.len() as i64;
-                Some(*acc)
-            }))
-            .collect();
-        let hashes: Vec<u64> = sets.concat();
-        let view = SetsView::new(&offsets, &hashes).unwrap();
-        for t in [0.1, 0.3, 0.5, 0.8, 1.0] {
-            let (pairs, sims) = all_pairs(view, t).unwrap();
-            assert_eq!(pairs, brute_force(&sets, t), "threshold {t}");
-            for (&(i, j), &s) in pairs.iter().zip(&sims) {
-                assert_eq!(s, jaccard(&sets[i as usize], &sets[j as usize]) as f32);
+        // Universes from small (every shingle shared) to huge (most shingles in one set only),
+        // and collections of no set, empty sets, one set.
+        for (universe, count) in [(40u64, 60), (400, 60), (1 << 40, 30), (40, 1), (40, 0)] {
+            let mut rng = crate::hashing::SplitMix64::new(3 + universe);
+            let mut sets: Vec<Vec<u64>> = Vec::new();
+            for _ in 0..count {
+                let size = 1 + (rng.next_u64() % 20) as usize;
+                let mut s: Vec<u64> = (0..size).map(|_| rng.next_u64() % universe).collect();
+                s.sort_unstable();
+                s.dedup();
+                sets.push(s);
+            }
+            if universe == 1 << 40 {
+                let copy = sets[0].clone();
+                sets.push(copy); // one shared pair among single shingles
+            }
+            sets.push(Vec::new());
+            let offsets: Vec<i64> = std::iter::once(0)
+                .chain(sets.iter().scan(0i64, |acc, s| {
+                    *acc += s.len() as i64;
+                    Some(*acc)
+                }))
+                .collect();
+            let hashes: Vec<u64> = sets.concat();
+            let view = SetsView::new(&offsets, &hashes).unwrap();
+            for t in [0.1, 0.3, 0.5, 0.8, 1.0] {
+                let (pairs, sims) = all_pairs(view, t).unwrap();
+                assert_eq!(
+                    pairs,
+                    brute_force(&sets, t),
+                    "universe {universe} threshold {t}"
+                );
+                for (&(i, j), &s) in pairs.iter().zip(&sims) {
+                    assert_eq!(s, jaccard(&sets[i as usize], &sets[j as usize]) as f32);
+                }
             }
         }
     }
