@@ -71,6 +71,21 @@ pub(crate) fn search<B: Bits>(
     Ok((found, compared))
 }
 
+/// The pairs of `values` (copies allowed) within `max_distance` that table `t` of `scheme`
+/// finds first: one table of [`search`] run on some fingerprints only (the Ray engine runs
+/// each table's buckets where its shuffle gathered them).
+pub(crate) fn table_search<B: Bits>(
+    values: &[B],
+    scheme: &Scheme,
+    t: usize,
+    max_distance: u32,
+) -> Result<(Found, u64)> {
+    let mut entries: Vec<Entry<B>> = Vec::new();
+    reserve(&mut entries, values.len(), "the fingerprint index")?;
+    entries.extend(values.iter().enumerate().map(|(i, &v)| (v, i as u32)));
+    table_pairs(&entries, scheme, t, max_distance)
+}
+
 /// The pairs of `entries` within `max_distance` that table `t` of `scheme` finds first.
 fn table_pairs<B: Bits>(
     entries: &[Entry<B>],
