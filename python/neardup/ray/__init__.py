@@ -10,8 +10,9 @@ with the input's columns.
 
 The options are those of :func:`neardup.find_duplicates`, validated by the same
 :func:`neardup.make_plan`; the stages are the same functions, run per partition. The result
-equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)``: a document
-is removed exactly when its cluster there has a lower position, whatever the partitioning.
+equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)`` (with
+``method="simhash"``, the local SimHash run's, by the same search): a document is removed
+exactly when its cluster there has a lower position, whatever the partitioning.
 
 >>> import ray, neardup.ray                                       # doctest: +SKIP
 >>> ds = ray.data.read_parquet("s3://bucket/corpus/")             # doctest: +SKIP

@@ -1,4 +1,6 @@
-"""The Ray executor: the plan's MinHash stages over the partitions of a ``ray.data.Dataset``.
+"""The Ray executor: the plan's MinHash (or SimHash) stages over the partitions of a
+``ray.data.Dataset``. SimHash replaces the banding and the band records by the local
+engine's search, table by table (:mod:`neardup.ray._simhash`); the joins are the same.
 
 Data flow (every arrow is a Ray object moved between tasks; the driver holds partition sizes,
 and the edges only when union-find on it is cheaper than distributed components)::
