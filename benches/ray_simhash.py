@@ -15,23 +15,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import time
 from collections.abc import Callable
 from typing import Any
 
 import article_corpus  # benches/ is on the path when run as a script
 import numpy as np
+from ray_units_cost import best_wall  # benches/ is on the path
 
 import neardup
-
-
-def best_wall(fn: Callable[[], Any], rounds: int) -> tuple[float, Any]:
-    best, out = float("inf"), None
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def measure(ray: Any, n: int, threshold: float, rounds: int) -> None:

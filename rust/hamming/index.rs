@@ -55,9 +55,7 @@ pub(crate) fn search<B: Bits>(
     max_distance: u32,
     threads: usize,
 ) -> Result<(Found, u64)> {
-    let mut entries: Vec<Entry<B>> = Vec::new();
-    reserve(&mut entries, values.len(), "the fingerprint index")?;
-    entries.extend(values.iter().enumerate().map(|(i, &v)| (v, i as u32)));
+    let entries = entries_of(values)?;
     let parts = parallel::map_tasks(scheme.tables.len(), threads, |t| {
         table_pairs(&entries, scheme, t, max_distance)
     })?;
@@ -80,10 +78,15 @@ pub(crate) fn table_search<B: Bits>(
     t: usize,
     max_distance: u32,
 ) -> Result<(Found, u64)> {
+    table_pairs(&entries_of(values)?, scheme, t, max_distance)
+}
+
+/// Each of `values` with its number.
+fn entries_of<B: Bits>(values: &[B]) -> Result<Vec<Entry<B>>> {
     let mut entries: Vec<Entry<B>> = Vec::new();
     reserve(&mut entries, values.len(), "the fingerprint index")?;
     entries.extend(values.iter().enumerate().map(|(i, &v)| (v, i as u32)));
-    table_pairs(&entries, scheme, t, max_distance)
+    Ok(entries)
 }
 
 /// The pairs of `entries` within `max_distance` that table `t` of `scheme` finds first.

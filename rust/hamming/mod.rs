@@ -141,10 +141,7 @@ fn sample_plan_as<B: Bits>(
     max_distance: u32,
     distinct: usize,
 ) -> Result<SearchPlan> {
-    let rows = Rows::new(sample, B::WORDS);
-    let mut values: Vec<B> = Vec::new();
-    reserve(&mut values, rows.len(), "the fingerprints")?;
-    values.extend((0..rows.len()).map(|i| B::from_row(rows.row(i))));
+    let mut values = values_of::<B>(sample)?;
     values.sort_unstable();
     values.dedup();
     Ok(cost::choose_for(
@@ -184,18 +181,8 @@ fn table_within_as<B: Bits>(
     blocks: usize,
     table: usize,
 ) -> Result<PairDistances> {
-    let rows = Rows::new(fingerprints, B::WORDS);
-    if rows.len() > u32::MAX as usize {
-        return Err(Error::new(format!(
-            "at most {} documents, got {}",
-            u32::MAX,
-            rows.len()
-        )));
-    }
-    let mut values: Vec<B> = Vec::new();
-    reserve(&mut values, rows.len(), "the fingerprints")?;
-    values.extend((0..rows.len()).map(|i| B::from_row(rows.row(i))));
-    let (found, _) = if blocks == 0 {
+    let values = values_of::<B>(fingerprints)?;
+    let (mut found, _) = if blocks == 0 {
         if table != 0 {
             return Err(Error::new(format!(
                 "brute force has one table, got table {table}"
@@ -218,8 +205,28 @@ fn table_within_as<B: Bits>(
         }
         index::table_search(&values, &scheme, table, max_distance)?
     };
-    let mut all = found;
-    all.sort_unstable();
+    found.sort_unstable();
+    unzip(found)
+}
+
+/// The fingerprints of `words`-wide rows as values (at most `u32::MAX` of them).
+fn values_of<B: Bits>(fingerprints: &[u64]) -> Result<Vec<B>> {
+    let rows = Rows::new(fingerprints, B::WORDS);
+    if rows.len() > u32::MAX as usize {
+        return Err(Error::new(format!(
+            "at most {} documents, got {}",
+            u32::MAX,
+            rows.len()
+        )));
+    }
+    let mut values: Vec<B> = Vec::new();
+    reserve(&mut values, rows.len(), "the fingerprints")?;
+    values.extend((0..rows.len()).map(|i| B::from_row(rows.row(i))));
+    Ok(values)
+}
+
+/// (pairs, distances) of (i, j, distance) triples, in their order.
+pub(crate) fn unzip(all: Found) -> Result<PairDistances> {
     let mut pairs = Vec::new();
     let mut distances = Vec::new();
     reserve(&mut pairs, all.len(), "the pairs found")?;
