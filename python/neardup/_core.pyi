@@ -236,7 +236,9 @@ def hamming_search_plan(
 ) -> tuple[str, int, float, float, float]: ...
 def hamming_sample_plan(
     sample: npt.NDArray[np.uint64], max_distance: int, distinct: int
-) -> tuple[str, int, float, float, float, npt.NDArray[np.uint64], int, npt.NDArray[np.uint64]]: ...
+) -> tuple[
+    tuple[str, int, float, float, float], npt.NDArray[np.uint64], int, npt.NDArray[np.uint64]
+]: ...
 def hamming_table_within(
     fingerprints: npt.NDArray[np.uint64],
     max_distance: int,

@@ -57,24 +57,31 @@ fn hamming_search_plan<'py>(
     max_distance: u32,
     active: PyReadonlyArray1<'py, bool>,
     threads: usize,
-) -> PyResult<(String, usize, f64, f64, f64)> {
+) -> PyResult<PlanFields> {
     let words = fingerprints.shape()[1];
     let data = contiguous(&fingerprints, "fingerprints")?;
     let active = contiguous(&active, "active")?;
     let plan = run(py, || {
         crate::hamming::plan(data, words, max_distance, active, threads)
     })?;
-    Ok((
+    Ok(plan_fields(&plan))
+}
+
+/// The five figures of a plan, as `hamming_search_plan` returns them.
+fn plan_fields(plan: &crate::hamming::SearchPlan) -> PlanFields {
+    (
         plan.describe(),
         plan.distinct,
         plan.comparisons,
         plan.seconds,
         plan.brute_force_comparisons,
-    ))
+    )
 }
 
+type PlanFields = (String, usize, f64, f64, f64);
+
 /// The plan of the search over `distinct` distinct fingerprints from a uniform `sample` of
-/// them (`hamming_search_plan`'s five values, then the index's varying bits `free` as
+/// them (`hamming_search_plan`'s five values as a tuple, then the index's varying bits `free` as
 /// uint64[2] (low word, high word), its blocks (0 for brute force) and each table's key mask
 /// as uint64[tables, 2]).
 #[pyfunction]
@@ -98,11 +105,7 @@ fn hamming_sample_plan<'py>(
     let halves = |x: u128| [x as u64, (x >> 64) as u64];
     let keys: Vec<Vec<u64>> = keys.iter().map(|&k| halves(k).to_vec()).collect();
     Ok((
-        plan.describe(),
-        plan.distinct,
-        plan.comparisons,
-        plan.seconds,
-        plan.brute_force_comparisons,
+        plan_fields(&plan),
         halves(free).to_vec().into_pyarray(py),
         blocks,
         PyArray2::from_vec2(py, &keys)?,
@@ -110,11 +113,7 @@ fn hamming_sample_plan<'py>(
 }
 
 type SamplePlan<'py> = (
-    String,
-    usize,
-    f64,
-    f64,
-    f64,
+    PlanFields,
     Bound<'py, PyArray1<u64>>,
     usize,
     Bound<'py, PyArray2<u64>>,

@@ -103,7 +103,10 @@ def table_plan(sample: np.ndarray, plan: Plan, distinct: int) -> TablePlan:
     assert plan.max_hamming is not None
     words = plan.simhash_bits // 64
     fingerprints = np.ascontiguousarray(sample[:, :words])
-    return TablePlan(*_core.hamming_sample_plan(fingerprints, plan.max_hamming, distinct))
+    figures, free, blocks, keys = _core.hamming_sample_plan(
+        fingerprints, plan.max_hamming, distinct
+    )
+    return TablePlan(*figures, free=free, blocks=blocks, keys=keys)
 
 
 def check_spreads(search: TablePlan, plan: Plan) -> None:
