@@ -152,9 +152,16 @@ ROWS = [
         check=_ray_refused("the Ray engine supports keep='first' only, got 'longest'"),
     ),
     Row(
-        "dedup --engine ray --method simhash",
-        _ray("--method", "simhash"),
-        check=_ray_refused("the Ray engine runs method='minhash', not 'simhash'"),
+        "dedup --engine ray --method exact-jaccard",
+        _ray("--method", "exact-jaccard"),
+        check=_ray_refused(
+            "the Ray engine runs method='minhash' or 'simhash', not 'exact-jaccard'"
+        ),
+    ),
+    Row(
+        "dedup --engine ray --method simhash --within FIELD",
+        _ray("--method", "simhash", "--within", "k"),
+        check=_ray_refused("the Ray engine does not run method='simhash' within partitions"),
     ),
     Row(
         "dedup --engine ray --strip-boilerplate",

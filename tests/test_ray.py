@@ -266,8 +266,8 @@ def test_an_input_error_names_the_row(local_ray):
 def test_options_are_checked_by_the_plan():
     with pytest.raises(InvalidArgumentError, match="num_perm"):
         ray_plan(10_000, num_perm=0)
-    with pytest.raises(InvalidArgumentError, match="simhash"):
-        ray_plan(10_000, method="simhash")
+    with pytest.raises(InvalidArgumentError, match="not 'exact-jaccard'"):
+        ray_plan(10_000, method="exact-jaccard")
     with pytest.raises(InvalidArgumentError, match="local engine"):
         ray_plan(100, method="auto")
     with pytest.raises(InvalidArgumentError, match="keep='first'"):

@@ -26,7 +26,9 @@ __all__ = [
     "gather_rows",
     "gather_rows_in_place",
     "hamming",
+    "hamming_sample_plan",
     "hamming_search_plan",
+    "hamming_table_within",
     "hamming_within",
     "index_band_keys",
     "jaccard",
@@ -232,6 +234,18 @@ def hamming_search_plan(
     active: npt.NDArray[np.bool_],
     threads: int = 1,
 ) -> tuple[str, int, float, float, float]: ...
+def hamming_sample_plan(
+    sample: npt.NDArray[np.uint64], max_distance: int, distinct: int
+) -> tuple[
+    tuple[str, int, float, float, float], npt.NDArray[np.uint64], int, npt.NDArray[np.uint64]
+]: ...
+def hamming_table_within(
+    fingerprints: npt.NDArray[np.uint64],
+    max_distance: int,
+    free: npt.NDArray[np.uint64],
+    blocks: int,
+    table: int,
+) -> tuple[_Pairs, npt.NDArray[np.int32]]: ...
 def exact_duplicates(
     texts: _Texts, normalized: bool, hash_version: int, threads: int = 1
 ) -> npt.NDArray[np.int64]: ...

@@ -87,14 +87,6 @@ impl<B: Bits> Distinct<B> {
             }
         }
         parallel::sort_unstable(&mut all, threads)?;
-        let mut pairs = Vec::new();
-        let mut distances = Vec::new();
-        reserve(&mut pairs, all.len(), "the pairs found")?;
-        reserve(&mut distances, all.len(), "the pairs found")?;
-        for (i, j, distance) in all {
-            pairs.push((i, j));
-            distances.push(distance as i32);
-        }
-        Ok((pairs, distances))
+        super::unzip(all)
     }
 }

@@ -168,7 +168,14 @@ impl SearchPlan {
 /// bits outside it are known to agree): the bits that take one value in all of them are left
 /// out, then brute force and every index of at most [`MAX_TABLES`] tables are costed.
 pub fn choose<B: Bits>(values: &[B], free: B, max_distance: u32) -> SearchPlan {
-    let n = values.len();
+    choose_for(values, free, max_distance, values.len())
+}
+
+/// [`choose`] for `n` distinct fingerprints of which `values` are a uniform sample (all of
+/// them when `n == values.len()`, then the same plan as [`choose`]): the varying bits and the
+/// distance distribution come from the sample, the counts from `n`. The Ray engine plans its
+/// search this way from a bounded sample of the corpus's fingerprints.
+pub fn choose_for<B: Bits>(values: &[B], free: B, max_distance: u32, n: usize) -> SearchPlan {
     let pairs = n as f64 * (n as f64 - 1.0).max(0.0) / 2.0;
     let brute = SearchPlan {
         search: Search::BruteForce,
@@ -177,7 +184,7 @@ pub fn choose<B: Bits>(values: &[B], free: B, max_distance: u32) -> SearchPlan {
         seconds: pairs * PAIR_NS * 1e-9,
         brute_force_comparisons: pairs,
     };
-    if n < MIN_INDEX_ROWS {
+    if n < MIN_INDEX_ROWS || values.len() < 2 {
         return brute;
     }
     let (all_set, any_set) = values

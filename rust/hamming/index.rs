@@ -55,9 +55,7 @@ pub(crate) fn search<B: Bits>(
     max_distance: u32,
     threads: usize,
 ) -> Result<(Found, u64)> {
-    let mut entries: Vec<Entry<B>> = Vec::new();
-    reserve(&mut entries, values.len(), "the fingerprint index")?;
-    entries.extend(values.iter().enumerate().map(|(i, &v)| (v, i as u32)));
+    let entries = entries_of(values)?;
     let parts = parallel::map_tasks(scheme.tables.len(), threads, |t| {
         table_pairs(&entries, scheme, t, max_distance)
     })?;
@@ -69,6 +67,26 @@ pub(crate) fn search<B: Bits>(
         compared += count;
     }
     Ok((found, compared))
+}
+
+/// The pairs of `values` (copies allowed) within `max_distance` that table `t` of `scheme`
+/// finds first: one table of [`search`] run on some fingerprints only (the Ray engine runs
+/// each table's buckets where its shuffle gathered them).
+pub(crate) fn table_search<B: Bits>(
+    values: &[B],
+    scheme: &Scheme,
+    t: usize,
+    max_distance: u32,
+) -> Result<(Found, u64)> {
+    table_pairs(&entries_of(values)?, scheme, t, max_distance)
+}
+
+/// Each of `values` with its number.
+fn entries_of<B: Bits>(values: &[B]) -> Result<Vec<Entry<B>>> {
+    let mut entries: Vec<Entry<B>> = Vec::new();
+    reserve(&mut entries, values.len(), "the fingerprint index")?;
+    entries.extend(values.iter().enumerate().map(|(i, &v)| (v, i as u32)));
+    Ok(entries)
 }
 
 /// The pairs of `entries` within `max_distance` that table `t` of `scheme` finds first.

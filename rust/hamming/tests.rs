@@ -238,3 +238,39 @@ fn bad_shapes_are_errors() {
     assert!(within(&[0; 4], 1, 1, &[true; 4], 0).is_err());
     assert_eq!(within(&[], 1, 3, &[], 1).unwrap(), (vec![], vec![]));
 }
+
+#[test]
+fn tables_run_apart_find_what_the_whole_search_finds() {
+    // The Ray engine's way: the plan from a sample holding every distinct fingerprint is the
+    // local plan, and each table searched on its own (on any subset holding its buckets, here
+    // all rows, copies included) reports every pair within the radius exactly once overall.
+    for (words, d) in [(1usize, 3u32), (2, 8)] {
+        let n = 6000;
+        let fps = planted(n, words, d, 11);
+        let active = vec![true; n];
+        let want = naive(&fps, words, d, &active);
+        let local = plan(&fps, words, d, &active, 1).unwrap();
+        let sampled = plan_from_sample(&fps, words, d, local.distinct).unwrap();
+        assert_eq!(sampled, local);
+        let Search::Index(scheme) = &sampled.search else {
+            panic!("{sampled:?}")
+        };
+        let mut all = Vec::new();
+        for t in 0..scheme.tables.len() {
+            let (pairs, distances) =
+                table_within(&fps, words, d, scheme.free, scheme.blocks.len(), t).unwrap();
+            all.extend(pairs.into_iter().zip(distances));
+        }
+        all.sort_unstable();
+        let got: (Vec<_>, Vec<_>) = all.into_iter().unzip();
+        assert_eq!(got, want);
+    }
+    // Brute force is one table with an empty key; other tables or schemes are errors.
+    let fps = planted(300, 1, 3, 2);
+    let want = naive(&fps, 1, 3, &[true; 300]);
+    assert_eq!(table_within(&fps, 1, 3, 0, 0, 0).unwrap(), want);
+    assert!(table_within(&fps, 1, 3, 0, 0, 1).is_err());
+    assert!(table_within(&fps, 1, 3, u64::MAX as u128, 3, 0).is_err()); // blocks <= radius
+    assert!(table_within(&fps, 1, 3, u64::MAX as u128, 8, 56).is_err()); // C(8, 3) tables
+    assert!(plan_from_sample(&fps, 3, 3, 10).is_err());
+}

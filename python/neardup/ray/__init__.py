@@ -10,8 +10,9 @@ with the input's columns.
 
 The options are those of :func:`neardup.find_duplicates`, validated by the same
 :func:`neardup.make_plan`; the stages are the same functions, run per partition. The result
-equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)``: a document
-is removed exactly when its cluster there has a lower position, whatever the partitioning.
+equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)`` (with
+``method="simhash"``, the local SimHash run's, by the same search): a document is removed
+exactly when its cluster there has a lower position, whatever the partitioning.
 
 >>> import ray, neardup.ray                                       # doctest: +SKIP
 >>> ds = ray.data.read_parquet("s3://bucket/corpus/")             # doctest: +SKIP
@@ -69,8 +70,15 @@ def check_options(**options: Any) -> Plan:
     if options.get("pairs", "auto") == "auto":  # the Ray engine always verifies all pairs
         options["pairs"] = "all"
     plan = make_plan(**options)
-    if plan.method not in ("auto", "minhash"):
-        raise InvalidArgumentError(f"the Ray engine runs method='minhash', not {plan.method!r}")
+    if plan.method not in ("auto", "minhash", "simhash"):
+        raise InvalidArgumentError(
+            f"the Ray engine runs method='minhash' or 'simhash', not {plan.method!r}"
+        )
+    if plan.method == "simhash" and plan.within:
+        raise InvalidArgumentError(
+            "the Ray engine does not run method='simhash' within partitions (within=): "
+            "use method='minhash', or the local engine"
+        )
     for name, value, supported in (
         ("pairs", plan.pairs, "all"),
         ("keep", plan.keep, "first"),
@@ -85,7 +93,8 @@ def check_options(**options: Any) -> Plan:
 
 
 def ray_plan(n: int, **options: Any) -> Plan:
-    """The resolved plan of a Ray run over ``n`` documents (MinHash + LSH, all pairs verified).
+    """The resolved plan of a Ray run over ``n`` documents (MinHash + LSH, or SimHash; all
+    pairs verified).
 
     Every option is checked by :func:`neardup.make_plan`; what the Ray engine does not run is
     refused here, by name, before any task starts (:func:`check_options`).
@@ -93,13 +102,16 @@ def ray_plan(n: int, **options: Any) -> Plan:
     >>> plan = ray_plan(20_000, threshold=0.5)
     >>> plan.method, plan.bands, plan.rows, plan.pairs
     ('minhash', 42, 3, 'all')
-    >>> ray_plan(100, method="simhash")
-    Traceback (most recent call last):
-    ...
-    neardup.errors.InvalidArgumentError: the Ray engine runs method='minhash', not 'simhash'
+    >>> ray_plan(100, method="simhash", threshold=0.9).max_hamming
+    6
+    >>> try:
+    ...     ray_plan(100, method="exact-jaccard")
+    ... except InvalidArgumentError as e:
+    ...     print(e)
+    the Ray engine runs method='minhash' or 'simhash', not 'exact-jaccard'
     """
     plan = check_options(**options).resolve(n)
-    if plan.method != "minhash":
+    if plan.method not in ("minhash", "simhash"):
         hint = (
             " (method='auto' picks exact-jaccard up to "
             f"{plan.auto_exact_limit:,} documents: use the local engine for those)"
@@ -107,7 +119,7 @@ def ray_plan(n: int, **options: Any) -> Plan:
             else ""
         )
         raise InvalidArgumentError(
-            f"the Ray engine runs method='minhash', not {plan.method!r}{hint}"
+            f"the Ray engine runs method='minhash' or 'simhash', not {plan.method!r}{hint}"
         )
     return plan
 
@@ -319,8 +331,10 @@ def find_duplicates(
     similarity to the kept document. ``options`` are :func:`neardup.find_duplicates`'s
     (``threshold``, ``num_perm``, ``k``, ``unit``, ``bands``, ``rows``, ``seed``,
     ``verify``, ``algorithm``, ``bucket_limit``: LSH buckets are grouped as the local engine
-    groups them); ``method`` is ``"minhash"``. ``within`` names a column: only rows with the
-    same value there are compared (the local ``within=``). ``unit_of`` names a column: rows
+    groups them); ``method`` is ``"minhash"`` or ``"simhash"`` (``max_hamming``,
+    ``simhash_bits``: the local engine's search, :mod:`neardup.ray._simhash`). ``within``
+    names a column: only rows with the same value there are compared (the local
+    ``within=``; MinHash only). ``unit_of`` names a column: rows
     with the same value there are one document, their texts joined in row order (the local
     ``unit_of=``), and every row carries its unit's decision.
 

@@ -1,4 +1,6 @@
-"""The Ray executor: the plan's MinHash stages over the partitions of a ``ray.data.Dataset``.
+"""The Ray executor: the plan's MinHash (or SimHash) stages over the partitions of a
+``ray.data.Dataset``. SimHash replaces the banding and the band records by the local
+engine's search, table by table (:mod:`neardup.ray._simhash`); the joins are the same.
 
 Data flow (every arrow is a Ray object moved between tasks; the driver holds partition sizes,
 and the edges only when union-find on it is cheaper than distributed components)::
@@ -44,7 +46,7 @@ from neardup.errors import NeardupWarning
 from neardup.groups import EXACT, KEPT, NEAR, NORMALIZED, reason_names
 from neardup.near import RECALL_WARNING
 from neardup.plan import Plan
-from neardup.ray import _split, _steps
+from neardup.ray import _simhash, _split, _steps
 from neardup.ray._components import DRIVER_EDGE_LIMIT, roots_distributed, roots_on_driver
 from neardup.ray._lazy import LazyRemote
 from neardup.ray._steps import Payload, Signed
@@ -122,26 +124,44 @@ def run(
     wanted = max(2 * cpus, -(-int(sum(sizes)) // BUCKET_PARTITION_DOCUMENTS))
     parts = shuffle_partitions or max(1, min(nblocks, wanted))
 
+    simhash = plan.method == "simhash"
+
     @ray.remote
     def sign(table: Any, start: int, where: Any) -> Any:
         _maybe_die()
         signed = _steps.sign_partition(table, text_column, start, plan, where, within_column)
+        if simhash:  # the search's sample, and its count of distinct fingerprints
+            lanes = _simhash.as_lanes(signed.signatures)  # type: ignore[arg-type]
+            return (
+                signed,
+                _simhash.fingerprint_sample(lanes),
+                *_simhash.fingerprint_rows(lanes, parts),
+            )
         sample = banding_sample(signed.digests, signed.signatures, sizes=signed.sizes)  # type: ignore[arg-type]
         # what the sign pass read (exact duplicates included), as the local engine counts it
         read = (len(signed.empty), int(signed.sizes.sum()))
         return (signed, (sample, read), *_steps.digest_rows(signed, parts))
 
     @ray.remote
-    def band(signed: Signed, banded: Plan) -> Any:
-        signed = _steps.with_band_keys(signed, banded)
-        records = _steps.bucket_rows(signed, parts)
+    def band(signed: Signed, banded: Plan, search: _simhash.TablePlan | None) -> Any:
+        if search is not None:  # SimHash: a record per table of the search
+            records = _simhash.table_rows(signed, search, parts)
+            if plan.verify != "estimate":
+                signed.signatures = None
+        else:
+            signed = _steps.with_band_keys(signed, banded)
+            records = _steps.bucket_rows(signed, parts)
         nbytes = sum(sum(a.nbytes for a in r.values()) for r in records)
         signed.keys = np.zeros((0, 0), np.uint64)  # the shuffle carries them from here
         return (signed, (nbytes, int(signed.empty.sum())), *records)
 
     @ray.remote
-    def buckets(*records: dict[str, np.ndarray]) -> Any:
-        candidates, exact, big = _steps.bucket_pairs(records, plan.bucket_limit)
+    def buckets(search: _simhash.TablePlan | None, *records: dict[str, np.ndarray]) -> Any:
+        if search is not None:  # each table's buckets searched by the crate
+            candidates, exact = _simhash.table_pairs(records, search, plan)
+            big = _steps.no_big()
+        else:
+            candidates, exact, big = _steps.bucket_pairs(records, plan.bucket_limit)
         split = _steps.split_by(_steps.partition_of(candidates[:, 0], starts), nblocks, candidates)
         # the members of buckets too large to pair whole: their signatures are asked for
         wanted = _steps.unique_sorted(big["positions"])
@@ -241,7 +261,10 @@ def run(
     sample_sizes: np.ndarray | None = None
     sign_pass: tuple[int, int] | None = None
     unique = 0
-    if requested is not None and requested.bands is None:
+    search = None
+    if simhash:
+        search = _plan_search(ray, plan, signed_out, parts, info)
+    elif requested is not None and requested.bands is None:
         counts = [_distinct.remote(*[o[2 + p] for o in signed_out]) for p in range(parts)]
         merged = _merge_samples(ray, [o[1] for o in signed_out]) if signed_out else None
         unique = int(sum(ray.get(counts)))
@@ -251,25 +274,31 @@ def run(
         else:
             (_, sample, sample_sizes), sign_pass = ray.get(merged)
         info["unique"] = unique
-    banded = run_banding(requested or plan, plan, sample, unique, info, sample_sizes, sign_pass)
+    banded = (
+        plan
+        if simhash
+        else run_banding(requested or plan, plan, sample, unique, info, sample_sizes, sign_pass)
+    )
     # 2. band keys; shuffle records go straight to the bucket tasks
     signed_refs, record_refs, stat_refs = [], [], []
-    banded_ref = ray.put(banded)
+    banded_ref, search_ref = ray.put(banded), ray.put(search)
     for out in signed_out:
-        keyed = band.options(num_returns=parts + 2).remote(out[0], banded_ref)
+        keyed = band.options(num_returns=parts + 2).remote(out[0], banded_ref, search_ref)
         signed_refs.append(keyed[0])
         stat_refs.append(keyed[1])  # (shuffle bytes, empty documents)
         record_refs.append(keyed[2:])
     # the signatures are freed once the keys are made, unless large buckets may need them
     # (from the keyed partitions when those keep them for verification or the screen)
     signature_refs = []
-    if plan.bucket_limit is not None:
+    if plan.bucket_limit is not None and not simhash:
         keeps = plan.verify == "estimate" or _steps.screens(plan)
         signature_refs = signed_refs if keeps else [out[0] for out in signed_out]
     del signed_out
     # 3. buckets -> candidate pairs (split by the partition of their first document)
     bucket_out = [
-        buckets.options(num_returns=2 * nblocks + 4).remote(*[r[p] for r in record_refs])
+        buckets.options(num_returns=2 * nblocks + 4).remote(
+            search_ref, *[r[p] for r in record_refs]
+        )
         for p in range(parts)
     ]
     exact_refs = [o[0] for o in bucket_out]
@@ -351,7 +380,8 @@ def run(
     stats = ray.get(stat_refs)
     if _steps.screens(plan):
         info["screened"] = int(sum(ray.get([v[3] for v in verified])))
-    _split_info(ray, [o[0] for o in split_out], sum(u for _, u in counts), banded, info)
+    if not simhash:
+        _split_info(ray, [o[0] for o in split_out], sum(u for _, u in counts), banded, info)
     return RayRun(
         tables=[x[0] for x in labelled],
         members=[x[1] for x in labelled],
@@ -366,6 +396,26 @@ def run(
         info=info,
         exact_refs=exact_refs,
     )
+
+
+def _plan_search(
+    ray: Any, plan: Plan, signed_out: list[Any], parts: int, info: dict[str, Any]
+) -> _simhash.TablePlan:
+    """The SimHash search of the corpus: the crate's cost model on the merged sample of the
+    partitions' fingerprints and the shuffled count of the distinct ones; refused when it
+    would not spread over tasks (:func:`neardup.ray._simhash.check_spreads`)."""
+    counts = [_distinct.remote(*[o[2 + p] for o in signed_out]) for p in range(parts)]
+    refs = [o[1] for o in signed_out]
+    while len(refs) > 1:
+        refs = [
+            _merge_fingerprints.remote(*refs[i : i + SAMPLE_FAN_IN])
+            for i in range(0, len(refs), SAMPLE_FAN_IN)
+        ]
+    sample = ray.get(refs[0]) if refs else np.zeros((0, 2), np.uint64)
+    search = _simhash.table_plan(sample, plan, int(sum(ray.get(counts))))
+    _simhash.check_spreads(search, plan)
+    info.update(_simhash.info(search))
+    return search
 
 
 def _split_info(
@@ -526,4 +576,5 @@ def _merge_samples(ray: Any, refs: list[Any]) -> Any:
 
 _distinct = LazyRemote(_distinct_fn)
 _merge = LazyRemote(_merge_samples_fn)
+_merge_fingerprints = LazyRemote(_simhash.merge_samples)
 _split_roots = LazyRemote(_split_roots_fn)

@@ -28,7 +28,7 @@ from neardup import _core, stages
 from neardup._core import mix64
 from neardup.errors import InputError
 from neardup.plan import Plan
-from neardup.sign import sign_batch
+from neardup.sign import sign_batch, sign_rows
 
 #: Empty int64 pairs, the shape every step returns when it has nothing.
 NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
@@ -146,11 +146,15 @@ def sign_partition(
     texts = check_texts(table.column(text_column), start, where)
     # the local engine's sign pass (sets, digests and signatures in one core call)
     batch = sign_batch(plan, texts, np.zeros(0, np.uint64), keep_sets=False)
-    assert batch.signatures is not None and batch.set_sizes is not None  # MinHash, no stripping
+    assert batch.set_sizes is not None  # no stripping: every set signed whole
     sizes = batch.set_sizes
     live = np.flatnonzero(sizes > 0)
     digests = batch.digests[live]
-    signatures = batch.signatures[live]
+    if batch.signatures is None:  # SimHash: the fingerprints of the sets, as locally
+        assert batch.sets is not None
+        signatures = sign_rows(plan, batch.sets, live)
+    else:
+        signatures = batch.signatures[live]
     if within_column is not None:
         from neardup._validate import check_keys
         from neardup.partitions import salt_digests, salt_signatures
@@ -204,7 +208,7 @@ def screens(plan: Plan) -> bool:
     >>> screens(make_plan(method="minhash", verify="estimate"))
     False
     """
-    return plan.verify == "exact" and plan.algorithm == "classic"
+    return plan.method == "minhash" and plan.verify == "exact" and plan.algorithm == "classic"
 
 
 #: Pairs whose signatures one step of :func:`screen` compares at once (memory: 2 · P · 4
@@ -306,7 +310,7 @@ def bucket_pairs(
     """
     records = [r for r in records if len(r["position"])]
     if not records:
-        return NO_PAIRS, NO_PAIRS, _no_big()
+        return NO_PAIRS, NO_PAIRS, no_big()
     band = np.concatenate([r["band"] for r in records])
     key = np.concatenate([r["key"] for r in records])
     pos = np.concatenate([r["position"] for r in records])
@@ -345,7 +349,7 @@ def bucket_pairs(
     return pairs, exact, big
 
 
-def _no_big() -> dict[str, np.ndarray]:
+def no_big() -> dict[str, np.ndarray]:
     none = np.zeros(0, np.int64)
     return {
         "band": none,
@@ -549,6 +553,10 @@ def compare(
         ],
         axis=1,
     ).astype(np.int64)
+    if both.signatures is not None and both.signatures.dtype == np.uint64:  # SimHash
+        distance = stages.hamming(both.signatures, local)  # as the local estimate, kept within
+        ok = distance <= plan.max_hamming if threshold is not None else slice(None)  # its radius
+        return pairs[ok], (1.0 - distance[ok] / plan.simhash_bits).astype(np.float32)
     if both.signatures is not None:
         sim = stages.estimate_jaccard(both.signatures, local)
         ok = sim.astype(np.float64) >= threshold if threshold is not None else slice(None)
