@@ -187,10 +187,7 @@ pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<ScoredPairs> {
         )));
     }
     let ranked = rank_by_rarity(sets);
-    // Postings of the shingles two or more documents hold (one document's shingle pairs it
-    // with nothing), numbered from the first of them.
-    let singles = ranked.singles;
-    let mut postings: Vec<Vec<u32>> = vec![Vec::new(); ranked.vocabulary - singles as usize];
+    let mut postings: Vec<Vec<u32>> = vec![Vec::new(); ranked.vocabulary];
     let mut last_probe = vec![u32::MAX; n];
     let mut candidates = Vec::new();
     let mut found: Vec<(u32, u32, f32)> = Vec::new();
@@ -200,11 +197,9 @@ pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<ScoredPairs> {
             continue;
         }
         let prefix = prefix_length(tokens.len(), threshold);
-        // Tokens are sorted, so the shared ones of the prefix follow its single ones.
-        let shared = tokens[..prefix].partition_point(|&t| t < singles);
         candidates.clear();
-        for &token in &tokens[shared..prefix] {
-            for &y in &postings[(token - singles) as usize] {
+        for &token in &tokens[..prefix] {
+            for &y in &postings[token as usize] {
                 if last_probe[y as usize] != x as u32 {
                     last_probe[y as usize] = x as u32;
                     candidates.push(y);
@@ -228,8 +223,8 @@ pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<ScoredPairs> {
                 )?;
             }
         }
-        for &token in &tokens[shared..prefix] {
-            postings[(token - singles) as usize].push(x as u32);
+        for &token in &tokens[..prefix] {
+            postings[token as usize].push(x as u32);
         }
     }
     found.sort_unstable_by_key(|&(i, j, _)| (i, j));
@@ -248,8 +243,6 @@ struct RankedSets {
     offsets: Vec<usize>,
     tokens: Vec<u32>,
     vocabulary: usize,
-    /// Tokens below this are held by one document only: they can make no candidate.
-    singles: u32,
 }
 
 impl RankedSets {
@@ -258,70 +251,53 @@ impl RankedSets {
     }
 }
 
-/// One sort of every (shingle, place) pair gives each distinct shingle its document frequency
-/// and each place its shingle, so ranks are scattered back without a search per shingle (a
-/// binary search over millions of distinct shingles, each probe a cache miss, cost seconds on
-/// source code, where most shingles are distinct). Ranks order shingles by (frequency, hash):
-/// a counting sort by frequency of the distinct shingles, which the sort left in hash order.
 fn rank_by_rarity(sets: SetsView<'_>) -> RankedSets {
-    let mut offsets = Vec::with_capacity(sets.len() + 1);
-    offsets.push(0usize);
-    let mut places: Vec<(u64, usize)> = Vec::new();
-    for i in 0..sets.len() {
-        let start = places.len();
-        for &h in sets.get(i) {
-            places.push((h, places.len()));
+    let mut distinct: Vec<u64> = (0..sets.len())
+        .flat_map(|i| sets.get(i).iter().copied())
+        .collect();
+    distinct.sort_unstable();
+    // Document frequency of each distinct shingle (sets hold each shingle once).
+    let mut values = Vec::new();
+    let mut frequency = Vec::new();
+    for &h in &distinct {
+        if values.last() == Some(&h) {
+            *frequency.last_mut().unwrap() += 1u32;
+        } else {
+            values.push(h);
+            frequency.push(1u32);
         }
-        // Input sets are validated as offsets only: a repeated hash counts once.
-        let own = &mut places[start..];
-        own.sort_unstable();
-        let mut unique = 0;
-        for k in 0..own.len() {
-            if k == 0 || own[k].0 != own[unique - 1].0 {
-                own[unique] = (own[k].0, start + unique);
+    }
+    let mut order: Vec<u32> = (0..values.len() as u32).collect();
+    order.sort_unstable_by_key(|&v| (frequency[v as usize], values[v as usize]));
+    let mut rank = vec![0u32; values.len()];
+    for (r, &v) in order.iter().enumerate() {
+        rank[v as usize] = r as u32;
+    }
+    let mut offsets = Vec::with_capacity(sets.len() + 1);
+    let mut tokens = Vec::with_capacity(distinct.len());
+    offsets.push(0);
+    for i in 0..sets.len() {
+        let start = tokens.len();
+        for h in sets.get(i) {
+            let index = values.binary_search(h).expect("every shingle was counted");
+            tokens.push(rank[index]);
+        }
+        tokens[start..].sort_unstable();
+        // Input sets are validated as offsets only; repeated hashes would count twice.
+        let mut unique = start;
+        for k in start..tokens.len() {
+            if k == start || tokens[k] != tokens[unique - 1] {
+                tokens[unique] = tokens[k];
                 unique += 1;
             }
         }
-        places.truncate(start + unique);
-        offsets.push(places.len());
-    }
-    let total = places.len();
-    places.sort_unstable();
-    // Distinct shingles in hash order, with their frequencies; each place's distinct number.
-    let mut frequency: Vec<u32> = Vec::new();
-    let mut distinct_of = vec![0u32; total];
-    for k in 0..total {
-        if k == 0 || places[k].0 != places[k - 1].0 {
-            frequency.push(0);
-        }
-        *frequency.last_mut().expect("pushed above") += 1;
-        distinct_of[places[k].1] = (frequency.len() - 1) as u32;
-    }
-    drop(places);
-    let vocabulary = frequency.len();
-    let most = frequency.iter().copied().max().unwrap_or(0) as usize;
-    let mut starts = vec![0u32; most + 2];
-    for &f in &frequency {
-        starts[f as usize + 1] += 1;
-    }
-    for f in 1..starts.len() {
-        starts[f] += starts[f - 1];
-    }
-    let singles = starts[2];
-    let mut rank = vec![0u32; vocabulary];
-    for (d, &f) in frequency.iter().enumerate() {
-        rank[d] = starts[f as usize];
-        starts[f as usize] += 1;
-    }
-    let mut tokens: Vec<u32> = distinct_of.iter().map(|&d| rank[d as usize]).collect();
-    for i in 0..sets.len() {
-        tokens[offsets[i]..offsets[i + 1]].sort_unstable();
+        tokens.truncate(unique);
+        offsets.push(tokens.len());
     }
     RankedSets {
         offsets,
         tokens,
-        vocabulary,
-        singles,
+        vocabulary: values.len(),
     }
 }
 
