@@ -252,3 +252,29 @@ def _counting(function, calls):
         return function(*args, **kwargs)
 
     return counted
+
+
+def test_a_run_on_texts_in_memory_holds_their_sets_up_to_a_share_of_them(monkeypatch, tmp_path):
+    # find_duplicates on a list: the budget grows with the texts held (one hash per
+    # CHARS_PER_HELD_HASH characters), so sets a streamed run would spill stay in memory.
+    texts = _texts()
+    chars = sum(map(len, texts))
+    monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 100)
+    monkeypatch.setattr(engine, "HOLD_SETS_STEP", 100)
+    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    opened = []
+    monkeypatch.setattr(SetSpill, "_open", lambda self: opened.append(1) or _original_open(self))
+    store = MemoryStore(texts, batch_size=13)
+    assert store.text_size() == chars
+    assert engine.hold_budget(store) == 100 * -(-(chars // engine.CHARS_PER_HELD_HASH) // 100)
+    plan = make_plan(threshold=0.5, k=3, method="minhash")
+    held = engine.run(plan, store)
+    assert opened == [] and held.evidence.spill is None
+    monkeypatch.setattr(engine, "CHARS_PER_HELD_HASH", 10**12)  # no share: the budget alone
+    spilled = engine.run(plan, MemoryStore(texts, batch_size=13))
+    assert opened == [1]
+    np.testing.assert_array_equal(held.keep, spilled.keep)
+    np.testing.assert_array_equal(held.similarity, spilled.similarity)
+
+
+_original_open = SetSpill._open

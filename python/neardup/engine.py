@@ -52,6 +52,30 @@ from neardup.stores import DocumentStore
 #: (:class:`neardup.spill.SetSpill`) that exact verification reads the candidates' back from.
 HOLD_SETS_BUDGET = 1 << 25
 
+#: A caller holding its texts in memory (``find_duplicates`` on a list) has room for their
+#: sets as well: the budget is multiplied until it holds about one hash per this many
+#: characters of them (a shingle set holds about one per six), so such a run spills only
+#: when its sets outgrow the texts themselves. A streamed run (the CLI) keeps the budget.
+CHARS_PER_HELD_HASH = 4
+
+#: The steps in which that budget grows (hashes).
+HOLD_SETS_STEP = 1 << 25
+
+
+def hold_budget(store: DocumentStore) -> int:
+    """Shingle hashes the sign pass may hold for exact verification before it spills:
+    :data:`HOLD_SETS_BUDGET`, times the share a store of in-memory texts makes room for.
+
+    >>> from neardup.stores import MemoryStore
+    >>> hold_budget(MemoryStore(["a b c"])) == HOLD_SETS_BUDGET
+    True
+    """
+    text_size = getattr(store, "text_size", None)
+    if text_size is None:
+        return HOLD_SETS_BUDGET
+    wanted = text_size() // CHARS_PER_HELD_HASH
+    return HOLD_SETS_BUDGET * max(1, -(-wanted // HOLD_SETS_STEP))
+
 #: ``pairs="all"`` refuses to build more pairs than this (16 bytes each, plus the similarity).
 MAX_REPORTED_PAIRS = 1 << 31
 
@@ -250,16 +274,17 @@ def run(plan: Plan, store: DocumentStore, report: bool = True) -> Outcome:
 
 
 def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True) -> Outcome:
-    """:func:`run` with the spill file the sign pass writes past :data:`HOLD_SETS_BUDGET`."""
+    """:func:`run` with the spill file the sign pass writes past :func:`hold_budget`."""
     timer = _Timer()
     drop = np.zeros(0, dtype=np.uint64)
     if plan.strip_boilerplate is not None and plan.uses_shingles:
         with timer.stage("boilerplate"):
             drop = _boilerplate(plan, store)
     probe = plan.resolve(0) if plan.method != "auto" else plan
-    builder = SetBuilder(plan.k, plan.unit, plan.hash_version, capacity=HOLD_SETS_BUDGET)
+    budget = hold_budget(store)
+    builder = SetBuilder(plan.k, plan.unit, plan.hash_version, capacity=budget)
     # The unique documents' sets are held while exact Jaccard needs them all (exact-jaccard,
-    # auto up to its limit) or while they fit HOLD_SETS_BUDGET; past it, exact verification
+    # auto up to its limit) or while they fit hold_budget(store); past it, exact verification
     # gets them from the spill file (every later batch's sets appended at sign time), so
     # verification needs no second pass over the store. An estimate needs no sets (auto only
     # while it may brute-force).
@@ -301,7 +326,7 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
                     )
                     incoming = int(b.sets.sizes()[chosen].sum())
                     too_many = (
-                        builder.hashes + incoming > HOLD_SETS_BUDGET or probe.verify == "estimate"
+                        builder.hashes + incoming > budget or probe.verify == "estimate"
                     )
                     at = np.arange(unique - len(chosen), unique)
                     if needed or not too_many:

@@ -104,6 +104,17 @@ class MemoryStore:
         #: integers as integers (:func:`neardup.keep.check_priorities`).
         self._priorities = None if priorities is None else check_priorities(priorities, self.n)
 
+    def text_size(self) -> int:
+        """Characters (bytes for UTF-8 buffers) of the texts held: the engine holds their sets
+        up to a share of it (:func:`neardup.engine.hold_budget`).
+
+        >>> MemoryStore(["héllo", "ab"]).text_size()
+        7
+        """
+        if isinstance(self.texts, list):
+            return sum(map(len, self.texts))
+        return len(self.texts[0])
+
     def priorities(self, rows: np.ndarray) -> np.ndarray:
         """The priorities of ``rows`` (``keep="priority"``).
 
