@@ -19,6 +19,14 @@ pub mod bits;
 mod copies;
 pub mod cost;
 mod index;
+
+/// The error of a fingerprint matrix that is neither 64 nor 128 bits wide.
+fn bad_width(words: usize) -> Error {
+    Error::new(format!(
+        "fingerprints must be 1 or 2 words (64 or 128 bits) wide, got {words}"
+    ))
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -42,9 +50,7 @@ pub fn within(
     match words {
         1 => within_as::<u64>(fingerprints, max_distance, active, threads).map(|(p, _)| p),
         2 => within_as::<u128>(fingerprints, max_distance, active, threads).map(|(p, _)| p),
-        _ => Err(Error::new(format!(
-            "fingerprints must be 1 or 2 words (64 or 128 bits) wide, got {words}"
-        ))),
+        _ => Err(bad_width(words)),
     }
 }
 
@@ -61,9 +67,7 @@ pub fn plan(
     match words {
         1 => plan_as::<u64>(fingerprints, max_distance, active, threads).map(|(p, _)| p),
         2 => plan_as::<u128>(fingerprints, max_distance, active, threads).map(|(p, _)| p),
-        _ => Err(Error::new(format!(
-            "fingerprints must be 1 or 2 words (64 or 128 bits) wide, got {words}"
-        ))),
+        _ => Err(bad_width(words)),
     }
 }
 
@@ -130,9 +134,7 @@ pub fn plan_from_sample(
     match words {
         1 => sample_plan_as::<u64>(sample, max_distance, distinct),
         2 => sample_plan_as::<u128>(sample, max_distance, distinct),
-        _ => Err(Error::new(format!(
-            "fingerprints must be 1 or 2 words (64 or 128 bits) wide, got {words}"
-        ))),
+        _ => Err(bad_width(words)),
     }
 }
 
@@ -168,9 +170,7 @@ pub fn table_within(
     match words {
         1 => table_within_as::<u64>(fingerprints, max_distance, free, blocks, table),
         2 => table_within_as::<u128>(fingerprints, max_distance, free, blocks, table),
-        _ => Err(Error::new(format!(
-            "fingerprints must be 1 or 2 words (64 or 128 bits) wide, got {words}"
-        ))),
+        _ => Err(bad_width(words)),
     }
 }
 
