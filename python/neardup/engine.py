@@ -76,6 +76,7 @@ def hold_budget(store: DocumentStore) -> int:
     wanted = text_size() // CHARS_PER_HELD_HASH
     return HOLD_SETS_BUDGET * max(1, -(-wanted // HOLD_SETS_STEP))
 
+
 #: ``pairs="all"`` refuses to build more pairs than this (16 bytes each, plus the similarity).
 MAX_REPORTED_PAIRS = 1 << 31
 
@@ -325,9 +326,7 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
                         probe.method == "auto" and unique <= plan.auto_exact_limit
                     )
                     incoming = int(b.sets.sizes()[chosen].sum())
-                    too_many = (
-                        builder.hashes + incoming > budget or probe.verify == "estimate"
-                    )
+                    too_many = builder.hashes + incoming > budget or probe.verify == "estimate"
                     at = np.arange(unique - len(chosen), unique)
                     if needed or not too_many:
                         builder.add(b.sets, chosen, at)
