@@ -9,7 +9,8 @@
 //! verification ([`verify`]: MinHash estimate, exact [`jaccard`], Hamming; [`hamming`] finds
 //! the SimHash pairs within a radius by multi-index hashing) → [`duplicates`]
 //! (all verified pairs) or [`spanning`] (a spanning forest of the clusters) → [`cluster`]
-//! labels. [`exact`] groups byte-identical documents and [`first_seen`] finds each document's
+//! labels ([`partitions`] salts signatures so that one LSH run stays within each partition).
+//! [`exact`] groups byte-identical documents and [`first_seen`] finds each document's
 //! first exact duplicate across batches; [`jaccard::all_pairs`] is the brute-force search.
 //! Beside the flow: [`offsets`] maps shingles back to source characters (explain), [`lookup`]
 //! queries a persistent index, [`jsonl`] reads JSONL text fields for the command line,
@@ -42,6 +43,7 @@ pub mod first_seen;
 pub mod lsh;
 pub mod hamming;
 pub mod jaccard;
+pub mod partitions;
 pub mod verify;
 pub mod duplicates;
 pub mod spanning;

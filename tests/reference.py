@@ -190,6 +190,16 @@ def mix64(z: int) -> int:
     return z ^ (z >> 31)
 
 
+def salt_signature(signature: list[int], key: int) -> list[int]:
+    """A MinHash signature salted by its partition key (``within=``): slot p XORed with the low
+    32 bits of mix64(key + p * 0x9E3779B97F4A7C15); an empty signature (every slot 2**32 - 1)
+    unchanged."""
+    if all(v == 0xFFFFFFFF for v in signature):
+        return list(signature)
+    step = 0x9E3779B97F4A7C15
+    return [v ^ (mix64((key + p * step) & MASK64) & 0xFFFFFFFF) for p, v in enumerate(signature)]
+
+
 def minhash_params(num_perm: int, seed: int) -> list[tuple[int, int]]:
     rng = splitmix64(seed)
     return [(next(rng), next(rng)) for _ in range(num_perm)]

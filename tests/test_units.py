@@ -14,12 +14,17 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import neardup
 from neardup import synth
 from neardup.dedup import dedup_files
 from neardup.errors import ArgumentTypeError, InputError, InvalidArgumentError
+from neardup.partitions import salt_signatures
 from neardup.units import UNIT_SEPARATOR, Units
+
+import reference
 
 # the plans compared: one per method, resolved the same way in every partition
 PLANS = {
@@ -291,3 +296,35 @@ def test_table_inputs_pass_the_key_column(tmp_path, corpus, suffix):
     assert s.removed == neardup.find_duplicates(texts, within=keys, **options).num_removed
     with pytest.raises(InputError, match="no column 'lang'"):
         dedup_files([str(path)], str(tmp_path / f"k{suffix}"), unit_field="lang", **options)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 6).flatmap(
+        lambda width: st.lists(
+            st.tuples(
+                st.lists(st.integers(0, 2**32 - 1), min_size=width, max_size=width),
+                st.integers(0, 2**64 - 1),
+                st.booleans(),
+            ),
+            max_size=8,
+        )
+    )
+)
+def test_salted_signatures_match_the_reference(rows):
+    """The crate's salt (``within=``) is the documented SplitMix64 formula, slot by slot;
+    empty signatures stay empty."""
+    rows = [([0xFFFFFFFF] * len(sig) if empty else sig, key) for sig, key, empty in rows]
+    width = len(rows[0][0]) if rows else 3
+    signatures = np.array([sig for sig, _ in rows], dtype=np.uint32).reshape(-1, width)
+    keys = np.array([key for _, key in rows], dtype=np.uint64)
+    salt_signatures(signatures, keys)
+    assert signatures.tolist() == [reference.salt_signature(sig, key) for sig, key in rows]
+
+
+def test_salting_refuses_mismatched_keys_and_views():
+    signatures = np.zeros((3, 4), dtype=np.uint32)
+    with pytest.raises(InvalidArgumentError, match="2 partition keys for 3 signatures"):
+        salt_signatures(signatures, np.zeros(2, dtype=np.uint64))
+    with pytest.raises(InvalidArgumentError, match="C-contiguous"):
+        salt_signatures(signatures[:, ::2], np.zeros(3, dtype=np.uint64))

@@ -55,6 +55,7 @@ __all__ = [
     "pairs_within_groups",
     "paragraph_clean",
     "paragraph_units",
+    "salt_signatures",
     "set_digests",
     "sha256_digests",
     "shingle_offsets",
@@ -254,6 +255,9 @@ def sha256_digests(
 ) -> npt.NDArray[np.uint64]: ...
 def clusters(pairs: _Pairs, n: int) -> npt.NDArray[np.int64]: ...
 def mix64(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]: ...
+def salt_signatures(
+    signatures: npt.NDArray[np.uint32], partitions: npt.NDArray[np.uint64]
+) -> None: ...
 def simd() -> str: ...
 def set_digests(
     offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64]

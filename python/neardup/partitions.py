@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from neardup import _core
 from neardup.errors import InvalidArgumentError
 
 
@@ -42,34 +43,20 @@ def salt_digests(digests: np.ndarray, salts: np.ndarray) -> np.ndarray:
     return digests ^ salts[:, None]
 
 
-#: Rows of signatures salted at once (bounds the temporary to 64 Ki x P x 4 bytes).
-SALT_CHUNK = 1 << 16
-
-
 def salt_signatures(signatures: np.ndarray, partitions: np.ndarray) -> None:
     """XOR every slot of each non-empty MinHash signature with a 32-bit value drawn from its
-    partition key and the slot (SplitMix64), in place: within a partition, slots are equal
-    exactly where they were (estimates, LSH buckets and the screen unchanged), while across
-    two partitions a band collides only by chance (as unrelated documents do), so one LSH
-    run makes every partition's candidates and no others. Empty signatures stay empty.
+    partition key and the slot (SplitMix64, ``rust/partitions.rs``), in place: within a
+    partition, slots are equal exactly where they were (estimates, LSH buckets and the screen
+    unchanged), while across two partitions a band collides only by chance (as unrelated
+    documents do), so one LSH run makes every partition's candidates and no others. Empty
+    signatures stay empty.
 
     >>> sig = np.array([[1, 2], [1, 2], [1, 2]], dtype=np.uint32)
     >>> salt_signatures(sig, np.array([7, 7, 8], dtype=np.uint64))
     >>> bool((sig[0] == sig[1]).all()), bool((sig[0] == sig[2]).any())
     (True, False)
     """
-    width = signatures.shape[1]
-    slot = np.arange(width, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    for a in range(0, len(signatures), SALT_CHUNK):
-        block = signatures[a : a + SALT_CHUNK]
-        with np.errstate(over="ignore"):
-            z = partitions[a : a + SALT_CHUNK, None] + slot[None, :]
-            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-            z ^= z >> np.uint64(31)
-        empty = (block == np.uint32(0xFFFFFFFF)).all(axis=1)
-        z[empty] = 0
-        block ^= z.astype(np.uint32)
+    _core.salt_signatures(signatures, np.ascontiguousarray(partitions, dtype=np.uint64))
 
 
 def largest_partition(partitions: np.ndarray | None, m: int) -> Any:
