@@ -1,4 +1,5 @@
-//! Union-find: pairs become clusters; every cluster is labelled by its lowest document index.
+//! Union-find: pairs become clusters; every cluster is labelled by its lowest document index,
+//! over the near pairs of the first occurrences and the exact groups ([`labels_over_groups`]).
 
 use crate::error::{reserve, Error, Result};
 
@@ -64,6 +65,43 @@ pub fn clusters(pairs: &[(i64, i64)], n: usize) -> Result<Vec<i64>> {
     sets.labels()
 }
 
+/// int64[n] cluster labels (the lowest position of each cluster) of the documents whose first
+/// exact duplicates are `first`, from the near `pairs` among the `selected` positions (first
+/// occurrences, increasing; a pair holds indices into `selected`).
+pub fn labels_over_groups(
+    first: &[i64],
+    selected: &[i64],
+    pairs: &[(i64, i64)],
+) -> Result<Vec<i64>> {
+    let n = first.len();
+    let mut last = -1;
+    for (k, &s) in selected.iter().enumerate() {
+        if s <= last || s as u64 >= n as u64 {
+            return Err(Error::new(format!(
+                "selected[{k}] = {s} is not an increasing position of the {n} documents"
+            )));
+        }
+        last = s;
+    }
+    if let Some((i, &f)) = first
+        .iter()
+        .enumerate()
+        .find(|&(_, &f)| f < 0 || f as u64 >= n as u64)
+    {
+        return Err(Error::new(format!(
+            "first[{i}] = {f} is not a position of the {n} documents"
+        )));
+    }
+    let local = clusters(pairs, selected.len())?;
+    let mut labels = Vec::new();
+    reserve(&mut labels, n, "the cluster labels")?;
+    labels.extend(0..n as i64);
+    for (&s, &l) in selected.iter().zip(&local) {
+        labels[s as usize] = selected[l as usize];
+    }
+    Ok(first.iter().map(|&f| labels[f as usize]).collect())
+}
+
 /// An order of `pairs` (edges on 0..n; every index < n) that visits each connected component's
 /// pairs together, and keeps their given order within a component: a permutation of
 /// 0..pairs.len().
@@ -110,6 +148,20 @@ mod tests {
         // Components {0, 3, 5}, {1, 2, 4}, {6, 7}, labelled 0, 1 and 6.
         assert_eq!(component_order(&pairs, 8).unwrap(), vec![0, 2, 4, 1, 3, 5]);
         assert!(component_order(&[], 3).unwrap().is_empty());
+    }
+
+    #[test]
+    fn labels_over_groups_join_the_copies_to_their_first() {
+        // documents 0 and 2 are one set; 1 and 3 (positions of selected 1, 2) are near
+        let first = [0, 1, 0, 3];
+        assert_eq!(
+            labels_over_groups(&first, &[0, 1, 3], &[(1, 2)]).unwrap(),
+            vec![0, 1, 0, 1]
+        );
+        assert!(labels_over_groups(&first, &[0, 0], &[]).is_err());
+        assert!(labels_over_groups(&first, &[4], &[]).is_err());
+        assert!(labels_over_groups(&[0, 5], &[0], &[]).is_err());
+        assert!(labels_over_groups(&first, &[0, 1], &[(0, 2)]).is_err());
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! verification ([`verify`]: MinHash estimate, exact [`jaccard`], Hamming; [`hamming`] finds
 //! the SimHash pairs within a radius by multi-index hashing) → [`duplicates`]
 //! (all verified pairs) or [`spanning`] (a spanning forest of the clusters) → [`cluster`]
-//! labels ([`partitions`] salts signatures so that one LSH run stays within each partition).
+//! labels → [`keep`] (the kept document of each cluster) → [`report`] (the reported pairs);
+//! [`partitions`] salts signatures so that one LSH run stays within each partition.
 //! [`exact`] groups byte-identical documents and [`first_seen`] finds each document's
 //! first exact duplicate across batches; [`jaccard::all_pairs`] is the brute-force search.
 //! Beside the flow: [`offsets`] maps shingles back to source characters (explain), [`lookup`]
@@ -48,6 +49,8 @@ pub mod verify;
 pub mod duplicates;
 pub mod spanning;
 pub mod cluster;
+pub mod keep;
+pub mod report;
 
 // Beside the flow.
 pub mod offsets;

@@ -1,8 +1,8 @@
 //! Pieces every pair-producing stage shares: a view of a row-major matrix (signatures,
-//! fingerprints), the scored-pairs output type, every pair within groups, the gather of some
-//! rows of a CSR array (shingle sets), and cache prefetching.
+//! fingerprints), the scored-pairs output type, the gather of some rows of a CSR array
+//! (shingle sets), and cache prefetching.
 
-use crate::error::{reserve, Error, Result};
+use crate::error::{Error, Result};
 
 /// Pairs i < j and the similarity of each.
 pub type ScoredPairs = (Vec<(u32, u32)>, Vec<f32>);
@@ -81,50 +81,6 @@ pub fn prefetch_bytes(start: *const u8, len: usize) {
 /// Pairs ahead whose second set [`prefetch`] loads.
 pub const PREFETCH_AHEAD: usize = 8;
 
-/// Every pair within each group, flat as `[a0, b0, a1, b1, ...]`: group `g` is
-/// `items[starts[g]..starts[g] + sizes[g]]`, and its pairs are `(items[start + u],
-/// items[start + v])` for `u < v`, by group, then `u`, then `v`. The one copy of this loop:
-/// exact-duplicate groups (the engine's `"all"` pairs), the documents of an LSH bucket (the
-/// Ray engine) and documents sharing a label (`neardup.pairs_within_groups`).
-pub fn pairs_within_groups(starts: &[i64], sizes: &[i64], items: &[i64]) -> Result<Vec<i64>> {
-    if starts.len() != sizes.len() {
-        return Err(Error::new(format!(
-            "starts and sizes must have the same length, got {} and {}",
-            starts.len(),
-            sizes.len()
-        )));
-    }
-    let mut total = 0usize;
-    for (g, (&start, &size)) in starts.iter().zip(sizes).enumerate() {
-        let fits = start >= 0
-            && size >= 0
-            && (start as u64).saturating_add(size as u64) <= items.len() as u64;
-        if !fits {
-            return Err(Error::new(format!(
-                "group {g} (start {start}, size {size}) is outside the {} items",
-                items.len()
-            )));
-        }
-        let size = size as usize;
-        total = size
-            .checked_mul(size.saturating_sub(1))
-            .and_then(|square| total.checked_add(square / 2))
-            .ok_or_else(|| Error::resource("the pairs within groups", usize::MAX, 16))?;
-    }
-    let mut out = Vec::new();
-    reserve(&mut out, total.saturating_mul(2), "the pairs within groups")?;
-    for (&start, &size) in starts.iter().zip(sizes) {
-        let group = &items[start as usize..(start + size) as usize];
-        for (u, &a) in group.iter().enumerate() {
-            for &b in &group[u + 1..] {
-                out.push(a);
-                out.push(b);
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// Where the CSR rows `rows` (increasing) of `offsets` lie: the runs of consecutive rows as
 /// (start, end) ranges of the hashes, checked against `offsets` and `len` hashes.
 fn row_runs(offsets: &[i64], rows: &[i64], len: usize) -> Result<Vec<(usize, usize)>> {
@@ -202,17 +158,6 @@ mod tests {
         assert_eq!((none.len(), none.iter().count()), (0, 0));
     }
 
-    #[test]
-    fn pairs_within_groups_by_group_then_rank() {
-        let items = [7i64, 3, 9, 4, 5, 6];
-        // groups [7, 3, 9], [] and [5, 6]; the item 4 is in none
-        let got = pairs_within_groups(&[0, 3, 4], &[3, 0, 2], &items).unwrap();
-        assert_eq!(got, vec![7, 3, 7, 9, 3, 9, 5, 6]);
-        assert!(pairs_within_groups(&[0], &[1, 2], &items).is_err());
-        assert!(pairs_within_groups(&[5], &[2], &items).is_err());
-        assert!(pairs_within_groups(&[-1], &[1], &items).is_err());
-        assert!(pairs_within_groups(&[], &[], &items).unwrap().is_empty());
-    }
     #[test]
     fn gathered_rows_are_the_rows_in_order() {
         // rows of sizes 2, 0, 3, 1, 2

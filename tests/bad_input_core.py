@@ -248,4 +248,97 @@ ROWS = [
         InvalidArgumentError,
         "starts and sizes must have the same length",
     ),
+    # After the pass (rust/report.rs, keep.rs, cluster.rs): shapes and positions are checked.
+    _row(
+        "report_pairs-pairs-of-three-columns",
+        lambda: _core.report_pairs(
+            np.array([0, 0]), np.zeros((1, 3), np.int64), np.zeros(1, np.float32), "all"
+        ),
+        InvalidArgumentError,
+        r"pairs must have shape \(m, 2\), got \[1, 3\]",
+    ),
+    _row(
+        "report_pairs-one-dimensional-pairs",
+        lambda: _core.report_pairs(
+            np.array([0, 0]), np.zeros(2, np.int64), np.zeros(1, np.float32), "spanning"
+        ),
+        InvalidArgumentError,
+        r"pairs must have shape \(m, 2\)",
+    ),
+    _row(
+        "report_pairs-pair-out-of-range",
+        lambda: _core.report_pairs(
+            np.array([0, 1]), np.array([[0, 7]]), np.ones(1, np.float32), "all"
+        ),
+        InvalidArgumentError,
+        r"pairs\[0\] = \(0, 7\) must join two different first occurrences of the 2 documents",
+    ),
+    _row(
+        "report_pairs-first-not-a-first-occurrence",
+        lambda: _core.report_pairs(np.array([0, 2, 2]), NO_PAIRS, np.ones(0, np.float32), "all"),
+        InvalidArgumentError,
+        r"first\[1\] = 2 is not a first exact duplicate",
+    ),
+    _row(
+        "report_pairs-similarity-of-another-length",
+        lambda: _core.report_pairs(
+            np.array([0, 1]), np.array([[0, 1]]), np.ones(2, np.float32), "all"
+        ),
+        InvalidArgumentError,
+        "similarity has 2 values for 1 pairs",
+    ),
+    _row(
+        "report_pairs-unknown-mode",
+        lambda: _core.report_pairs(np.array([0]), NO_PAIRS, np.ones(0, np.float32), "some"),
+        InvalidArgumentError,
+        "mode must be 'all' or 'spanning'",
+    ),
+    _row(
+        "all_pairs_count-negative-position",
+        lambda: _core.all_pairs_count(np.array([0, 1]), np.array([[-1, 1]])),
+        InvalidArgumentError,
+        r"pairs\[0\] = \(-1, 1\)",
+    ),
+    _row(
+        "cluster_labels-selected-out-of-range",
+        lambda: _core.cluster_labels(np.array([0, 1]), np.array([0, 5]), NO_PAIRS),
+        InvalidArgumentError,
+        r"selected\[1\] = 5 is not an increasing position of the 2 documents",
+    ),
+    _row(
+        "cluster_labels-pair-past-selected",
+        lambda: _core.cluster_labels(np.array([0, 1]), np.array([0, 1]), np.array([[0, 2]])),
+        InvalidArgumentError,
+        r"pairs\[0\] = \(0, 2\) is out of range for n = 2",
+    ),
+    _row(
+        "keep_mask-label-out-of-range",
+        lambda: _core.keep_mask(np.array([0, 3]), "first"),
+        InvalidArgumentError,
+        r"labels\[1\] = 3 is not a position of the 2 documents",
+    ),
+    _row(
+        "keep_mask-measure-of-another-length",
+        lambda: _core.keep_mask(np.array([0, 0]), "longest", np.array([1, 2, 3])),
+        InvalidArgumentError,
+        "measure has 3 values for 2 documents",
+    ),
+    _row(
+        "keep_mask-measure-of-strings",
+        lambda: _core.keep_mask(np.array([0, 0]), "priority", np.array(["a", "b"])),
+        InputTypeError,
+        "measure must be a 1-d int64, uint64 or float64 array",
+    ),
+    _row(
+        "keep_mask-unknown-policy",
+        lambda: _core.keep_mask(np.array([0]), "last"),
+        InvalidArgumentError,
+        "keep must be 'first', 'longest' or 'priority'",
+    ),
+    _row(
+        "keep_mask-longest-without-a-measure",
+        lambda: _core.keep_mask(np.array([0]), "longest"),
+        InvalidArgumentError,
+        "needs one measure per document",
+    ),
 ]

@@ -286,6 +286,50 @@ def connected_components(pairs: list[tuple[int, int]], n: int) -> list[int]:
     return labels
 
 
+def cluster_labels(
+    first: list[int], selected: list[int], pairs: list[tuple[int, int]]
+) -> list[int]:
+    """Each document's cluster label, the lowest position joined to it by an exact group
+    (``first``) or a near pair (indices into ``selected``)."""
+    edges = [(i, f) for i, f in enumerate(first)]
+    edges += [(selected[a], selected[b]) for a, b in pairs]
+    return connected_components(edges, len(first))
+
+
+def keep_mask(labels: list[int], measure: list[float] | None) -> tuple[list[bool], list[int]]:
+    """(keep, representative): per cluster the largest measure (the label itself without
+    one), ties to the lowest position."""
+    if measure is None:
+        return [label == i for i, label in enumerate(labels)], list(labels)
+    best: dict[int, int] = {}
+    for i, label in enumerate(labels):
+        if label not in best or measure[i] > measure[best[label]]:
+            best[label] = i
+    rep = [best[label] for label in labels]
+    return [r == i for i, r in enumerate(rep)], rep
+
+
+def reported_pairs(
+    first: list[int], pairs: list[tuple[int, int]], sims: list[float], mode: str
+) -> list[tuple[int, int, float]]:
+    """The pairs (i, j, similarity), i < j, sorted, a run reports: ``"all"`` every pair of
+    documents in one exact group (1.0) or in two groups joined by a near pair (its
+    similarity); ``"spanning"`` each copy with its first occurrence (1.0), plus the near pairs.
+    """
+    near = {frozenset(p): s for p, s in zip(pairs, sims, strict=True)}
+    if mode == "spanning":
+        out = [(f, c, 1.0) for c, f in enumerate(first) if f != c]
+        out += [(min(p), max(p), s) for p, s in zip(pairs, sims, strict=True)]
+        return sorted(out)
+    out = []
+    for x, y in itertools.combinations(range(len(first)), 2):
+        if first[x] == first[y]:
+            out.append((x, y, 1.0))
+        elif frozenset((first[x], first[y])) in near:
+            out.append((x, y, near[frozenset((first[x], first[y]))]))
+    return out
+
+
 def sha256_groups(texts: list[str], normalized: bool = False, hash_version: int = 2) -> list[int]:
     first: dict[bytes, int] = {}
     labels = []

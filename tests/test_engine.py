@@ -33,7 +33,7 @@ def groups_and_pairs(draw):
 def test_all_pairs_are_those_of_the_uncollapsed_corpus(case):
     first, pairs = case
     sims = np.linspace(0.3, 0.9, len(pairs)).astype(np.float32)
-    got, got_sims = engine.report_pairs(first, pairs, sims, "all")
+    got, got_sims = _core.report_pairs(first, pairs, sims, "all")
     near = {tuple(p): s for p, s in zip(pairs.tolist(), sims.tolist(), strict=True)}
     want = {}
     for x, y in itertools.combinations(range(len(first)), 2):
@@ -44,8 +44,8 @@ def test_all_pairs_are_those_of_the_uncollapsed_corpus(case):
             want[(x, y)] = near[(a, b)]
     assert [tuple(p) for p in got.tolist()] == sorted(want)
     assert got_sims.tolist() == [np.float32(want[k]) for k in sorted(want)]
-    assert engine.all_pairs_count(first, pairs) == len(want)
-    spanning, _ = engine.report_pairs(first, pairs, sims, "spanning")
+    assert _core.all_pairs_count(first, pairs) == len(want)
+    spanning, _ = _core.report_pairs(first, pairs, sims, "spanning")
     labels = neardup.clusters(got, len(first))
     np.testing.assert_array_equal(neardup.clusters(spanning, len(first)), labels)
     assert {tuple(p) for p in spanning.tolist()} <= set(want)

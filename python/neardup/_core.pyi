@@ -18,8 +18,10 @@ __all__ = [
     "IndexMirror",
     "ParagraphDedup",
     "QueryIndex",
+    "all_pairs_count",
     "all_pairs_jaccard",
     "band_hashes",
+    "cluster_labels",
     "clusters",
     "estimate_jaccard",
     "exact_duplicates",
@@ -35,6 +37,8 @@ __all__ = [
     "jaccard_at_least",
     "jsonl_kept_lines",
     "jsonl_scan",
+    "keep_mask",
+    "label_pairs",
     "lsh_bucket_components",
     "lsh_bucket_pairs_bound",
     "lsh_candidate_search",
@@ -55,6 +59,7 @@ __all__ = [
     "pairs_within_groups",
     "paragraph_clean",
     "paragraph_units",
+    "report_pairs",
     "salt_signatures",
     "set_digests",
     "sha256_digests",
@@ -274,6 +279,19 @@ def gather_rows_in_place(
 def pairs_within_groups(
     starts: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64], items: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]: ...
+def label_pairs(labels: npt.NDArray[np.int64]) -> _Pairs: ...
+def cluster_labels(
+    first: npt.NDArray[np.int64], selected: npt.NDArray[np.int64], pairs: _Pairs
+) -> npt.NDArray[np.int64]: ...
+def keep_mask(
+    labels: npt.NDArray[np.int64],
+    policy: str,
+    measure: npt.NDArray[np.int64] | npt.NDArray[np.uint64] | npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]: ...
+def all_pairs_count(first: npt.NDArray[np.int64], pairs: _Pairs) -> int: ...
+def report_pairs(
+    first: npt.NDArray[np.int64], pairs: _Pairs, similarity: npt.NDArray[np.float32], mode: str
+) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
 def index_band_keys(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int
 ) -> npt.NDArray[np.uint64]: ...

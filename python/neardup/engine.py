@@ -12,8 +12,9 @@
 :func:`run` chains them over a document store (:mod:`neardup.stores`): the texts given to
 :func:`neardup.find_duplicates` or the files of ``neardup dedup``, so both keep the same rows.
 Each stage is a plain function over numpy arrays (:func:`neardup.sign.sign_batch`,
-``_core.FirstSeen``, :func:`neardup.near.near_pairs`, :func:`cluster_labels`,
-:func:`keep_mask`, :func:`report_pairs`) so a distributed executor can run it per partition.
+``_core.FirstSeen``, :func:`neardup.near.near_pairs`, then the crate's ``_core.cluster_labels``,
+``_core.keep_mask`` (:func:`neardup.keep.keep_mask`), ``_core.all_pairs_count`` and
+``_core.report_pairs``) so a distributed executor can run it per partition.
 
 >>> from neardup.plan import make_plan
 >>> from neardup.stores import MemoryStore
@@ -33,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup import _core, stages
+from neardup import _core
 from neardup._buffer import RowBuffer
 from neardup._texts import reindexed
 from neardup.banding import banding_sample, choose_banding, lsh_probability
@@ -84,20 +85,6 @@ MAX_REPORTED_PAIRS = 1 << 31
 # -- after the pass ----------------------------------------------------------------------------
 
 
-def cluster_labels(first: np.ndarray, selected: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """int64[n] cluster labels (the lowest position of each cluster) from the near pairs among
-    the ``selected`` positions (sorted first occurrences) and the exact groups ``first``.
-
-    >>> cluster_labels(np.array([0, 1, 0, 3]), np.array([0, 1, 3]), np.array([[1, 2]])).tolist()
-    [0, 1, 0, 1]
-    """
-    n = len(first)
-    local = stages.clusters(pairs, len(selected))
-    labels = np.arange(n, dtype=np.int64)
-    labels[selected] = selected[local]
-    return labels[first]
-
-
 def kept_similarity(
     first: np.ndarray, keep: np.ndarray, representative: np.ndarray, evidence: Evidence
 ) -> np.ndarray:
@@ -105,7 +92,8 @@ def kept_similarity(
     kept documents and exact duplicates, the evidence's similarity (exact Jaccard where the
     sets are held, else the signatures' estimate) for near-duplicates.
 
-    >>> ev = Evidence(np.array([0, 1]), sets=stages.shingles(["a b", "a c", "a b"], k=1))
+    >>> from neardup.stages import shingles
+    >>> ev = Evidence(np.array([0, 1]), sets=shingles(["a b", "a c", "a b"], k=1))
     >>> keep, rep = np.array([True, False, False]), np.array([0, 0, 0])
     >>> kept_similarity(np.array([0, 1, 0]), keep, rep, ev).round(4).tolist()
     [1.0, 0.3333, 1.0]
@@ -116,78 +104,6 @@ def kept_similarity(
         rows = np.flatnonzero(near)
         similarity[rows] = evidence.similarity(first[rows], first[representative[rows]])
     return similarity
-
-
-def _sorted_pairs(pairs: np.ndarray, sims: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    pairs = pairs.reshape(-1, 2)
-    pairs = np.stack([pairs.min(axis=1), pairs.max(axis=1)], axis=1)
-    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
-    return np.ascontiguousarray(pairs[order], dtype=np.int64), sims[order].astype(np.float32)
-
-
-def _members(first: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(group size per position, start of each group in ``order``, order: positions by group)."""
-    n = len(first)
-    size = np.bincount(first, minlength=n).astype(np.int64)
-    start = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(size, out=start[1:])
-    return size, start, np.argsort(first, kind="stable")
-
-
-def all_pairs_count(first: np.ndarray, pairs: np.ndarray) -> int:
-    """How many pairs :func:`report_pairs` gives in ``"all"`` mode (without building them).
-
-    >>> all_pairs_count(np.array([0, 0, 0, 3]), np.array([[0, 3]]))
-    6
-    """
-    size = np.bincount(first, minlength=len(first)).astype(np.float64)
-    within = float((size * (size - 1) / 2).sum())
-    return int(within + float((size[pairs[:, 0]] * size[pairs[:, 1]]).sum()))
-
-
-def report_pairs(
-    first: np.ndarray, pairs: np.ndarray, sims: np.ndarray, mode: str
-) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs a result reports (positions i < j, sorted) from the near pairs among first
-    occurrences (in positions) and the exact groups: ``"all"`` gives every pair as if nothing
-    had been collapsed (each exact duplicate inherits its first occurrence's pairs);
-    ``"spanning"`` each exact duplicate with its first occurrence plus the near pairs.
-
-    >>> first = np.array([0, 0, 2])
-    >>> report_pairs(first, np.array([[0, 2]]), np.array([0.5]), "all")[0].tolist()
-    [[0, 1], [0, 2], [1, 2]]
-    >>> report_pairs(first, np.array([[0, 2]]), np.array([0.5]), "spanning")[0].tolist()
-    [[0, 1], [0, 2]]
-    """
-    n = len(first)
-    copies = np.flatnonzero(first != np.arange(n))
-    if mode == "spanning":
-        star = np.stack([first[copies], copies], axis=1)
-        return _sorted_pairs(
-            np.concatenate([star, pairs.reshape(-1, 2)]),
-            np.concatenate([np.ones(len(copies), np.float32), sims.astype(np.float32)]),
-        )
-    size, start, order = _members(first)
-    chunks, chunk_sims = [pairs.reshape(-1, 2)], [sims.astype(np.float32)]
-    # each near pair (a, b) becomes every pair of a's group x b's group
-    a, b = pairs[:, 0], pairs[:, 1]
-    wide = np.flatnonzero(size[a] * size[b] > 1)
-    if len(wide):
-        sa, sb = size[a[wide]], size[b[wide]]
-        reps = sa * sb
-        which = np.repeat(np.arange(len(wide)), reps)
-        k = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
-        x = order[start[a[wide]][which] + k // sb[which]]
-        y = order[start[b[wide]][which] + k % sb[which]]
-        keep = np.ones(len(pairs), dtype=bool)
-        keep[wide] = False
-        chunks = [pairs[keep], np.stack([x, y], axis=1)]
-        chunk_sims = [sims[keep].astype(np.float32), sims[wide][which].astype(np.float32)]
-    # and every pair within each exact group
-    within = _core.pairs_within_groups(start[:n], size, order.astype(np.int64, copy=False))
-    chunks.append(within)
-    chunk_sims.append(np.ones(len(within), dtype=np.float32))
-    return _sorted_pairs(np.concatenate(chunks), np.concatenate(chunk_sims))
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -403,7 +319,7 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
         info["partitions"] = len(np.unique(salts))
     evidence.spill = None  # removed when the run ends
     with timer.stage("cluster"):
-        labels = cluster_labels(first, selected, local)
+        labels = _core.cluster_labels(first, selected, local)
         measure = policy_measure(resolved.keep, labels, _cat(lengths, (0,), np.int64), store)
         keep, rep = keep_mask(labels, measure, resolved.keep)
         pairs = selected[local] if len(local) else np.zeros((0, 2), dtype=np.int64)
@@ -411,7 +327,7 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
         if not report:  # the search's mode stays on record; nothing is expanded
             pairs, sims = pairs[:0], sims[:0]
         elif mode != "spanning":
-            total = all_pairs_count(first, pairs)
+            total = _core.all_pairs_count(first, pairs)
             if resolved.pairs == "auto" and total > resolved.spanning_limit:
                 mode = "spanning"
                 info["pairs_reason"] = f"all pairs would be {total:,} > spanning_limit"
@@ -424,7 +340,9 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
                 mode = "all"
         info["pairs_used"] = mode
         if report:
-            pairs, sims = report_pairs(first, pairs, sims, mode)
+            pairs, sims = _core.report_pairs(
+                first, pairs, sims.astype(np.float32, copy=False), mode
+            )
         info["pairs_reported"] = len(pairs)
     empty = ~_cat(groupable, (0,), bool) if resolved.uses_shingles else np.zeros(len(first), bool)
     return Outcome(

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from neardup import _core
 from neardup.errors import ArgumentTypeError, InputError, InvalidArgumentError
 
 #: The refusal of ``keep="priority"`` without the numbers.
@@ -39,26 +40,24 @@ def keep_mask(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(keep bool[n], representative int64[n]): one kept document per cluster — the first
     (lowest position), or the one with the largest ``measure`` (characters for
-    ``"longest"``, priorities for ``"priority"``), ties to the lowest position.
+    ``"longest"``, priorities for ``"priority"``), ties to the lowest position
+    (``_core.keep_mask``, ``rust/keep.rs``; numbers compare exactly in their own type).
 
     >>> keep, rep = keep_mask(np.array([0, 0, 2]), np.array([3, 9, 1]), "longest")
     >>> keep.tolist(), rep.tolist()
     ([False, True, True], [1, 1, 2])
     """
-    n = len(labels)
-    pos = np.arange(n, dtype=np.int64)
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
     if policy == "first" or measure is None:
-        rep = labels
-    else:
-        # Ranks instead of the values: -x would overflow for the smallest int64.
-        _, rank = np.unique(np.asarray(measure), return_inverse=True)
-        order = np.lexsort((pos, -rank.reshape(-1).astype(np.int64), labels))
-        head = np.ones(n, dtype=bool)
-        head[1:] = labels[order][1:] != labels[order][:-1]
-        best = np.empty(n, dtype=np.int64)
-        best[labels[order][head]] = order[head]
-        rep = best[labels]
-    return rep == pos, rep
+        return _core.keep_mask(labels, "first")
+    measure = np.asarray(measure)
+    if measure.dtype.kind == "O":  # Python numbers beyond int64/uint64/float64: their ranks
+        measure = np.unique(measure, return_inverse=True)[1].reshape(-1)
+    if measure.dtype.kind == "f":
+        return _core.keep_mask(labels, policy, np.ascontiguousarray(measure, dtype=np.float64))
+    if measure.dtype.kind == "u":
+        return _core.keep_mask(labels, policy, np.ascontiguousarray(measure, dtype=np.uint64))
+    return _core.keep_mask(labels, policy, np.ascontiguousarray(measure, dtype=np.int64))
 
 
 def exact_priorities(values: list[Any]) -> np.ndarray:

@@ -279,12 +279,8 @@ def pairs_within_groups(labels: np.ndarray) -> np.ndarray:
             f"labels must be a 1-d integer array of group labels, got {labels.dtype} "
             f"of shape {labels.shape}"
         )
-    order = np.argsort(labels, kind="stable").astype(np.int64)
-    sorted_labels = labels[order]
-    starts = np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1]])[: len(order)]
-    sizes = np.diff(np.r_[starts, len(order)])
-    pairs = _core.pairs_within_groups(starts.astype(np.int64), sizes.astype(np.int64), order)
-    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+    # int64 keeps every label distinct (uint64 wraps one to one); rust/report.rs pairs them
+    return _core.label_pairs(np.ascontiguousarray(labels, dtype=np.int64))
 
 
 def find_duplicates(

@@ -1,8 +1,7 @@
 //! The collapse stage's part of `neardup._core`: `FirstSeen`, each document's first exact
 //! duplicate over the batches of a pass (`rust/first_seen.rs`); `set_digests`, the digest that
-//! finds equal shingle sets (`rust/signing/digest.rs`); `pairs_within_groups`, every pair of an
-//! exact group, a bucket or a label, and `gather_rows`, the held sets of the unique documents
-//! (`rust/rows.rs`).
+//! finds equal shingle sets (`rust/signing/digest.rs`); and `gather_rows`, the held sets of the
+//! unique documents (`rust/rows.rs`).
 
 use super::{contiguous, matrix, run, sets_view};
 use numpy::{
@@ -13,7 +12,6 @@ use pyo3::prelude::*;
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FirstSeen>()?;
     m.add_function(wrap_pyfunction!(set_digests, m)?)?;
-    m.add_function(wrap_pyfunction!(pairs_within_groups, m)?)?;
     m.add_function(wrap_pyfunction!(gather_rows, m)?)?;
     m.add_function(wrap_pyfunction!(gather_rows_in_place, m)?)?;
     Ok(())
@@ -29,23 +27,6 @@ fn set_digests<'py>(
     let view = sets_view(&offsets, &hashes)?;
     let digests = run(py, || crate::signing::set_digests(view))?;
     matrix(py, digests, 2)
-}
-
-/// int64[m, 2]: every pair `(items[s + u], items[s + v])`, `u < v`, within each group
-/// `items[s:s + size]` given by `starts`/`sizes`; by group, then `u`, then `v`.
-#[pyfunction]
-fn pairs_within_groups<'py>(
-    py: Python<'py>,
-    starts: PyReadonlyArray1<'py, i64>,
-    sizes: PyReadonlyArray1<'py, i64>,
-    items: PyReadonlyArray1<'py, i64>,
-) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    let (starts, sizes) = (contiguous(&starts, "starts")?, contiguous(&sizes, "sizes")?);
-    let items = contiguous(&items, "items")?;
-    let pairs = run(py, || {
-        crate::rows::pairs_within_groups(starts, sizes, items)
-    })?;
-    matrix(py, pairs, 2)
 }
 
 /// Copies the CSR rows `rows` (increasing) of `offsets`/`hashes` one after another to the

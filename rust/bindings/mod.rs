@@ -10,6 +10,7 @@ mod jsonl;
 mod lsh;
 mod matches;
 mod paragraphs;
+mod report;
 
 use crate::error::{reserve, Error, Result};
 use crate::hashing::HashVersion;
@@ -564,6 +565,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sha256_digests, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     collapse::register(m)?;
+    report::register(m)?;
     hash::register(m)?;
     index::register(m)?;
     jsonl::register(m)?;
