@@ -26,7 +26,10 @@ def old_module() -> types.SimpleNamespace:
     """The numpy functions of main's engine.py and keep.py (exec'd from git, not copied)."""
     ns: dict = {"np": np, "_core": _core, "stages": stages}
     engine = ["cluster_labels", "_sorted_pairs", "_members", "all_pairs_count", "report_pairs"]
-    for path, names in [("python/neardup/engine.py", engine), ("python/neardup/keep.py", ["keep_mask"])]:
+    for path, names in [
+        ("python/neardup/engine.py", engine),
+        ("python/neardup/keep.py", ["keep_mask"]),
+    ]:
         src = subprocess.run(
             ["git", "show", f"{BEFORE}:{path}"], capture_output=True, text=True, check=True
         ).stdout
@@ -119,7 +122,9 @@ def main() -> None:
             else:
                 assert o == w, (key, o, w)
         m = len(new["all"][0])
-        print(f"{sizes} groups, n={args.n:,}, near pairs {len(pairs):,}: all pairs {m:,}, identical")
+        print(
+            f"{sizes} groups, n={args.n:,}, near pairs {len(pairs):,}: all pairs {m:,}, identical"
+        )
         stages_t = {"report all": [], "report spanning": [], "count": [], "labels": [], "keep": []}
         for _ in range(args.rounds):
             for which in ("old", "new"):
@@ -142,7 +147,9 @@ def main() -> None:
         for name, rows in stages_t.items():
             o = min(t for w, t in rows if w == "old")
             w = min(t for w, t in rows if w == "new")
-            print(f"  {name:16s} numpy {o * 1000:8.1f} ms   rust {w * 1000:8.1f} ms   x{o / w:5.1f}")
+            print(
+                f"  {name:16s} numpy {o * 1000:8.1f} ms   rust {w * 1000:8.1f} ms   x{o / w:5.1f}"
+            )
 
 
 if __name__ == "__main__":

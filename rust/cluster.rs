@@ -83,15 +83,7 @@ pub fn labels_over_groups(
         }
         last = s;
     }
-    if let Some((i, &f)) = first
-        .iter()
-        .enumerate()
-        .find(|&(_, &f)| f < 0 || f as u64 >= n as u64)
-    {
-        return Err(Error::new(format!(
-            "first[{i}] = {f} is not a position of the {n} documents"
-        )));
-    }
+    crate::rows::check_positions("first", first, n)?;
     let local = clusters(pairs, selected.len())?;
     let mut labels = Vec::new();
     reserve(&mut labels, n, "the cluster labels")?;

@@ -62,15 +62,7 @@ pub type Kept = (Vec<bool>, Vec<i64>);
 /// `measure` (required), ties to the lowest position.
 pub fn keep(labels: &[i64], policy: Policy, measure: Option<Measure<'_>>) -> Result<Kept> {
     let n = labels.len();
-    if let Some((i, &label)) = labels
-        .iter()
-        .enumerate()
-        .find(|&(_, &l)| l < 0 || l as u64 >= n as u64)
-    {
-        return Err(Error::new(format!(
-            "labels[{i}] = {label} is not a position of the {n} documents"
-        )));
-    }
+    crate::rows::check_positions("labels", labels, n)?;
     let representative = match (policy, measure) {
         (Policy::First, _) => labels.to_vec(),
         (_, None) => {

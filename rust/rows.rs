@@ -81,6 +81,20 @@ pub fn prefetch_bytes(start: *const u8, len: usize) {
 /// Pairs ahead whose second set [`prefetch`] loads.
 pub const PREFETCH_AHEAD: usize = 8;
 
+/// Checks that every value of the argument `name` is a position of `n` documents.
+pub fn check_positions(name: &str, values: &[i64], n: usize) -> Result<()> {
+    match values
+        .iter()
+        .enumerate()
+        .find(|&(_, &v)| v < 0 || v as u64 >= n as u64)
+    {
+        Some((i, v)) => Err(Error::new(format!(
+            "{name}[{i}] = {v} is not a position of the {n} documents"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Where the CSR rows `rows` (increasing) of `offsets` lie: the runs of consecutive rows as
 /// (start, end) ranges of the hashes, checked against `offsets` and `len` hashes.
 fn row_runs(offsets: &[i64], rows: &[i64], len: usize) -> Result<Vec<(usize, usize)>> {

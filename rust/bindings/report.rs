@@ -113,6 +113,9 @@ impl<'py> MeasureArray<'py> {
     }
 }
 
+/// (keep bool[n], representative int64[n]).
+type Kept<'py> = (Bound<'py, PyArray1<bool>>, Bound<'py, PyArray1<i64>>);
+
 /// (keep bool[n], representative int64[n]): one kept document per cluster of `labels`.
 #[pyfunction]
 #[pyo3(signature = (labels, policy, measure=None))]
@@ -121,7 +124,7 @@ fn keep_mask<'py>(
     labels: PyReadonlyArray1<'py, i64>,
     policy: &str,
     measure: Option<&Bound<'py, PyAny>>,
-) -> PyResult<(Bound<'py, PyArray1<bool>>, Bound<'py, PyArray1<i64>>)> {
+) -> PyResult<Kept<'py>> {
     let policy = Policy::parse(policy)?;
     let labels = contiguous(&labels, "labels")?;
     let measure = measure.map(MeasureArray::borrow).transpose()?;
