@@ -253,16 +253,7 @@ impl CostModel {
     ) -> Result<Prediction> {
         check_threshold(threshold)?;
         check_banding(bands, rows, self.width)?;
-        let limit = match bucket_limit {
-            None => usize::MAX,
-            Some(limit) if limit < 2 => {
-                return Err(Error::new(format!(
-                    "bucket_limit must be at least 2, got {limit}"
-                )))
-            }
-            Some(limit) => limit,
-        };
-        let rule = BucketRule { limit, threshold };
+        let rule = BucketRule::new(threshold, bucket_limit)?;
         let screen = screen_min_equal(self.width, threshold, SCREEN_MISS);
         let found = candidates(
             &self.signatures,
