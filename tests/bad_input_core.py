@@ -105,6 +105,103 @@ ROWS = [
         InvalidArgumentError,
         "num_perm must be in",
     ),
+    # The banding choice: the crate's guards behind neardup.banding's checks.
+    _row(
+        "core-choose_banding-threshold-0",
+        lambda: _core.choose_banding(0.0, 128, True, 0.99, 32),
+        InvalidArgumentError,
+        r"threshold must be in \(0, 1\]",
+    ),
+    _row(
+        "core-choose_banding-recall-1",
+        lambda: _core.choose_banding(0.5, 128, True, 1.0, 32),
+        InvalidArgumentError,
+        r"recall must be in \(0, 1\)",
+    ),
+    _row(
+        "core-choose_banding-num_perm-0",
+        lambda: _core.choose_banding(0.5, 0, True, 0.99, 32),
+        InvalidArgumentError,
+        "num_perm must be at least 1",
+    ),
+    _row(
+        "core-choose_banding-bucket_limit-1",
+        lambda: _core.choose_banding(0.5, 8, True, 0.99, 1, _signatures()),
+        InvalidArgumentError,
+        "bucket_limit must be at least 2",
+    ),
+    _row(
+        "core-choose_banding-narrow-signatures",
+        lambda: _core.choose_banding(0.5, 16, True, 0.99, 32, _signatures()),
+        InvalidArgumentError,
+        "signatures have 8 slots, fewer than num_perm = 16",
+    ),
+    _row(
+        "core-choose_banding-strided-signatures",
+        lambda: _core.choose_banding(0.5, 4, True, 0.99, 32, _signatures(num_perm=8)[:, ::2]),
+        InvalidArgumentError,
+        "signatures must be a C-contiguous array",
+    ),
+    _row(
+        "core-choose_banding-sizes-length",
+        lambda: _core.choose_banding(0.5, 8, True, 0.99, 32, _signatures(), None, np.ones(2)),
+        InvalidArgumentError,
+        r"sizes must be 3 shingle counts, one per signature, got shape \(2,\)",
+    ),
+    _row(
+        "core-choose_banding-sizes-nan",
+        lambda: _core.choose_banding(
+            0.5, 8, True, 0.99, 32, _signatures(), None, np.array([1.0, np.nan, 2.0])
+        ),
+        InvalidArgumentError,
+        "sizes must be finite and non-negative",
+    ),
+    _row(
+        "choose_banding-sizes-negative",
+        lambda: neardup.choose_banding(0.5, 8, "exact", _signatures(), sizes=[1, -1, 2]),
+        InvalidArgumentError,
+        "sizes must be finite and non-negative",
+    ),
+    _row(
+        "core-choose_banding-position-past-the-end",
+        lambda: _core.choose_banding(
+            0.5, 8, True, 0.99, 32, _signatures(), np.array([0, 3], np.uint64)
+        ),
+        InvalidArgumentError,
+        "sample position 3 is past the 3 signatures",
+    ),
+    _row(
+        "core-banding_sample-three-lanes",
+        lambda: _core.banding_sample(np.zeros((3, 3), np.uint64), _signatures(), 2),
+        InvalidArgumentError,
+        r"digests must be uint64\[n, 2\]",
+    ),
+    _row(
+        "core-banding_sample-rows",
+        lambda: _core.banding_sample(np.zeros((2, 2), np.uint64), _signatures(), 2),
+        InvalidArgumentError,
+        "2 digests for 3 signatures: one digest per row",
+    ),
+    _row(
+        "core-banding_sample-size-0",
+        lambda: _core.banding_sample(np.zeros((3, 2), np.uint64), _signatures(), 0),
+        InvalidArgumentError,
+        "size must be at least 1",
+    ),
+    _row(
+        "banding_sample-sizes",
+        lambda: neardup.banding.banding_sample(
+            np.zeros((3, 2), np.uint64), _signatures(), sizes=np.ones(4)
+        ),
+        InvalidArgumentError,
+        "4 sizes for 3 digests: one per row",
+    ),
+    _row(
+        "core-sample_keys-one-lane",
+        lambda: _core.sample_keys(np.zeros((3, 1), np.uint64)),
+        InvalidArgumentError,
+        r"digests must be uint64\[n, 2\]",
+    ),
     # Panics reachable from arguments (they surfaced as RuntimeError "internal error").
     _row(
         "core-lsh_duplicates-no-columns",

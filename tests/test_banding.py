@@ -132,18 +132,21 @@ def test_cost_model_weighs_each_candidate_by_the_sets_it_intersects():
     n = len(signatures)
     assert n <= banding.SAMPLE_SIZE  # the sample is the corpus: the prediction is exact
     sizes = np.random.default_rng(6).integers(10, 3000, size=n)
-    sample = banding._Sample.draw(signatures, sizes)
-    assert sample.sign_work == banding.DOCUMENT_COST * n + sizes.sum()
-    # Exact duplicates are shingled by the sign pass though signed once: their work counts.
-    read = banding._Sample.draw(signatures, sizes, (2 * n, 3 * int(sizes.sum())))
-    assert read.sign_work == banding.DOCUMENT_COST * 2 * n + 3 * sizes.sum()
-    pairs = screened(signatures, 21, 1, 0.2)
-    beyond = pairs[neardup.estimate_jaccard(signatures, pairs) < 0.2]
-    merged = sizes[beyond[:, 0]] + sizes[beyond[:, 1]]
-    expected = (banding.CANDIDATE_COST + banding.MERGE_COST * merged).sum()
-    assert sample.predict(21, 1, 0.2).excess_work == pytest.approx(expected)
     chosen = neardup.choose_banding(0.2, 128, "exact", signatures, sizes=sizes)
-    assert "x the sign pass's" in chosen.reason
+    pairs = screened(signatures, chosen.bands, chosen.rows, 0.2)
+    assert chosen.predicted_candidates == len(pairs)
+    beyond = pairs[neardup.estimate_jaccard(signatures, pairs) < 0.2]
+    assert len(beyond) > 0
+    merged = sizes[beyond[:, 0]] + sizes[beyond[:, 1]]
+    excess = (banding.CANDIDATE_COST + banding.MERGE_COST * merged).sum()
+    sign_work = banding.DOCUMENT_COST * n + sizes.sum()
+    assert chosen.reason.endswith(f" {excess / sign_work:.2g}x the sign pass's")
+    # Exact duplicates are shingled by the sign pass though signed once: their work counts.
+    read = (2 * n, 3 * int(sizes.sum()))
+    again = neardup.choose_banding(0.2, 128, "exact", signatures, sizes=sizes, sign_pass=read)
+    sign_work = banding.DOCUMENT_COST * 2 * n + 3 * sizes.sum()
+    assert again.reason.endswith(f" {excess / sign_work:.2g}x the sign pass's")
+    assert again.reason != chosen.reason
 
 
 def test_choose_banding_checks_the_sizes_and_the_sign_pass():

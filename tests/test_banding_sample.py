@@ -105,18 +105,18 @@ def test_the_local_engine_refines_the_banding_whatever_the_order():
 
 @settings(max_examples=200, deadline=None)
 @given(
-    keys=st.lists(st.integers(0, 30), min_size=0, max_size=400),
+    picks=st.lists(st.integers(0, 30), min_size=0, max_size=400),
     size=st.integers(1, 60),
 )
-def test_distinct_cut_is_the_size_th_smallest_distinct_key(keys, size):
-    # Few values, many copies: the doubling search must count distinct keys, not rows.
-    arr = np.array(keys, dtype=np.uint64)
-    distinct = sorted(set(keys))
-    cut = banding._distinct_cut(arr, size)
-    if len(distinct) <= size:
-        assert cut is None or int(cut) == distinct[-1]  # every row either way
-    else:
-        assert int(cut) == distinct[size - 1]
+def test_few_distinct_sets_with_many_copies_are_counted_once(picks, size):
+    # Few sets, many copies: the crate's doubling search for the cut must count distinct
+    # keys, not rows, or the sample comes out short.
+    pool = np.random.default_rng(3).integers(0, 2**63, size=(31, 2), dtype=np.uint64)
+    digests = pool[np.array(picks, dtype=np.int64)].reshape(-1, 2)
+    signatures = np.zeros((len(digests), 2), np.uint32)
+    got = banding.banding_sample(digests, signatures, size)[0]
+    assert [tuple(d) for d in got.tolist()] == _brute_force(digests, size)
+    assert len(got) == min(size, len(set(picks)))
 
 
 def test_sample_size_must_be_positive():

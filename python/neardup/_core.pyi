@@ -12,8 +12,15 @@ import numpy.typing as npt
 
 # The module's __all__ (pyo3 lists every exported name); stubtest checks it.
 __all__ = [
+    "BUCKET_LIMIT",
+    "CANDIDATE_COST",
+    "DEFAULT_RECALL",
+    "DOCUMENT_COST",
     "HASH_VERSION",
     "HASH_VERSIONS",
+    "MERGE_COST",
+    "SAMPLE_SIZE",
+    "STEEPEST",
     "FirstSeen",
     "IndexMirror",
     "ParagraphDedup",
@@ -21,6 +28,8 @@ __all__ = [
     "all_pairs_count",
     "all_pairs_jaccard",
     "band_hashes",
+    "banding_sample",
+    "choose_banding",
     "cluster_labels",
     "clusters",
     "estimate_jaccard",
@@ -48,6 +57,8 @@ __all__ = [
     "lsh_half_point",
     "lsh_params",
     "lsh_probability",
+    "lsh_recall_bandings",
+    "lsh_recall_params",
     "lsh_rows_in_candidates",
     "lsh_s_star",
     "lsh_screen_min_equal",
@@ -61,6 +72,7 @@ __all__ = [
     "paragraph_units",
     "report_pairs",
     "salt_signatures",
+    "sample_keys",
     "set_digests",
     "sha256_digests",
     "shingle_offsets",
@@ -77,6 +89,15 @@ _Pairs = npt.NDArray[np.int64]
 
 HASH_VERSION: int
 HASH_VERSIONS: tuple[int, ...]
+
+# The banding choice's constants (rust/lsh/choose.rs), read by neardup.banding.
+DEFAULT_RECALL: float
+BUCKET_LIMIT: int
+SAMPLE_SIZE: int
+STEEPEST: str
+DOCUMENT_COST: int
+CANDIDATE_COST: float
+MERGE_COST: float
 
 def normalize(text: str, hash_version: int) -> str: ...
 def word_counts(texts: _Texts, hash_version: int) -> npt.NDArray[np.int64]: ...
@@ -139,6 +160,29 @@ def lsh_half_point(bands: int, rows: int) -> float: ...
 def lsh_probability(
     similarity: npt.NDArray[np.float64], bands: int, rows: int
 ) -> npt.NDArray[np.float64]: ...
+def lsh_recall_bandings(
+    threshold: float, num_perm: int, recall: float
+) -> list[tuple[int, int]]: ...
+def lsh_recall_params(threshold: float, num_perm: int, recall: float) -> tuple[int, int]: ...
+def sample_keys(digests: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]: ...
+def banding_sample(
+    digests: npt.NDArray[np.uint64],
+    signatures: npt.NDArray[np.uint32],
+    size: int,
+    sizes: npt.NDArray[np.int64] | None = None,
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32], npt.NDArray[np.int64]]: ...
+def choose_banding(
+    threshold: float,
+    num_perm: int,
+    exact: bool,
+    recall: float,
+    bucket_limit: int | None,
+    signatures: npt.NDArray[np.uint32] | None = None,
+    positions: npt.NDArray[np.uint64] | None = None,
+    sizes: npt.NDArray[np.float64] | None = None,
+    sign_pass: tuple[int, int] | None = None,
+    n: int | None = None,
+) -> tuple[int, int, float, int | None, str]: ...
 def band_hashes(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
 ) -> npt.NDArray[np.uint64]: ...

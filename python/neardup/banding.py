@@ -19,44 +19,44 @@ P(s) = 1 - (1 - s^r)^b. Two rules pick (b, r) for a threshold T and P slots:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 import numpy as np
 
 from neardup import _core
-from neardup._core import mix64
 from neardup._validate import check_choice, check_int, check_threshold
 from neardup._validate import check_signatures as _signatures
 from neardup.errors import ArgumentTypeError, InvalidArgumentError
 
+# The constants below are the crate's (``rust/lsh/choose.rs``), read from it.
+
 #: Recall at the threshold that :func:`choose_banding` guarantees when verification is exact.
-DEFAULT_RECALL = 0.99
+DEFAULT_RECALL: float = _core.DEFAULT_RECALL
 
 #: LSH buckets of more documents than this are looked at before they are paired: kept whole
 #: when a sample of their pairs says they are mostly duplicates, else split by more signature
 #: slots (``rust/lsh/groups.rs``), so text shared by many documents (a footer, a licence)
 #: cannot make the candidates grow as n². None keeps every bucket whole.
-BUCKET_LIMIT = 32
+BUCKET_LIMIT: int = _core.BUCKET_LIMIT
 
 #: Documents whose signatures the cost model bands (a uniform sample, fixed seed).
-SAMPLE_SIZE = 1_000
+SAMPLE_SIZE: int = _core.SAMPLE_SIZE
 
 #: The reason :func:`choose_banding` gives for its recall-first banding.
-STEEPEST = "recall-first: the steepest r with P(T) >= the target, bands over every slot"
+STEEPEST: str = _core.STEEPEST
 
 #: The cost model's work, in units of shingling and signing one shingle (P = 128), fitted to
 #: ``time.process_time`` of ``find_duplicates`` with forced bandings against
 #: ``verify="estimate"`` on the real-text corpora (benches/realtext: licence texts, ~1,500
 #: shingles a document; template-family descriptions, ~60): a document's fixed work in the
 #: sign pass (reading, hashing, the exact-duplicate collapse)...
-DOCUMENT_COST = 100
+DOCUMENT_COST: int = _core.DOCUMENT_COST
 #: ...a candidate pair's (band bucketing, the pair list, looking its sets up)...
-CANDIDATE_COST = 1.8
+CANDIDATE_COST: float = _core.CANDIDATE_COST
 #: ...and each shingle of the two sets that verifying a candidate intersects (an 8-wide
 #: merge: a hundred of them cost what shingling and signing one shingle costs).
-MERGE_COST = 0.01
+MERGE_COST: float = _core.MERGE_COST
 
 
 def _positive(name: str, value: int) -> int:
@@ -112,28 +112,6 @@ def lsh_probability(similarity: Any, bands: int, rows: int) -> Any:
     return float(out) if out.ndim == 0 else out
 
 
-def _collision(per_band: float, bands: int) -> float:
-    """1 - (1 - p)^b without the rounding of (1 - p) to 1 for tiny p."""
-    return -math.expm1(bands * math.log1p(-per_band))
-
-
-def _fewest_bands(threshold: float, rows: int, recall: float, most: int) -> int | None:
-    """The smallest b <= ``most`` with 1 - (1 - T^r)^b >= recall, or None if there is none."""
-    per_band = threshold**rows
-    if per_band >= 1.0:
-        return 1
-    if _collision(per_band, most) < recall:
-        return None
-    low, high = 1, most  # the curve rises with b: bisect for the first b that reaches it
-    while low < high:
-        middle = (low + high) // 2
-        if _collision(per_band, middle) >= recall:
-            high = middle
-        else:
-            low = middle + 1
-    return low
-
-
 def recall_bandings(threshold: float, num_perm: int, recall: float) -> list[tuple[int, int]]:
     """Every admissible recall-first banding, steepest first: for each r the fewest bands b
     with P(T) >= recall and b * r <= num_perm.
@@ -143,13 +121,7 @@ def recall_bandings(threshold: float, num_perm: int, recall: float) -> list[tupl
     """
     threshold = check_threshold(threshold)
     num_perm = _positive("num_perm", num_perm)
-    recall = _check_recall(recall)
-    found = []
-    for rows in range(num_perm, 0, -1):
-        bands = _fewest_bands(threshold, rows, recall, num_perm // rows)
-        if bands is not None:
-            found.append((bands, rows))
-    return found
+    return _core.lsh_recall_bandings(threshold, num_perm, _check_recall(recall))
 
 
 def lsh_params(
@@ -172,8 +144,7 @@ def lsh_params(
     num_perm = _positive("num_perm", num_perm)
     if recall is None:
         return _core.lsh_params(threshold, num_perm)
-    admissible = recall_bandings(threshold, num_perm, recall)
-    return admissible[0] if admissible else (num_perm, 1)
+    return _core.lsh_recall_params(threshold, num_perm, _check_recall(recall))
 
 
 @dataclass(frozen=True)
@@ -206,18 +177,13 @@ class Banding:
         }
 
 
-@dataclass(frozen=True)
-class _Prediction:
-    candidates: int
-    #: verification work of the candidates beyond the duplicate pairs (cost model units)
-    excess_work: float
-
-
-def _sample_rows(n: int, size: int) -> np.ndarray:
-    """A uniform sample by position (fixed seed): for callers that pass the whole corpus."""
+def _sample_rows(n: int, size: int) -> np.ndarray | None:
+    """A uniform sample by position (numpy's generator, seed 0) for callers that pass the
+    whole corpus; None when it is every row."""
     if n <= size:
-        return np.arange(n)
-    return np.sort(np.random.default_rng(0).choice(n, size=size, replace=False))
+        return None
+    rows = np.random.default_rng(0).choice(n, size=size, replace=False)
+    return np.sort(rows).astype(np.uint64)
 
 
 def sample_keys(digests: np.ndarray) -> np.ndarray:
@@ -229,8 +195,7 @@ def sample_keys(digests: np.ndarray) -> np.ndarray:
     >>> bool(k[0] == k[1]), bool(k[0] == k[2])
     (True, False)
     """
-    lanes = np.asarray(digests, dtype=np.uint64).reshape(-1, 2)
-    return mix64(lanes[:, 0] ^ mix64(lanes[:, 1].copy()))
+    return _core.sample_keys(np.ascontiguousarray(digests, dtype=np.uint64).reshape(-1, 2))
 
 
 def banding_sample(
@@ -250,7 +215,8 @@ def banding_sample(
     at once) and the Ray engine (per partition, merged on the driver) draw the same rows. Rows
     with equal digests are copies of one set (equal signatures): one is kept. A hash of the
     set is independent of its neighbours' similarity, so the sample is uniform over the
-    distinct sets, as :func:`choose_banding`'s scaling by ``n`` assumes.
+    distinct sets, as :func:`choose_banding`'s scaling by ``n`` assumes. The crate draws it
+    (``rust/lsh/sample.rs``).
 
     >>> d = np.array([[5, 1], [7, 2], [5, 1]], dtype=np.uint64)
     >>> s = np.arange(6, dtype=np.uint32).reshape(3, 2)
@@ -263,96 +229,8 @@ def banding_sample(
     """
     size = check_int("size", size, low=1)
     lanes = np.ascontiguousarray(digests, dtype=np.uint64).reshape(-1, 2)
-    if len(lanes) != len(signatures):
-        raise InvalidArgumentError(
-            f"{len(lanes)} digests for {len(signatures)} signatures: one digest per row"
-        )
-    counts = np.zeros(len(lanes), np.int64) if sizes is None else np.asarray(sizes, np.int64)
-    if len(counts) != len(lanes):
-        raise InvalidArgumentError(f"{len(counts)} sizes for {len(lanes)} digests: one per row")
-    keys = sample_keys(lanes)
-    cut = _distinct_cut(keys, size)
-    # rows above the size-th smallest distinct key are never chosen
-    rows = np.arange(len(keys)) if cut is None else np.flatnonzero(keys <= cut)
-    order = rows[np.lexsort((lanes[rows, 1], lanes[rows, 0], keys[rows]))]
-    ordered = lanes[order]
-    fresh = np.ones(len(order), dtype=bool)
-    fresh[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
-    chosen = order[fresh][:size]
-    return lanes[chosen], np.ascontiguousarray(signatures[chosen]), counts[chosen]
-
-
-def _distinct_cut(keys: np.ndarray, size: int) -> Any:
-    """The ``size``-th smallest distinct value of ``keys``, or None when there are no more
-    than ``size``. Copies share a key, so the cut counts distinct keys; found by partitioning
-    (linear) for the ``m``-th smallest key, ``m`` doubled until the keys up to it hold ``size``
-    distinct ones, instead of ``np.unique`` of every key (a second a million documents).
-
-    >>> _distinct_cut(np.array([9, 3, 3, 7, 1], np.uint64), 2), _distinct_cut(np.arange(3), 3)
-    (np.uint64(3), None)
-    """
-    m = max(size, 1)
-    while m < len(keys):
-        low = keys[keys <= np.partition(keys, m - 1)[m - 1]]
-        distinct = np.unique(low)  # the distinct keys up to the m-th smallest: few
-        if len(distinct) >= size:
-            return distinct[size - 1]  # keys <= it: the rows of the size smallest distinct
-        m *= 2
-    distinct = np.unique(keys)
-    return distinct[size - 1] if len(distinct) > size else None
-
-
-@dataclass(frozen=True)
-class _Sample:
-    """The cost model's view of a corpus: a uniform sample of its signatures (and set sizes),
-    the corpus size and the sign pass's work."""
-
-    signatures: np.ndarray
-    sizes: np.ndarray  # float64 shingle counts of the sampled documents (zeros if unknown)
-    n: int
-    sign_work: float
-
-    @classmethod
-    def draw(
-        cls,
-        signatures: np.ndarray,
-        sizes: np.ndarray | None,
-        sign_pass: tuple[int, int] | None = None,
-        n: int | None = None,
-    ) -> _Sample:
-        """``n`` None: ``signatures`` are the corpus, sampled by position; else they are
-        already a uniform sample of a corpus of ``n`` distinct sets (:func:`banding_sample`)."""
-        m = len(signatures)
-        rows = _sample_rows(m, SAMPLE_SIZE) if n is None else np.arange(m)
-        n = m if n is None else n
-        known = np.zeros(m) if sizes is None else sizes
-        mean = float(known.mean()) if m else 0.0
-        documents, shingles = sign_pass if sign_pass is not None else (n, mean * n)
-        return cls(
-            np.ascontiguousarray(signatures[rows]),
-            known[rows],
-            n,
-            DOCUMENT_COST * documents + float(shingles),
-        )
-
-    def predict(
-        self, bands: int, rows: int, threshold: float, bucket_limit: int | None = BUCKET_LIMIT
-    ) -> _Prediction:
-        """Candidate pairs of the whole corpus, scaled from the sample's: a pair of documents
-        lands in a uniform sample of m of n with probability m(m-1) / (n(n-1)), so the scaled
-        count is unbiased. The sample's candidates are those exact verification would see
-        (buckets split past ``bucket_limit``, the screen applied); ``excess_work`` weighs those
-        whose MinHash estimate is below T (the pairs the output will not hold)."""
-        pairs = _core.lsh_candidate_search(
-            self.signatures, bands, rows, threshold, bucket_limit, True, 1
-        )[0]
-        assert pairs is not None  # no pair limit: the search never stops early
-        m = len(self.signatures)
-        scale = 1.0 if m >= self.n or m < 2 else self.n * (self.n - 1) / (m * (m - 1))
-        above = _core.estimate_jaccard(self.signatures, pairs) >= threshold
-        work = CANDIDATE_COST + MERGE_COST * (self.sizes[pairs[:, 0]] + self.sizes[pairs[:, 1]])
-        excess = float(work[~above].sum()) * scale
-        return _Prediction(round(len(pairs) * scale), excess)
+    counts = None if sizes is None else np.ascontiguousarray(sizes, dtype=np.int64).reshape(-1)
+    return _core.banding_sample(lanes, _signatures(signatures), size, counts)
 
 
 def choose_banding(
@@ -366,7 +244,8 @@ def choose_banding(
     n: int | None = None,
     bucket_limit: int | None = BUCKET_LIMIT,
 ) -> Banding:
-    """The banding the pipeline uses when none is given: the one place that decides it.
+    """The banding the pipeline uses when none is given: the one place that decides it
+    (``rust/lsh/choose.rs``).
 
     ``verify="estimate"``: the classic rule (:func:`lsh_params` without ``recall``). Exact
     verification, recall-first: the steepest r for which P(T) >= ``recall`` can be reached
@@ -398,42 +277,23 @@ def choose_banding(
     recall = _check_recall(recall)
     if bucket_limit is not None:
         bucket_limit = check_int("bucket_limit", bucket_limit, low=2)
-    classic = _core.lsh_params(threshold, num_perm)
-    if verify == "estimate":
-        return Banding(
-            *classic,
-            lsh_probability(threshold, *classic),
-            None,
-            "classic rule (S* at or below T): the estimate verifies the candidates",
-        )
-    # The steepest curve that reaches the target, over every slot: bands beyond the fewest
-    # that reach it cost work linear in n (the screen keeps their extra candidates cheap) and
-    # buy recall where the collisions of a family's pairs are correlated (templates).
-    rows = (recall_bandings(threshold, num_perm, recall) or [(num_perm, 1)])[0][1]
-    bands = num_perm // rows
-    expected = lsh_probability(threshold, bands, rows)
-    if signatures is None:
-        return Banding(bands, rows, expected, None, STEEPEST)
-    signatures = _signatures(signatures)
-    if signatures.shape[1] < num_perm:
-        raise InvalidArgumentError(
-            f"signatures have {signatures.shape[1]} slots, fewer than num_perm = {num_perm}"
-        )
-    if n is not None:
-        n = check_int("n", n, low=len(signatures))
-    corpus = len(signatures) if n is None else n
-    sample = _Sample.draw(
-        signatures, _set_sizes(sizes, len(signatures)), _sign_pass(sign_pass, corpus), n
+    corpus: dict[str, Any] = {}
+    if signatures is not None and verify == "exact":
+        signatures = _signatures(signatures)
+        m = len(signatures)
+        if n is not None:
+            n = check_int("n", n, low=m, high=2**64 - 1)
+        corpus = {
+            "signatures": signatures,
+            "positions": _sample_rows(m, SAMPLE_SIZE) if n is None else None,
+            "sizes": _set_sizes(sizes, m),
+            "sign_pass": _sign_pass(sign_pass, m if n is None else n),
+            "n": n,
+        }
+    chosen = _core.choose_banding(
+        threshold, num_perm, verify == "exact", recall, bucket_limit, **corpus
     )
-    predicted = sample.predict(bands, rows, threshold, bucket_limit)
-    return Banding(
-        bands,
-        rows,
-        expected,
-        predicted.candidates,
-        f"{STEEPEST}; predicted verification work beyond the duplicate pairs "
-        f"{predicted.excess_work / max(sample.sign_work, 1.0):.2g}x the sign pass's",
-    )
+    return Banding(*chosen)
 
 
 def _sign_pass(sign_pass: Any, n: int) -> tuple[int, int] | None:
@@ -454,6 +314,8 @@ def _sign_pass(sign_pass: Any, n: int) -> tuple[int, int] | None:
 
 
 def _set_sizes(sizes: Any, n: int) -> np.ndarray | None:
+    """The shingle counts as float64[n] (the crate checks that they are finite and
+    non-negative)."""
     if sizes is None:
         return None
     values = np.asarray(sizes)
@@ -463,6 +325,4 @@ def _set_sizes(sizes: Any, n: int) -> np.ndarray | None:
         raise InvalidArgumentError(
             f"sizes must be {n} shingle counts, one per signature, got shape {values.shape}"
         )
-    if len(values) and (not np.all(np.isfinite(values)) or values.min() < 0):
-        raise InvalidArgumentError("sizes must be finite and non-negative")
-    return values.astype(np.float64)
+    return np.ascontiguousarray(values, dtype=np.float64)

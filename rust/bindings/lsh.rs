@@ -86,16 +86,7 @@ fn bucket_rule(
     crate::lsh::check_banding(bands, rows, usize::MAX)?;
     let threshold = threshold.unwrap_or_else(|| crate::lsh::s_star(bands, rows));
     crate::lsh::check_threshold(threshold)?;
-    let limit = match bucket_limit {
-        None => usize::MAX,
-        Some(limit) if limit < 2 => {
-            return Err(Error::new(format!(
-                "bucket_limit must be at least 2, got {limit}"
-            )))
-        }
-        Some(limit) => limit,
-    };
-    Ok(BucketRule { limit, threshold })
+    BucketRule::new(threshold, bucket_limit)
 }
 
 #[pyfunction]

@@ -2,6 +2,7 @@
 //! inputs, releases the GIL around the work, and turns errors and panics into Python exceptions
 //! (`impl From<Error> for PyErr`, the one mapping of the core's error kinds).
 
+mod banding;
 mod collapse;
 mod hamming;
 mod hash;
@@ -564,6 +565,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(exact_duplicates, m)?)?;
     m.add_function(wrap_pyfunction!(sha256_digests, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
+    banding::register(m)?;
     collapse::register(m)?;
     report::register(m)?;
     hash::register(m)?;

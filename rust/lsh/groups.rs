@@ -40,6 +40,20 @@ impl BucketRule {
         limit: usize::MAX,
         threshold: 1.0,
     };
+
+    /// The rule of a call: `bucket_limit` None keeps every bucket whole; else at least 2.
+    pub fn new(threshold: f64, bucket_limit: Option<usize>) -> Result<Self> {
+        let limit = match bucket_limit {
+            None => usize::MAX,
+            Some(limit) if limit < 2 => {
+                return Err(Error::new(format!(
+                    "bucket_limit must be at least 2, got {limit}"
+                )))
+            }
+            Some(limit) => limit,
+        };
+        Ok(BucketRule { limit, threshold })
+    }
 }
 
 /// Pairs sampled from a large bucket to decide whether it is dense.

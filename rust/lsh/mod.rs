@@ -12,16 +12,20 @@
 //! banding's candidate pairs from its groups), [`candidates`] (groups → sorted candidate pairs), `components` (the buckets' connected
 //! components, for verification in chunks), with [`copies`] (identical signatures
 //! collapsed), [`pair_buffer`] (sorted, de-duplicated pair codes) and [`radix`] (their sort).
+//! The choice of a banding: [`sample`] (the bottom-k banding sample of distinct sets) and
+//! [`choose`] (the recall-first search and the cost model over that sample).
 
 pub mod banding;
 pub mod bound;
 pub mod candidates;
+pub mod choose;
 mod components;
 pub(crate) mod copies;
 pub mod groups;
 pub mod keys;
 mod pair_buffer;
 pub mod radix;
+pub mod sample;
 
 pub use banding::{
     check_banding, check_threshold, collision_probabilities, collision_probability, half_point,
@@ -29,9 +33,11 @@ pub use banding::{
 };
 pub use bound::bucket_pairs_bound;
 pub use candidates::{candidate_pairs, candidates, rows_in_candidates, Candidates};
+pub use choose::{choose, recall_bandings, recall_params, Banding, Corpus, CostModel};
 pub use components::{bucket_components, Components};
 pub(crate) use copies::IdenticalRows;
 pub(crate) use groups::Grouper;
 pub use groups::{BucketRule, SplitCost};
 pub use keys::{band_keys, band_keys_on, non_empty_rows, sorted_band};
 pub use radix::radix_sort;
+pub use sample::{banding_sample, sample_keys};
