@@ -1,8 +1,8 @@
 """Records choose_banding / banding_sample / recall_bandings / lsh_params outputs over many
 random inputs, to check that a change of their implementation reproduces them exactly.
 
-    python changes/bandrs_compare.py record OUT.json   # with the old code
-    python changes/bandrs_compare.py check OUT.json    # with the new code: exits 1 on a difference
+    python benches/banding_record.py record OUT.json   # with the old code
+    python benches/banding_record.py check OUT.json    # with the new code: exits 1 on a difference
 """
 
 from __future__ import annotations

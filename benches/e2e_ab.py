@@ -5,7 +5,7 @@ round (a fresh process: same corpus, same allocator state); prints each tree's b
 its "cluster" stage (labels, keep, reported pairs), and a digest of the result to show both
 trees give the same bits.
 
-    python changes/e2e_ab.py /tmp/report_base . --n 100000 --rounds 3
+    python benches/e2e_ab.py /tmp/report_base . --n 100000 --rounds 3
 """
 
 from __future__ import annotations
