@@ -70,9 +70,9 @@ def empty_small_pages(n: int) -> np.ndarray:
     verification): each huge page's first touch zeroes 2 MB taken from the kernel's free
     blocks, which on a virtual machine are often memory the host has not backed yet, so
     the first touch faults it in on the host too; small pages are mostly reused ones. On a
-    2-vCPU VM the held sets of 400,000 documents (1.0 GB) cost 1.5-2 s of kernel time as
-    huge pages, 0.3 s as small ones (docs/performance.md); the pages untouched still cost
-    nothing.
+    2-vCPU VM, SimHash on 200,000 article documents (about 0.5 GB of held sets) spent 1.1 s
+    in the kernel with huge pages, 0.3 s with small ones and the one-call sign pass
+    (docs/performance.md); the pages untouched still cost nothing.
 
     >>> buffer = empty_small_pages(3)
     >>> buffer.dtype, buffer.shape
