@@ -3,7 +3,7 @@
 //! and the sets kept (`crate::signing`).
 
 use super::{matrix, run, Hashes, Texts};
-use crate::error::Error;
+use crate::error::{Error, Result};
 use crate::hashing::HashVersion;
 use crate::minhash::Algorithm;
 use crate::shingle::Unit;
@@ -25,9 +25,35 @@ type SignedArrays<'py, W> = (
     Option<Hashes<'py>>,
 );
 
-/// Where the sets go: nowhere (`keep_sets` false), a new vector, or `into` from `at` on.
-fn kept<'a>(keep_sets: bool, into: Option<&'a mut [u64]>, at: usize) -> PyResult<KeptSets<'a>> {
-    Ok(match into {
+/// The one pass `sign` over `texts` (unit and hash version parsed, the sets going where
+/// `keep_sets`, `into` and `at` say: nowhere, a new vector, or `into` from `at` on), as arrays
+/// of `width` signature words per document.
+#[allow(clippy::too_many_arguments)]
+fn one_pass<'py, W: numpy::Element + Send>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    unit: &str,
+    hash_version: u32,
+    keep_sets: bool,
+    into: Option<PyReadwriteArray1<'py, u64>>,
+    at: usize,
+    width: usize,
+    sign: impl FnOnce(&[&str], Unit, HashVersion, KeptSets<'_>) -> Result<SignedTexts<W>> + Send,
+) -> PyResult<SignedArrays<'py, W>> {
+    let unit = Unit::parse(unit)?;
+    let version = HashVersion::new(hash_version)?;
+    let holder = Texts::borrow(texts)?;
+    let strs = holder.strs()?;
+    let mut into = into;
+    let buffer = match into.as_mut() {
+        Some(array) => Some(
+            array
+                .as_slice_mut()
+                .map_err(|_| Error::new("into must be a C-contiguous array"))?,
+        ),
+        None => None,
+    };
+    let keep = match buffer {
         _ if !keep_sets => KeptSets::Not,
         Some(buffer) => {
             let slots = buffer.len();
@@ -37,26 +63,8 @@ fn kept<'a>(keep_sets: bool, into: Option<&'a mut [u64]>, at: usize) -> PyResult
             KeptSets::Into(rest)
         }
         None => KeptSets::Own,
-    })
-}
-
-/// The C-contiguous slice of `into`, if given.
-fn slice<'a>(into: &'a mut Option<PyReadwriteArray1<'_, u64>>) -> PyResult<Option<&'a mut [u64]>> {
-    match into.as_mut() {
-        Some(array) => {
-            Ok(Some(array.as_slice_mut().map_err(|_| {
-                Error::new("into must be a C-contiguous array")
-            })?))
-        }
-        None => Ok(None),
-    }
-}
-
-fn arrays<'py, W: numpy::Element>(
-    py: Python<'py>,
-    signed: SignedTexts<W>,
-    width: usize,
-) -> PyResult<SignedArrays<'py, W>> {
+    };
+    let signed = run(py, || sign(&strs, unit, version, keep))?;
     Ok((
         matrix(py, signed.signatures, width)?,
         matrix(py, signed.digests, 2)?,
@@ -82,19 +90,23 @@ fn sign_texts<'py>(
     into: Option<PyReadwriteArray1<'py, u64>>,
     at: usize,
 ) -> PyResult<SignedArrays<'py, u32>> {
-    let unit = Unit::parse(unit)?;
     let algorithm = Algorithm::parse(algorithm)?;
-    let version = HashVersion::new(hash_version)?;
-    let holder = Texts::borrow(texts)?;
-    let strs = holder.strs()?;
-    let mut into = into;
-    let keep = kept(keep_sets, slice(&mut into)?, at)?;
-    let signed = run(py, || {
+    let sign = |strs: &[&str], unit: Unit, version: HashVersion, keep: KeptSets<'_>| {
         signing::sign_texts(
-            &strs, k, unit, version, num_perm, seed, algorithm, threads, keep,
+            strs, k, unit, version, num_perm, seed, algorithm, threads, keep,
         )
-    })?;
-    arrays(py, signed, num_perm)
+    };
+    one_pass(
+        py,
+        texts,
+        unit,
+        hash_version,
+        keep_sets,
+        into,
+        at,
+        num_perm,
+        sign,
+    )
 }
 
 /// `sign_texts` with unweighted SimHash fingerprints (uint64[n, bits / 64], the bits of
@@ -114,14 +126,18 @@ fn simhash_sign_texts<'py>(
     into: Option<PyReadwriteArray1<'py, u64>>,
     at: usize,
 ) -> PyResult<SignedArrays<'py, u64>> {
-    let unit = Unit::parse(unit)?;
-    let version = HashVersion::new(hash_version)?;
-    let holder = Texts::borrow(texts)?;
-    let strs = holder.strs()?;
-    let mut into = into;
-    let keep = kept(keep_sets, slice(&mut into)?, at)?;
-    let signed = run(py, || {
-        signing::simhash_sign_texts(&strs, k, unit, version, bits, threads, keep)
-    })?;
-    arrays(py, signed, bits / 64)
+    let sign = |strs: &[&str], unit: Unit, version: HashVersion, keep: KeptSets<'_>| {
+        signing::simhash_sign_texts(strs, k, unit, version, bits, threads, keep)
+    };
+    one_pass(
+        py,
+        texts,
+        unit,
+        hash_version,
+        keep_sets,
+        into,
+        at,
+        bits / 64,
+        sign,
+    )
 }
