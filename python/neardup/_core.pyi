@@ -80,6 +80,7 @@ __all__ = [
     "sign_texts",
     "simd",
     "simhash_sets",
+    "simhash_sign_texts",
     "simhash_texts",
     "word_counts",
 ]
@@ -144,6 +145,22 @@ def sign_texts(
     at: int = 0,
 ) -> tuple[
     npt.NDArray[np.uint32],
+    npt.NDArray[np.uint64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.uint64] | None,
+]: ...
+def simhash_sign_texts(
+    texts: _Texts,
+    k: int,
+    unit: str,
+    hash_version: int,
+    bits: int,
+    threads: int,
+    keep_sets: bool,
+    into: npt.NDArray[np.uint64] | None = None,
+    at: int = 0,
+) -> tuple[
+    npt.NDArray[np.uint64],
     npt.NDArray[np.uint64],
     npt.NDArray[np.int64],
     npt.NDArray[np.uint64] | None,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neardup import _core, stages
-from neardup._buffer import trim_heap
+from neardup._buffer import empty_small_pages, trim_heap
 from neardup.banding import DEFAULT_RECALL, lsh_probability
 from neardup.errors import NeardupWarning
 from neardup.partitions import largest_partition, per_partition
@@ -72,8 +72,9 @@ class SetBuilder:
     them (documents never added get an empty set), in increasing index order.
 
     The hashes are gathered straight into one buffer of ``capacity`` hashes (untouched pages
-    of it cost no memory), doubled when full, so building needs no concatenation: at 100,000
-    documents that copy of every held set cost about as much as verifying the candidates.
+    of it cost no memory; small pages, :func:`neardup._buffer.empty_small_pages`), doubled
+    when full, so building needs no concatenation: at 100,000 documents that copy of every
+    held set cost about as much as verifying the candidates.
 
     >>> b = SetBuilder(1, "word")
     >>> b.add(stages.shingles(["a b", "c"], k=1), np.array([1]), np.array([2]))
@@ -99,7 +100,7 @@ class SetBuilder:
         """(buffer, first free slot): where the sign pass may write the next batch's sets in
         place (``_core.sign_texts(into=, at=)``); :meth:`add` then finds them there."""
         if len(self._buffer) < self.capacity:
-            grown = np.empty(self.capacity, dtype=np.uint64)
+            grown = empty_small_pages(self.capacity)
             grown[: self.hashes] = self._buffer[: self.hashes]
             self._buffer = grown
         return self._buffer, self.hashes
@@ -115,7 +116,7 @@ class SetBuilder:
         """The buffer's next ``more`` slots (the buffer grown first if needed)."""
         need = self.hashes + more
         if need > len(self._buffer):
-            grown = np.empty(max(need, 2 * len(self._buffer), self.capacity), dtype=np.uint64)
+            grown = empty_small_pages(max(need, 2 * len(self._buffer), self.capacity))
             grown[: self.hashes] = self._buffer[: self.hashes]
             self._buffer = grown
         return self._buffer[self.hashes : need]

@@ -64,15 +64,16 @@ class SignedBatch:
     sets: stages.ShingleSets | None  # the (stripped) sets of the batch, if kept
     sizes: np.ndarray | None = None  # set sizes before stripping (boilerplate statistics)
     removed: np.ndarray | None = None  # shingles stripped per document
-    signatures: np.ndarray | None = None  # MinHash uint32[n, P] when signed in the same pass
+    signatures: np.ndarray | None = None  # MinHash uint32[n, P] / SimHash uint64[n, w], one pass
     shingled: bool = True  # False for the SHA-256 methods (no sets, no signatures)
     set_sizes: np.ndarray | None = None  # int64[n] sizes of the sets signed, kept or not
 
 
 def _signs_in_one_pass(plan: Plan, drop: np.ndarray) -> bool:
-    """Whether :func:`sign_batch` signs too (MinHash, no boilerplate to strip first): then
-    one core call shingles, digests and signs each document while it is in cache."""
-    return plan.method in ("minhash", "auto") and not drop.size
+    """Whether :func:`sign_batch` signs too (MinHash or SimHash, no boilerplate to strip
+    first): then one core call shingles, digests and signs each document while it is in
+    cache, and writes the sets it keeps straight into the caller's buffer."""
+    return plan.method in ("minhash", "auto", "simhash") and not drop.size
 
 
 def sign_batch(
@@ -84,10 +85,11 @@ def sign_batch(
 ) -> SignedBatch:
     """Shingle one batch, digest its sets, strip the ``drop`` shingles: the per-partition map.
 
-    For MinHash without boilerplate stripping the batch is also signed
-    (``SignedBatch.signatures``), in the same core call; its sets are then returned only when
-    ``keep_sets`` (exact verification holds them), written into ``into = (buffer, at)`` from
-    ``at`` on when they fit there (the sets are then a view of it).
+    For MinHash or SimHash without boilerplate stripping the batch is also signed
+    (``SignedBatch.signatures``: signatures or fingerprints), in the same core call; its sets
+    are then returned only when ``keep_sets`` (exact verification holds them), written into
+    ``into = (buffer, at)`` from ``at`` on when they fit there (the sets are then a view of
+    it).
 
     >>> from neardup.plan import make_plan
     >>> b = sign_batch(make_plan(k=2), ["a b c", "", "a b c"], np.zeros(0, np.uint64))
@@ -107,17 +109,31 @@ def sign_batch(
     if _signs_in_one_pass(plan, drop):
         # A store's batches are already what the core takes (MemoryStore converted them once):
         # a list is passed as is (the core still checks each item), skipping a Python pass.
-        signatures, digests, offsets, hashes = _core.sign_texts(
-            texts if isinstance(texts, list) else as_core_texts(texts),
-            plan.k,
-            plan.unit,
-            plan.hash_version,
-            plan.num_perm,
-            plan.seed,
-            plan.algorithm,
-            plan.threads,
-            keep_sets,
-            *(into or ()),
+        core = texts if isinstance(texts, list) else as_core_texts(texts)
+        signatures, digests, offsets, hashes = (
+            _core.simhash_sign_texts(
+                core,
+                plan.k,
+                plan.unit,
+                plan.hash_version,
+                plan.simhash_bits,
+                plan.threads,
+                keep_sets,
+                *(into or ()),
+            )
+            if plan.method == "simhash"
+            else _core.sign_texts(
+                core,
+                plan.k,
+                plan.unit,
+                plan.hash_version,
+                plan.num_perm,
+                plan.seed,
+                plan.algorithm,
+                plan.threads,
+                keep_sets,
+                *(into or ()),
+            )
         )
         sizes = np.diff(offsets)
         unit: Any = plan.unit

@@ -12,16 +12,16 @@ mod lsh;
 mod matches;
 mod paragraphs;
 mod report;
+mod sign;
 
 use crate::error::{reserve, Error, Result};
 use crate::hashing::HashVersion;
 use crate::minhash::Algorithm;
 use crate::shingle::{SetsView, ShingleSets, Unit};
-use crate::signing::KeptSets;
 use crate::{cluster, exact, hashing, signing, verify};
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
-    PyReadwriteArray1, PyUntypedArrayMethods,
+    PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -321,69 +321,6 @@ fn minhash_texts<'py>(
     matrix(py, signatures, num_perm)
 }
 
-/// (signatures, set digests, set offsets, the sets' hashes or None): one pass for the engine.
-type SignedArrays<'py> = (
-    Bound<'py, PyArray2<u32>>,
-    Bound<'py, PyArray2<u64>>,
-    Bound<'py, PyArray1<i64>>,
-    Option<Hashes<'py>>,
-);
-
-#[pyfunction]
-#[pyo3(signature = (texts, k, unit, hash_version, num_perm, seed, algorithm, threads, keep_sets, into=None, at=0))]
-#[allow(clippy::too_many_arguments)] // the Python signature
-fn sign_texts<'py>(
-    py: Python<'py>,
-    texts: &Bound<'py, PyAny>,
-    k: usize,
-    unit: &str,
-    hash_version: u32,
-    num_perm: usize,
-    seed: u64,
-    algorithm: &str,
-    threads: usize,
-    keep_sets: bool,
-    into: Option<PyReadwriteArray1<'py, u64>>,
-    at: usize,
-) -> PyResult<SignedArrays<'py>> {
-    let unit = Unit::parse(unit)?;
-    let algorithm = Algorithm::parse(algorithm)?;
-    let version = HashVersion::new(hash_version)?;
-    let holder = Texts::borrow(texts)?;
-    let strs = holder.strs()?;
-    let mut into = into;
-    let buffer = match into.as_mut() {
-        Some(array) => Some(
-            array
-                .as_slice_mut()
-                .map_err(|_| Error::new("into must be a C-contiguous array"))?,
-        ),
-        None => None,
-    };
-    let keep = match buffer {
-        _ if !keep_sets => KeptSets::Not,
-        Some(buffer) => {
-            let slots = buffer.len();
-            let rest = buffer.get_mut(at..).ok_or_else(|| {
-                Error::new(format!("at = {at} is past the buffer's {slots} slots"))
-            })?;
-            KeptSets::Into(rest)
-        }
-        None => KeptSets::Own,
-    };
-    let signed = run(py, || {
-        signing::sign_texts(
-            &strs, k, unit, version, num_perm, seed, algorithm, threads, keep,
-        )
-    })?;
-    Ok((
-        matrix(py, signed.signatures, num_perm)?,
-        matrix(py, signed.digests, 2)?,
-        signed.offsets.into_pyarray(py),
-        signed.hashes.map(|h| h.into_pyarray(py)),
-    ))
-}
-
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn minhash_sets<'py>(
@@ -553,7 +490,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shingle_sets, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_sets, m)?)?;
-    m.add_function(wrap_pyfunction!(sign_texts, m)?)?;
+    sign::register(m)?;
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_sets, m)?)?;
     lsh::register(m)?;

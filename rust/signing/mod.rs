@@ -44,11 +44,13 @@ pub fn minhash_texts(
     Ok(out)
 }
 
-/// What the sign pass of a batch needs, from one pass over its texts ([`sign_texts`]).
+/// What the sign pass of a batch needs, from one pass over its texts ([`sign_texts`], or
+/// [`simhash_sign_texts`] with `W = u64`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SignedTexts {
-    /// Row-major `n * num_perm` MinHash signatures of the shingle sets.
-    pub signatures: Vec<u32>,
+pub struct SignedTexts<W = u32> {
+    /// Row-major `n * width` signatures of the shingle sets: MinHash (`num_perm` u32 slots)
+    /// or SimHash (`bits / 64` u64 words).
+    pub signatures: Vec<W>,
     /// `n * 2`: the [`set_digest`] of each document's shingle set.
     pub digests: Vec<u64>,
     /// `n + 1` offsets of the sets (their sizes whether or not the sets are kept).
@@ -108,6 +110,51 @@ impl Sink<'_> {
     }
 }
 
+/// How [`sign_rows`] signs each document: `width` words per document.
+trait RowSigner: Sync {
+    type Word: Copy + Default + Send;
+    /// Per-thread scratch state.
+    type State: Default;
+    /// Words per document.
+    fn width(&self) -> usize;
+    /// Signs one document: its sorted, duplicate-free set, or (`sorted` false) its shingle
+    /// hashes in any order with repeats; the same words either way.
+    fn sign(&self, hashes: &[u64], sorted: bool, out: &mut [Self::Word], state: &mut Self::State);
+}
+
+/// MinHash signatures: a signature is a minimum, blind to order and repeats.
+struct MinHashRows(Signer, usize);
+
+impl RowSigner for MinHashRows {
+    type Word = u32;
+    type State = Vec<bool>;
+    fn width(&self) -> usize {
+        self.1
+    }
+    fn sign(&self, hashes: &[u64], _: bool, out: &mut [u32], bins: &mut Vec<bool>) {
+        self.0.sign(hashes, out, bins);
+    }
+}
+
+/// Unweighted SimHash fingerprints (every distinct shingle votes once): the bits of
+/// [`simhash_sets`], from the sorted set or (unsorted) through a [`simhash::SimHasher`].
+struct SimHashRows(usize);
+
+impl RowSigner for SimHashRows {
+    type Word = u64;
+    type State = simhash::SimHasher;
+    fn width(&self) -> usize {
+        self.0
+    }
+    fn sign(&self, hashes: &[u64], sorted: bool, out: &mut [u64], hasher: &mut Self::State) {
+        if sorted {
+            simhash::fingerprint_sorted_into(hashes, false, out);
+        } else {
+            hasher.fingerprint_into(hashes, false, out);
+        }
+    }
+}
+
 /// Shingle sets, their digests and their MinHash signatures in one pass over the texts: each
 /// document is shingled, sorted and de-duplicated once into a scratch buffer, digested and
 /// signed while it is in cache, and its set kept as `keep` says (exact verification holds
@@ -128,46 +175,88 @@ pub fn sign_texts(
     signature_matrix(0, num_perm, algorithm)?; // the checks, before any work
     matrix_len(texts.len(), num_perm, "signatures")?;
     let signer = Signer::new(algorithm, num_perm, seed, version)?;
+    sign_rows(
+        texts,
+        k,
+        unit,
+        version,
+        threads,
+        keep,
+        &MinHashRows(signer, num_perm),
+    )
+}
+
+/// [`sign_texts`] with unweighted SimHash fingerprints of `bits` (64 or 128) instead of
+/// MinHash signatures: same sets, digests and offsets; the fingerprints of
+/// [`simhash_sets`] over the sets. The SimHash sign pass writes the sets it keeps straight
+/// into the caller's buffer too, instead of a new vector per batch copied there after.
+pub fn simhash_sign_texts(
+    texts: &[&str],
+    k: usize,
+    unit: Unit,
+    version: HashVersion,
+    bits: usize,
+    threads: usize,
+    keep: KeptSets<'_>,
+) -> Result<SignedTexts<u64>> {
+    let words = simhash::words_for(bits)?;
+    matrix_len(texts.len(), words, "fingerprints")?;
+    sign_rows(texts, k, unit, version, threads, keep, &SimHashRows(words))
+}
+
+/// The one pass of [`sign_texts`] and [`simhash_sign_texts`], signing each document with
+/// `signer`.
+fn sign_rows<S: RowSigner>(
+    texts: &[&str],
+    k: usize,
+    unit: Unit,
+    version: HashVersion,
+    threads: usize,
+    keep: KeptSets<'_>,
+    signer: &S,
+) -> Result<SignedTexts<S::Word>> {
+    let width = signer.width();
     Shingler::new(k, unit, version)?;
     let keep_sets = !matches!(keep, KeptSets::Not);
-    let block = |rows: std::ops::Range<usize>, mut sink: Sink<'_>| -> Result<SignedTexts> {
-        let mut shingler = Shingler::new(k, unit, version).expect("k was checked");
-        let mut block = SignedTexts {
-            signatures: filled_vec(rows.len() * num_perm, 0, "signatures")?,
-            digests: filled_vec(rows.len() * 2, 0, "set digests")?,
-            offsets: Vec::new(),
-            hashes: None,
-        };
-        reserve(&mut block.offsets, rows.len(), "set offsets")?;
-        let mut scratch = Vec::new();
-        let mut bins = Vec::new();
-        let mut digester = UnsortedDigest::default();
-        let mut total = 0i64;
-        for (row, i) in rows.enumerate() {
-            prefetch_next(texts, i);
-            scratch.clear();
-            let digest = &mut block.digests[2 * row..2 * row + 2];
-            let size = if matches!(sink, Sink::Drop) {
-                // Sets not kept: digested and signed unsorted, repeats and all (a signature
-                // is a minimum, blind to repeats); no sort at all.
-                shingler.hashes_into(texts[i], &mut scratch);
-                let (set, size) = digester.digest(&scratch);
-                digest.copy_from_slice(&set);
-                size
-            } else {
-                shingler.append_set(texts[i], &mut scratch);
-                digest.copy_from_slice(&set_digest(&scratch));
-                sink.put(&scratch);
-                scratch.len()
+    let block =
+        |rows: std::ops::Range<usize>, mut sink: Sink<'_>| -> Result<SignedTexts<S::Word>> {
+            let mut shingler = Shingler::new(k, unit, version).expect("k was checked");
+            let mut block = SignedTexts {
+                signatures: filled_vec(rows.len() * width, S::Word::default(), "signatures")?,
+                digests: filled_vec(rows.len() * 2, 0, "set digests")?,
+                offsets: Vec::new(),
+                hashes: None,
             };
-            let signature = &mut block.signatures[row * num_perm..(row + 1) * num_perm];
-            signer.sign(&scratch, signature, &mut bins);
-            total += size as i64;
-            block.offsets.push(total); // the end of each set; made global below
-        }
-        block.hashes = sink.into_hashes();
-        Ok(block)
-    };
+            reserve(&mut block.offsets, rows.len(), "set offsets")?;
+            let mut scratch = Vec::new();
+            let mut state = S::State::default();
+            let mut digester = UnsortedDigest::default();
+            let mut total = 0i64;
+            for (row, i) in rows.enumerate() {
+                prefetch_next(texts, i);
+                scratch.clear();
+                let digest = &mut block.digests[2 * row..2 * row + 2];
+                let sorted = !matches!(sink, Sink::Drop);
+                let size = if !sorted {
+                    // Sets not kept: digested and signed unsorted, repeats and all; no sort at all.
+                    shingler.hashes_into(texts[i], &mut scratch);
+                    let (set, size) = digester.digest(&scratch);
+                    digest.copy_from_slice(&set);
+                    size
+                } else {
+                    shingler.append_set(texts[i], &mut scratch);
+                    digest.copy_from_slice(&set_digest(&scratch));
+                    sink.put(&scratch);
+                    scratch.len()
+                };
+                let signature = &mut block.signatures[row * width..(row + 1) * width];
+                signer.sign(&scratch, sorted, signature, &mut state);
+                total += size as i64;
+                block.offsets.push(total); // the end of each set; made global below
+            }
+            block.hashes = sink.into_hashes();
+            Ok(block)
+        };
     let new_sink = |rows: &std::ops::Range<usize>| -> Result<Sink<'static>> {
         if !keep_sets {
             return Ok(Sink::Drop);
@@ -184,13 +273,14 @@ pub fn sign_texts(
     match keep {
         KeptSets::Into(buffer) if threads == 1 => {
             let blocks = vec![block(0..texts.len(), Sink::Slice(buffer, 0))];
-            join_blocks(blocks, texts.len(), num_perm)
+            join_blocks(blocks, texts.len(), width)
         }
         keep => {
             let blocks = map_blocks(texts.len(), threads, |rows| {
                 block(rows.clone(), new_sink(&rows)?)
             })?;
-            let mut blocks: Vec<SignedTexts> = blocks.into_iter().collect::<Result<_>>()?;
+            let mut blocks: Vec<SignedTexts<S::Word>> =
+                blocks.into_iter().collect::<Result<_>>()?;
             // Several threads: each block kept its sets in a vector of its own; into the
             // caller's buffer with them when they all fit (no joined copy in between).
             if let KeptSets::Into(buffer) = keep {
@@ -202,14 +292,18 @@ pub fn sign_texts(
                     blocks.iter_mut().for_each(|b| b.hashes = None);
                 }
             }
-            join_blocks(blocks.into_iter().map(Ok).collect(), texts.len(), num_perm)
+            join_blocks(blocks.into_iter().map(Ok).collect(), texts.len(), width)
         }
     }
 }
 
 /// The blocks of [`sign_texts`] as one [`SignedTexts`] (moved, not copied, when there is one).
-fn join_blocks(blocks: Vec<Result<SignedTexts>>, n: usize, num_perm: usize) -> Result<SignedTexts> {
-    let blocks: Vec<SignedTexts> = blocks.into_iter().collect::<Result<_>>()?;
+fn join_blocks<W: Copy>(
+    blocks: Vec<Result<SignedTexts<W>>>,
+    n: usize,
+    num_perm: usize,
+) -> Result<SignedTexts<W>> {
+    let blocks: Vec<SignedTexts<W>> = blocks.into_iter().collect::<Result<_>>()?;
     let mut offsets = Vec::new();
     reserve(&mut offsets, n + 1, "set offsets")?;
     offsets.push(0);

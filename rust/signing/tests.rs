@@ -88,6 +88,43 @@ fn one_pass_signing_equals_sets_then_signatures() {
             }
         }
     }
+    // SimHash: the fingerprints of simhash_sets over the same sets, kept or not, unsorted
+    // (not kept) or sorted, on any thread count; bits other than 64 and 128 refused.
+    for version in [HashVersion::V1, HashVersion::V2] {
+        let sets = ShingleSets::build(&texts, 3, Unit::Word, version).unwrap();
+        let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
+        for bits in [64, 128] {
+            let want = simhash_sets(view, bits, 1).unwrap();
+            for threads in [1, 2] {
+                for case in 0..4 {
+                    let mut buffer = vec![0u64; if case == 2 { sets.hashes.len() + 3 } else { 40 }];
+                    let keep = match case {
+                        0 => KeptSets::Not,
+                        1 => KeptSets::Own,
+                        _ => KeptSets::Into(&mut buffer),
+                    };
+                    let got =
+                        simhash_sign_texts(&texts, 3, Unit::Word, version, bits, threads, keep)
+                            .unwrap();
+                    assert_eq!(got.signatures, want);
+                    assert_eq!(got.offsets, sets.offsets);
+                    assert_eq!(got.hashes.is_some(), case == 1 || case == 3);
+                    if let Some(hashes) = &got.hashes {
+                        assert_eq!(hashes, &sets.hashes);
+                    }
+                    if case == 2 {
+                        assert_eq!(buffer[..sets.hashes.len()], sets.hashes[..]);
+                    }
+                    for i in 0..texts.len() {
+                        assert_eq!(got.digests[2 * i..2 * i + 2], set_digest(view.get(i)));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        simhash_sign_texts(&["a"], 1, Unit::Word, HashVersion::V2, 32, 1, KeptSets::Not).is_err()
+    );
     // Equal sets, equal digests; the empty set is (0, 0).
     let got = sign_texts(
         &["a b a b", "b a b a b", ""],

@@ -28,7 +28,7 @@ from neardup import _core, stages
 from neardup._core import mix64
 from neardup.errors import InputError
 from neardup.plan import Plan
-from neardup.sign import sign_batch, sign_rows
+from neardup.sign import sign_batch
 
 #: Empty int64 pairs, the shape every step returns when it has nothing.
 NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
@@ -134,9 +134,9 @@ def sign_partition(
     where: Sequence[tuple[int, str, int]] = (),
     within_column: str | None = None,
 ) -> Signed:
-    """Set digests, shingle counts and MinHash signatures of one partition, by the local
-    engine's :func:`neardup.sign.sign_batch` (no band keys yet: the banding is chosen from a
-    sample of every partition's signatures).
+    """Set digests, shingle counts and MinHash signatures (SimHash fingerprints) of one
+    partition, by the local engine's :func:`neardup.sign.sign_batch` (no band keys yet: the
+    banding is chosen from a sample of every partition's signatures).
 
     The texts go to Rust as one Arrow array (no per-row Python object). ``within_column``
     (``within=``): each row's partition key is mixed into its digest and signature as the
@@ -150,11 +150,8 @@ def sign_partition(
     sizes = batch.set_sizes
     live = np.flatnonzero(sizes > 0)
     digests = batch.digests[live]
-    if batch.signatures is None:  # SimHash: the fingerprints of the sets, as locally
-        assert batch.sets is not None
-        signatures = sign_rows(plan, batch.sets, live)
-    else:
-        signatures = batch.signatures[live]
+    assert batch.signatures is not None  # MinHash or SimHash, signed in the same call
+    signatures = batch.signatures[live]
     if within_column is not None:
         from neardup._validate import check_keys
         from neardup.partitions import salt_digests, salt_signatures

@@ -1,0 +1,88 @@
+"""The SimHash sign pass in one core call (``_core.simhash_sign_texts``): the fingerprints,
+digests and sets of shingling then signing, the sets written straight into the buffer that
+holds them for exact verification, and that buffer in small pages (issue 24)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from neardup import _core, stages
+from neardup._buffer import empty_small_pages
+from neardup.near import SetBuilder
+from neardup.plan import make_plan
+from neardup.sign import set_digests, sign_batch
+
+TEXTS = [f"doc {i} has words {i % 7} and more words {i // 3} here" for i in range(300)] + [
+    "",
+    "one",
+    "Ünïcödé 中文字 text, with e\u0301 here " * 3,
+]
+
+
+@pytest.mark.parametrize("bits", [64, 128])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("keep", ["not", "own", "into"])
+def test_one_call_equals_shingles_then_simhash(bits: int, threads: int, keep: str) -> None:
+    sets = stages.shingles(TEXTS, k=3)
+    buffer = np.zeros(len(sets.hashes) + 5, dtype=np.uint64)
+    into = (buffer, 2) if keep == "into" else ()
+    fp, digests, offsets, hashes = _core.simhash_sign_texts(
+        TEXTS, 3, "word", stages.HASH_VERSION, bits, threads, keep != "not", *into
+    )
+    assert np.array_equal(fp, stages.simhash(sets, bits=bits))
+    assert np.array_equal(digests, set_digests(sets))
+    assert np.array_equal(offsets, sets.offsets)
+    if keep == "own":
+        assert hashes is not None and np.array_equal(hashes, sets.hashes)
+    else:
+        assert hashes is None
+    if keep == "into":
+        assert np.array_equal(buffer[2 : 2 + len(sets.hashes)], sets.hashes)
+
+
+def test_simhash_sign_batch_writes_the_held_sets_in_place() -> None:
+    """The engine's sign pass of SimHash: fingerprints from the same call, and the sets it
+    keeps are a view of the holding buffer (no batch vector copied there after)."""
+    plan = make_plan(method="simhash", threshold=0.9, k=3)
+    builder = SetBuilder(3, "word", capacity=1 << 16)
+    buffer, at = builder.free_room()
+    b = sign_batch(plan, TEXTS, np.zeros(0, np.uint64), True, (buffer, at))
+    assert b.signatures is not None and b.sets is not None
+    assert b.sets.hashes.base is buffer
+    sets = stages.shingles(TEXTS, k=3)
+    assert np.array_equal(b.signatures, stages.simhash(sets, bits=64))
+    assert np.array_equal(b.sets.hashes, sets.hashes)
+    rows = np.arange(len(TEXTS))
+    builder.add(b.sets, rows, rows)
+    assert np.array_equal(builder.build(len(TEXTS)).hashes, sets.hashes)
+    # not kept (verify="estimate"): no sets at all, the same fingerprints
+    b = sign_batch(plan, TEXTS, np.zeros(0, np.uint64), False)
+    assert b.sets is None and np.array_equal(b.signatures, stages.simhash(sets, bits=64))
+
+
+def vm_flags(address: int) -> str:
+    """The ``VmFlags`` line of the mapping holding ``address`` (/proc/self/smaps)."""
+    with open("/proc/self/smaps") as f:
+        lines = f.read().splitlines()
+    for i, line in enumerate(lines):
+        head = line.split()[0]
+        if "-" in head and all(c in "0123456789abcdef-" for c in head):
+            lo, hi = (int(x, 16) for x in head.split("-"))
+            if lo <= address < hi:
+                return next(x for x in lines[i + 1 :] if x.startswith("VmFlags:"))
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's madvise")
+def test_held_sets_buffer_declines_huge_pages() -> None:
+    """The buffer the sets are held in is marked ``nh`` (MADV_NOHUGEPAGE) in smaps, where a
+    large NumPy array is marked ``hg`` (NumPy's MADV_HUGEPAGE) when the kernel has them."""
+    buffer = empty_small_pages(1 << 22)  # 32 MB
+    assert " nh" in vm_flags(buffer.ctypes.data + (1 << 20))
+    builder = SetBuilder(3, "word", capacity=1 << 22)
+    held, _ = builder.free_room()
+    assert len(held) == 1 << 22
+    assert " nh" in vm_flags(held.ctypes.data + (1 << 20))
