@@ -66,33 +66,36 @@ def main() -> None:
     sim_cpu: dict[int, list[float]] = {n: [] for n in args.docs}
     mh_times: dict[int, list[float]] = {n: [] for n in args.docs}
     mh_cpu: dict[int, list[float]] = {n: [] for n in args.docs}
-    results = {}
+    results: dict[int, tuple[dict, int]] = {}
     for _ in range(args.rounds):  # every size in every round: the ratios see the same load
         for n in args.docs:
-            t, results[n] = timed(
+            t, result = timed(
                 neardup.find_duplicates,
                 corpora[n],
                 threshold=args.threshold,
                 method="simhash",
                 threads=args.threads,
             )
+            # Only what the table needs is kept: a result holds its run's sets (for
+            # keep_at_most and explain), and the next run would be timed beside them.
+            results[n] = (result.params, len(result.pairs))
+            del result
             sim_times[n].append(t)
             sim_cpu[n].append(CPU[-1])
             if n in args.minhash_at:
-                t, _ = timed(
+                t, result = timed(
                     neardup.find_duplicates, corpora[n], threshold=0.3, threads=args.threads
                 )
+                del result
                 mh_times[n].append(t)
                 mh_cpu[n].append(CPU[-1])
     for n in args.docs:
-        texts, result = corpora[n], results[n]
-        assert result is not None
-        p = result.params
+        texts, (p, found) = corpora[n], results[n]
         fingerprints = neardup.simhash(texts, bits=64, k=5)
         radius = int(p["max_hamming"])
         search, _ = timed(neardup.hamming_within, fingerprints, radius)
         cpu = statistics.median(sim_cpu[n])
-        rows.append((n, statistics.median(sim_times[n]), p, len(result.pairs), search, cpu))
+        rows.append((n, statistics.median(sim_times[n]), p, found, search, cpu))
         if mh_times[n]:
             minhash[n] = statistics.median(mh_times[n])
             minhash_cpu[n] = statistics.median(mh_cpu[n])
