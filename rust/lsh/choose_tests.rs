@@ -149,7 +149,7 @@ fn format_g2_writes_what_python_writes() {
 /// `m` rows: `families` groups of identical signatures, 8 slots each.
 fn families(m: usize, families: usize) -> Vec<u32> {
     (0..m)
-        .flat_map(|i| (0..8).map(move |s| (i % families * 8 + s) as u32 * 2654435761))
+        .flat_map(|i| (0..8).map(move |s| ((i % families * 8 + s) as u32).wrapping_mul(2654435761)))
         .collect()
 }
 
