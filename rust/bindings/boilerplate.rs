@@ -26,7 +26,14 @@ fn frequent_shingles<'py>(
     Ok(found.into_pyarray(py))
 }
 
-/// (offsets int64[n+1], hashes uint64, removed int64[n]): the sets without the shingles in
+/// (offsets int64[n+1], hashes uint64, removed int64[n]).
+type Stripped<'py> = (
+    Bound<'py, PyArray1<i64>>,
+    Hashes<'py>,
+    Bound<'py, PyArray1<i64>>,
+);
+
+/// The sets without the shingles in
 /// `drop`, and how many each lost.
 #[pyfunction]
 fn remove_shingles<'py>(
@@ -34,11 +41,7 @@ fn remove_shingles<'py>(
     offsets: PyReadonlyArray1<'py, i64>,
     hashes: PyReadonlyArray1<'py, u64>,
     drop: PyReadonlyArray1<'py, u64>,
-) -> PyResult<(
-    Bound<'py, PyArray1<i64>>,
-    Hashes<'py>,
-    Bound<'py, PyArray1<i64>>,
-)> {
+) -> PyResult<Stripped<'py>> {
     let view = sets_view(&offsets, &hashes)?;
     let drop = contiguous(&drop, "drop")?;
     let out = run(py, || crate::boilerplate::remove_shingles(view, drop))?;
