@@ -4,15 +4,16 @@
 //!
 //! text → [`normalize`] (hash version 2: [`normalize::tokens`] on NFKC_Casefold text,
 //! [`normalize::casefold`]) → [`shingle`] (64-bit hashes, [`hashing`]; [`wordhash`] hashes ASCII
-//! words in batches) → [`minhash`] signatures ([`minhash::v2`]: hash version 2's family) or
-//! [`simhash`] fingerprints, for a whole collection by [`signing`] → [`lsh`] candidate pairs →
-//! verification ([`verify`]: MinHash estimate, exact [`jaccard`], Hamming; [`hamming`] finds
-//! the SimHash pairs within a radius by multi-index hashing) → [`duplicates`]
-//! (all verified pairs) or [`spanning`] (a spanning forest of the clusters) → [`cluster`]
-//! labels → [`keep`] (the kept document of each cluster) → [`report`] (the reported pairs);
-//! [`partitions`] salts signatures so that one LSH run stays within each partition.
-//! [`exact`] groups byte-identical documents and [`first_seen`] finds each document's
-//! first exact duplicate across batches; [`jaccard::all_pairs`] is the brute-force search.
+//! words in batches) → [`boilerplate`] (shingles in too many documents dropped) → [`minhash`]
+//! signatures ([`minhash::v2`]: hash version 2's family) or [`simhash`] fingerprints, for a
+//! whole collection by [`signing`] → [`lsh`] candidate pairs → verification ([`verify`]:
+//! MinHash estimate, exact [`jaccard`], Hamming; [`hamming`] finds the SimHash pairs within a
+//! radius by multi-index hashing) → [`duplicates`] (all verified pairs) or [`spanning`] (a
+//! spanning forest of the clusters) → [`cluster`] labels → [`keep`] (the kept document of each
+//! cluster) → [`report`] (the reported pairs); [`partitions`] salts signatures so that one LSH
+//! run stays within each partition. [`exact`] groups byte-identical documents and
+//! [`first_seen`] finds each document's first exact duplicate across batches;
+//! [`jaccard::all_pairs`] is the brute-force search.
 //! Beside the flow: [`offsets`] maps shingles back to source characters (explain), [`lookup`]
 //! queries a persistent index, [`jsonl`] reads JSONL text fields for the command line,
 //! [`paragraphs`] removes repeated paragraphs across a corpus. [`error`] is the one error type,
@@ -30,6 +31,7 @@ pub mod rows;
 pub mod normalize;
 pub mod wordhash;
 pub mod shingle;
+pub mod boilerplate;
 
 // Sets to signatures and fingerprints, for one document and for a collection.
 pub mod minhash;

@@ -35,6 +35,23 @@ UNSORTED = _sets([0, 3, 5], [30, 10, 20, 40, 50])
 REPEATED = _sets([0, 2, 5], [1, 2, 7, 7, 9])
 
 
+GOOD_SETS = neardup.shingles(GOOD, k=2)
+
+
+def _frequent_without_count() -> Any:
+    counter = _core.FrequencyCounter(0.5)
+    counter.add_candidates(GOOD_SETS.offsets, GOOD_SETS.hashes)
+    return counter.frequent()
+
+
+def _frequent_after_uneven_passes() -> Any:
+    counter = _core.FrequencyCounter(0.5)
+    counter.add_candidates(GOOD_SETS.offsets, GOOD_SETS.hashes)
+    counter.add_candidates(GOOD_SETS.offsets, GOOD_SETS.hashes)
+    counter.count(GOOD_SETS.offsets, GOOD_SETS.hashes)
+    return counter.frequent()
+
+
 def _signatures(n: int = 3, num_perm: int = 8) -> np.ndarray:
     return neardup.minhash(GOOD + ["other words here"] * (n - 2), num_perm=num_perm)
 
@@ -437,5 +454,62 @@ ROWS = [
         lambda: _core.keep_mask(np.array([0]), "longest"),
         InvalidArgumentError,
         "needs one measure per document",
+    ),
+    # Boilerplate stripping (rust/boilerplate.rs): sets checked as everywhere, max_df, pass order.
+    _row(
+        "strip_boilerplate-unsorted-set",
+        lambda: neardup.strip_boilerplate(UNSORTED, 0.5),
+        InputError,
+        r"shingle set 0 is not sorted and duplicate-free: hashes\[0\] = 30 is followed by 10",
+    ),
+    _row(
+        "core-frequent_shingles-max_df-0",
+        lambda: _core.frequent_shingles(GOOD_SETS.offsets, GOOD_SETS.hashes, 0.0),
+        InvalidArgumentError,
+        r"max_df must be in \(0, 1\], got 0",
+    ),
+    _row(
+        "core-frequent_shingles-offsets-past-hashes",
+        lambda: _core.frequent_shingles(np.array([0, 9]), np.zeros(2, np.uint64), 0.5),
+        InvalidArgumentError,
+        r"offsets must end at len\(hashes\) = 2, got 9",
+    ),
+    _row(
+        "core-remove_shingles-repeated-hash",
+        lambda: _core.remove_shingles(REPEATED.offsets, REPEATED.hashes, np.zeros(1, np.uint64)),
+        InputError,
+        "shingle set 1 is not sorted and duplicate-free",
+    ),
+    _row(
+        "core-remove_shingles-drop-strided",
+        lambda: _core.remove_shingles(
+            GOOD_SETS.offsets, GOOD_SETS.hashes, np.zeros(4, np.uint64)[::2]
+        ),
+        InvalidArgumentError,
+        "drop must be a C-contiguous array",
+    ),
+    _row(
+        "core-FrequencyCounter-max_df-nan",
+        lambda: _core.FrequencyCounter(float("nan")),
+        InvalidArgumentError,
+        r"max_df must be in \(0, 1\], got NaN",
+    ),
+    _row(
+        "core-FrequencyCounter-frequent-before-count",
+        lambda: _frequent_without_count(),
+        InvalidArgumentError,
+        r"call count\(\) on every batch before frequent\(\)",
+    ),
+    _row(
+        "core-FrequencyCounter-uneven-passes",
+        lambda: _frequent_after_uneven_passes(),
+        InvalidArgumentError,
+        r"count\(\) saw 2 documents, add_candidates\(\) saw 4",
+    ),
+    _row(
+        "core-FrequencyCounter-count-unsorted",
+        lambda: _core.FrequencyCounter(0.5).count(UNSORTED.offsets, UNSORTED.hashes),
+        InputError,
+        "shingle set 0 is not sorted",
     ),
 ]

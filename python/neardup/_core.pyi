@@ -22,6 +22,7 @@ __all__ = [
     "SAMPLE_SIZE",
     "STEEPEST",
     "FirstSeen",
+    "FrequencyCounter",
     "IndexMirror",
     "ParagraphDedup",
     "QueryIndex",
@@ -34,6 +35,7 @@ __all__ = [
     "clusters",
     "estimate_jaccard",
     "exact_duplicates",
+    "frequent_shingles",
     "gather_rows",
     "gather_rows_in_place",
     "hamming",
@@ -70,6 +72,7 @@ __all__ = [
     "pairs_within_groups",
     "paragraph_clean",
     "paragraph_units",
+    "remove_shingles",
     "report_pairs",
     "salt_signatures",
     "sample_keys",
@@ -415,6 +418,31 @@ class FirstSeen:
     def add(
         self, digests: npt.NDArray[np.uint64], groupable: npt.NDArray[np.bool_]
     ) -> npt.NDArray[np.int64]: ...
+
+# Boilerplate stripping (rust/boilerplate.rs) on shingle sets (offsets int64[n+1], hashes).
+def frequent_shingles(
+    offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], max_df: float
+) -> npt.NDArray[np.uint64]: ...
+def remove_shingles(
+    offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], drop: npt.NDArray[np.uint64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.int64]]: ...
+
+@final
+class FrequencyCounter:
+    def __new__(cls, max_df: float) -> FrequencyCounter: ...
+    def add_candidates(
+        self, offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64]
+    ) -> None: ...
+    def count(self, offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64]) -> None: ...
+    def frequent(self) -> npt.NDArray[np.uint64]: ...
+    @property
+    def max_df(self) -> float: ...
+    @property
+    def n_docs(self) -> int: ...
+    @property
+    def candidates(self) -> npt.NDArray[np.uint64]: ...
+    @property
+    def counts(self) -> npt.NDArray[np.int64]: ...
 
 # Paragraph dedup (rust/paragraphs.rs): (texts, removed, units, words, spans int64[m, 3]).
 _ParagraphBatch = tuple[

@@ -5,7 +5,8 @@ and lift the Jaccard similarity of unrelated documents (the article's boilerplat
 Dropping every shingle whose *document frequency* share exceeds ``max_df`` before MinHash,
 SimHash or exact Jaccard pushes the usable threshold back down.
 
-All work is vectorised numpy over ``ShingleSets.hashes`` / ``.offsets``.
+The counting and removal run in the crate (``rust/boilerplate.rs``, ``_core``); this module
+checks arguments and builds the results.
 
 >>> import neardup
 >>> ss = neardup.shingles(["a b c d e f", "x y z w v u"], k=5)
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from neardup import _core
 from neardup.errors import ArgumentTypeError, InvalidArgumentError
 from neardup.stages import ShingleSets
 
@@ -77,13 +79,9 @@ def _check_max_df(max_df: float) -> float:
     return max_df
 
 
-def _limit(n_docs: int, max_df: float) -> int:
-    """Largest document count that is *not* frequent: df > max_df * n  <=>  df > floor(max_df*n)."""
-    return int(np.floor(max_df * n_docs + 1e-9))
-
-
 def frequent_shingles(shinglesets: Any, max_df: float = 0.1) -> np.ndarray:
-    """Sorted uint64 array of the shingles present in more than ``max_df`` of the documents.
+    """Sorted uint64 array of the shingles present in more than ``max_df`` of the documents
+    (``df > floor(max_df * n + 1e-9)``, ``rust/boilerplate.rs``).
 
     >>> import neardup
     >>> hashes = np.array([1, 2, 2], dtype=np.uint64)  # document 0 has {1, 2}, document 1 {2}
@@ -91,16 +89,10 @@ def frequent_shingles(shinglesets: Any, max_df: float = 0.1) -> np.ndarray:
     >>> frequent_shingles(ss, 0.5)
     array([2], dtype=uint64)
     """
-    max_df = _check_max_df(max_df)
-    hashes = np.asarray(shinglesets.hashes, dtype=np.uint64)
-    n = len(shinglesets)
-    if n == 0 or hashes.size == 0:
-        return np.zeros(0, dtype=np.uint64)
-    uniq, counts = np.unique(hashes, return_counts=True)  # hashes are unique per document
-    return uniq[counts > _limit(n, max_df)]
+    return _core.frequent_shingles(shinglesets.offsets, shinglesets.hashes, _check_max_df(max_df))
 
 
-def remove_shingles(shinglesets: Any, drop: np.ndarray) -> tuple[Any, np.ndarray]:
+def remove_shingles(shinglesets: Any, drop: Any) -> tuple[ShingleSets, np.ndarray]:
     """Return (new ShingleSets without the hashes in ``drop``, per-document count removed).
 
     >>> import neardup
@@ -110,32 +102,10 @@ def remove_shingles(shinglesets: Any, drop: np.ndarray) -> tuple[Any, np.ndarray
     >>> new.hashes.tolist(), new.offsets.tolist(), removed.tolist()
     ([1], [0, 1, 1], [1, 1])
     """
-    hashes = np.asarray(shinglesets.hashes, dtype=np.uint64)
-    offsets = np.asarray(shinglesets.offsets, dtype=np.int64)
-    n = len(offsets) - 1
-    drop = np.asarray(drop, dtype=np.uint64)
-    if drop.size == 0 or hashes.size == 0:
-        new = ShingleSets(
-            offsets.copy(),
-            hashes.copy(),
-            k=shinglesets.k,
-            unit=shinglesets.unit,
-            hash_version=shinglesets.hash_version,
-        )
-        return new, np.zeros(n, dtype=np.int64)
-    mask = np.isin(hashes, drop, assume_unique=False)
-    doc_of = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
-    removed = np.bincount(doc_of[mask], minlength=n).astype(np.int64)
-    new_offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.diff(offsets) - removed, out=new_offsets[1:])
-    new = ShingleSets(
-        new_offsets,
-        hashes[~mask],
-        k=shinglesets.k,
-        unit=shinglesets.unit,
-        hash_version=shinglesets.hash_version,
-    )
-    return new, removed
+    drop = np.ascontiguousarray(drop, dtype=np.uint64).reshape(-1)
+    offsets, hashes, removed = _core.remove_shingles(shinglesets.offsets, shinglesets.hashes, drop)
+    k, unit, version = shinglesets.k, shinglesets.unit, shinglesets.hash_version
+    return ShingleSets(offsets, hashes, k=k, unit=unit, hash_version=version), removed
 
 
 def _stats(sizes: np.ndarray, removed: np.ndarray, max_df: float, n_dropped: int) -> StripStats:
@@ -171,10 +141,9 @@ def strip_boilerplate(shinglesets: Any, max_df: float = 0.1) -> tuple[Any, Strip
             f"got {type(shinglesets).__name__}"
         )
     max_df = _check_max_df(max_df)
-    drop = frequent_shingles(shinglesets, max_df)
+    drop = _core.frequent_shingles(shinglesets.offsets, shinglesets.hashes, max_df)
     new, removed = remove_shingles(shinglesets, drop)
-    sizes = np.diff(np.asarray(shinglesets.offsets, dtype=np.int64))
-    return new, _stats(sizes, removed, max_df, drop.size)
+    return new, _stats(shinglesets.sizes(), removed, max_df, drop.size)
 
 
 class FrequencyCounter:
@@ -184,7 +153,9 @@ class FrequencyCounter:
     documents of at least one batch (pigeonhole), so pass 1 (:meth:`add_candidates`) keeps
     only per-batch frequent shingles as candidates and pass 2 (:meth:`count`) counts the
     candidates exactly. :meth:`frequent` then returns precisely the shingles that
-    :func:`strip_boilerplate` would drop on the whole corpus at once.
+    :func:`strip_boilerplate` would drop on the whole corpus at once. The state lives in
+    ``_core.FrequencyCounter`` (``rust/boilerplate.rs``); ``candidates`` and ``counts`` are
+    pass 2's candidates and their counts so far.
 
     >>> import neardup
     >>> batches = [
@@ -194,79 +165,29 @@ class FrequencyCounter:
     >>> fc = FrequencyCounter(max_df=0.5)
     >>> for ss in batches: fc.add_candidates(ss)
     >>> for ss in batches: fc.count(ss)
-    >>> drop = fc.frequent()
-    >>> drop.size  # "a b c d e", in 3 of the 4 documents
-    1
+    >>> fc.frequent().size, fc.counts.tolist(), fc.n_docs  # "a b c d e": 3 of the 4 documents
+    (1, [3], 4)
     """
 
     def __init__(self, max_df: float = 0.1) -> None:
-        self.max_df = _check_max_df(max_df)
-        self._cand: list[np.ndarray] = []
-        self.candidates = np.zeros(0, dtype=np.uint64)
-        self.counts = np.zeros(0, dtype=np.int64)
-        self.n_docs = 0
-        self._counted = 0
+        self._counter = _core.FrequencyCounter(_check_max_df(max_df))
 
-    def add_candidates(self, shinglesets: Any) -> None:
-        """Pass 1: remember the shingles frequent within this batch.
+    def add_candidates(self, shinglesets: ShingleSets) -> None:
+        """Pass 1: remember the shingles frequent within this batch."""
+        self._counter.add_candidates(shinglesets.offsets, shinglesets.hashes)
 
-        >>> import neardup
-        >>> fc = FrequencyCounter(0.5)
-        >>> fc.add_candidates(neardup.shingles(["a b c d e f", "a b c d e g"], k=5))
-        >>> fc.n_docs
-        2
-        """
-        n = len(shinglesets)
-        self.n_docs += n
-        hashes = np.asarray(shinglesets.hashes, dtype=np.uint64)
-        if n and hashes.size:
-            uniq, counts = np.unique(hashes, return_counts=True)
-            self._cand.append(uniq[counts > _limit(n, self.max_df)])
-            if len(self._cand) > 64:
-                self._cand = [np.unique(np.concatenate(self._cand))]
-
-    def count(self, shinglesets: Any) -> None:
-        """Pass 2: count the candidates exactly in this batch.
-
-        >>> import neardup
-        >>> ss = neardup.shingles(["a b c d e f", "a b c d e g"], k=5)
-        >>> fc = FrequencyCounter(0.5)
-        >>> fc.add_candidates(ss)
-        >>> fc.count(ss)
-        >>> fc.counts.tolist()  # the one candidate, "a b c d e", is in both documents
-        [2]
-        """
-        if self._cand:
-            self.candidates = np.unique(np.concatenate(self._cand))
-            self.counts = np.zeros(self.candidates.size, dtype=np.int64)
-            self._cand = []
-        self._counted += len(shinglesets)
-        if self.candidates.size == 0:
-            return
-        hashes = np.asarray(shinglesets.hashes, dtype=np.uint64)
-        idx = np.searchsorted(self.candidates, hashes)
-        idx[idx == self.candidates.size] = 0
-        hit = self.candidates[idx] == hashes
-        self.counts += np.bincount(idx[hit], minlength=self.candidates.size)
+    def count(self, shinglesets: ShingleSets) -> None:
+        """Pass 2: count the candidates exactly in this batch (after pass 1 on every batch)."""
+        self._counter.count(shinglesets.offsets, shinglesets.hashes)
 
     def frequent(self) -> np.ndarray:
-        """The shingles (sorted uint64) whose document frequency share exceeds ``max_df``.
+        """The shingles (sorted uint64) whose document frequency share exceeds ``max_df``."""
+        return self._counter.frequent()
 
-        >>> import neardup
-        >>> ss = neardup.shingles(["a b c d e f", "a b c d e g"], k=5)
-        >>> fc = FrequencyCounter(0.5)
-        >>> fc.add_candidates(ss)
-        >>> fc.count(ss)
-        >>> fc.frequent().size
-        1
-        """
-        if self._cand:  # count() never called: nothing can be frequent without counts
-            raise RuntimeError("call count() on every batch before frequent()")
-        if self._counted != self.n_docs:
-            raise RuntimeError(
-                f"count() saw {self._counted} documents, add_candidates() saw {self.n_docs}"
-            )
-        return self.candidates[self.counts > _limit(self.n_docs, self.max_df)]
+    max_df = property(lambda self: self._counter.max_df)
+    n_docs = property(lambda self: self._counter.n_docs)
+    candidates = property(lambda self: self._counter.candidates)
+    counts = property(lambda self: self._counter.counts)
 
 
 def summarize(

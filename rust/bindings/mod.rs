@@ -3,6 +3,7 @@
 //! (`impl From<Error> for PyErr`, the one mapping of the core's error kinds).
 
 mod banding;
+mod boilerplate;
 mod collapse;
 mod hamming;
 mod hash;
@@ -491,6 +492,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(minhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_sets, m)?)?;
     sign::register(m)?;
+    boilerplate::register(m)?;
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_sets, m)?)?;
     lsh::register(m)?;

@@ -471,6 +471,11 @@ impl<'a> SetsView<'a> {
         self.len() == 0
     }
 
+    /// Every set's hashes, one set after another.
+    pub fn hashes(&self) -> &'a [u64] {
+        self.hashes
+    }
+
     #[inline]
     pub fn get(&self, i: usize) -> &'a [u64] {
         &self.hashes[self.offsets[i] as usize..self.offsets[i + 1] as usize]
