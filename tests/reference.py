@@ -432,3 +432,17 @@ def shingle_offsets(
             ranges.append((traced[first][1], traced[last][2]))
     assert len(ranges) == len(hashes)
     return [(h, s, e) for h, (s, e) in zip(hashes, ranges, strict=True)]
+
+
+def frequent_shingles(sets: list[list[int]], max_df: float) -> list[int]:
+    """The shingles in more than floor(max_df * n + 1e-9) of the n sets, sorted."""
+    limit = int(max_df * len(sets) + 1e-9)
+    df = Counter(h for s in sets for h in set(s))
+    return sorted(h for h, count in df.items() if count > limit)
+
+
+def remove_shingles(sets: list[list[int]], drop: list[int]) -> tuple[list[list[int]], list[int]]:
+    """Each set without the hashes in ``drop``, and how many it lost."""
+    gone = set(drop)
+    kept = [[h for h in s if h not in gone] for s in sets]
+    return kept, [len(s) - len(k) for s, k in zip(sets, kept, strict=True)]

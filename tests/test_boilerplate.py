@@ -6,9 +6,18 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import neardup
-from neardup.boilerplate import FrequencyCounter, frequent_shingles, strip_boilerplate
+from neardup.boilerplate import (
+    FrequencyCounter,
+    frequent_shingles,
+    remove_shingles,
+    strip_boilerplate,
+)
+
+import reference
 
 
 def _sets(docs):
@@ -105,3 +114,44 @@ def test_stripping_pushes_unrelated_similarity_back_down():
     assert before.min() > 0.15
     assert after.max() < 0.05
     assert 0.3 < stats.mean_share_stripped < 0.5
+
+
+# small hash alphabets (shared shingles are the point) at both ends of the uint64 range
+_HASHES = st.sampled_from([0, 1, 2, 3, 5, 2**32, 2**63 - 1, 2**63, 2**64 - 2, 2**64 - 1])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.lists(_HASHES, max_size=6).map(lambda s: sorted(set(s))), max_size=12),
+    st.sampled_from([0.01, 0.1, 0.25, 0.5, 0.75, 1.0]),
+    st.integers(1, 5),
+)
+def test_frequent_and_removed_shingles_match_the_reference(sets, max_df, batch):
+    """The crate's document frequencies, cut and removal against Python sets, in memory and
+    through the two-pass counter fed in batches."""
+    offsets = np.cumsum([0] + [len(s) for s in sets]).astype(np.int64)
+    hashes = np.array([h for s in sets for h in s], dtype=np.uint64)
+    ss = neardup.ShingleSets(offsets, hashes, k=5, unit="word")
+    want = reference.frequent_shingles(sets, max_df)
+    assert frequent_shingles(ss, max_df).tolist() == want
+    counter = FrequencyCounter(max_df)
+    parts = [sets[i : i + batch] for i in range(0, len(sets), batch)]
+    batches = [
+        neardup.ShingleSets(
+            np.cumsum([0] + [len(s) for s in part]).astype(np.int64),
+            np.array([h for s in part for h in s], dtype=np.uint64),
+            k=5,
+            unit="word",
+        )
+        for part in parts
+    ]
+    for b in batches:
+        counter.add_candidates(b)
+    for b in batches:
+        counter.count(b)
+    assert counter.frequent().tolist() == want
+    stripped, removed = remove_shingles(ss, np.array(want, dtype=np.uint64))
+    kept, lost = reference.remove_shingles(sets, want)
+    bounds = zip(stripped.offsets[:-1], stripped.offsets[1:], strict=True)
+    assert [stripped.hashes[a:b].tolist() for a, b in bounds] == kept
+    assert removed.tolist() == lost
