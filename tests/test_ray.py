@@ -259,7 +259,8 @@ def test_a_killed_worker_is_retried_and_the_answer_holds(local_ray):
 def test_an_input_error_names_the_row(local_ray):
     texts: list[str | None] = list(corpus("synthetic")[:3000])
     texts[2222] = None
-    with pytest.raises(InputError, match=r"input position 2222: text is null"):
+    null = r"input position 2222: row without text \('text' is null\)"
+    with pytest.raises(InputError, match=null):
         nray.find_duplicates(_dataset(texts, 5), threshold=THRESHOLD)  # type: ignore[arg-type]
 
 
@@ -377,7 +378,7 @@ def test_cli_input_error_names_file_and_row_and_writes_nothing(local_ray, tmp_pa
     code = main(["dedup", str(a), str(b), "-o", str(out), "--engine", "ray", "--method", "minhash"])
     assert code == 1
     err = capsys.readouterr().err
-    assert f"{b}, row 1235: text is null" in err
+    assert f"{b}: row 1235: row without text ('text' is null)" in err
     assert not out.exists()
     assert list(tmp_path.iterdir()) == sorted([a, b]) or set(tmp_path.iterdir()) == {a, b}
 

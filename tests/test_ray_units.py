@@ -177,7 +177,8 @@ def test_units_refuse_bad_input_as_the_local_engine(local_ray):
     holes: list[str | None] = list(texts)
     holes[2222] = None  # as the Ray engine without units says it
     table = pa.table({"text": holes, "repo": keys})
-    with pytest.raises(InputError, match=r"^input position 2222: text is null$"):
+    null = r"^input position 2222: row without text \('text' is null\)$"
+    with pytest.raises(InputError, match=null):
         nray.find_duplicates(_blocks_of(table, 4), unit_of="repo")
 
 
@@ -225,6 +226,6 @@ def test_cli_ray_engine_units_refuse_nulls_as_the_local_engine(local_ray, tmp_pa
         assert errors["local"][1].endswith(f"{b}:501: row without text ('text' is null)")
         assert errors["ray"] == (
             errors["local"][0],
-            f"neardup dedup: error: {b}, row 501: text is null",
+            f"neardup dedup: error: {b}: row 501: row without text ('text' is null)",
         )
     assert errors["ray"][0] != 0 and not list(tmp_path.glob("k-*"))

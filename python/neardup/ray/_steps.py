@@ -70,8 +70,11 @@ def split_by(part: np.ndarray, parts: int, *arrays: np.ndarray) -> list[tuple[np
     return [tuple(a[order[bounds[p] : bounds[p + 1]]] for a in arrays) for p in range(parts)]
 
 
-def check_texts(column: Any, start: int, where: Sequence[tuple[int, str, int]] = ()) -> Any:
-    """The partition's text column, or an :class:`InputError` naming the first bad row.
+def check_texts(
+    column: Any, start: int, where: Sequence[tuple[int, str, int]] = (), field: str = "text"
+) -> Any:
+    """The partition's text column (``field``), or an :class:`InputError` naming the first bad
+    row in the local readers' words.
 
     ``where`` lists ``(first row in partition, file, first row's number in the file)`` runs,
     so the error names the file and row; without it the error names the input position.
@@ -80,7 +83,7 @@ def check_texts(column: Any, start: int, where: Sequence[tuple[int, str, int]] =
     >>> check_texts(pa.chunked_array([["a", None]]), 10)
     Traceback (most recent call last):
     ...
-    neardup.errors.InputError: input position 11: text is null
+    neardup.errors.InputError: input position 11: row without text ('text' is null)
     """
     import pyarrow as pa
 
@@ -93,15 +96,16 @@ def check_texts(column: Any, start: int, where: Sequence[tuple[int, str, int]] =
     if column.null_count or pa.types.is_null(t):
         nulls = column.is_null()
         first = int(np.flatnonzero(nulls.to_numpy(zero_copy_only=False))[0])
-        raise InputError(f"{_where(first, start, where)}: text is null")
+        raise InputError(f"{_where(first, start, where)}: row without text ({field!r} is null)")
     return column
 
 
 def _where(row: int, start: int, where: Sequence[tuple[int, str, int]]) -> str:
-    """'file, row R' (R counts from 1 in that file) or 'input position P' (from 0)."""
+    """'file: row R' (R counts from 1 in that file, as the Parquet and CSV readers say it) or
+    'input position P' (from 0)."""
     for first, path, file_row in reversed(list(where)):
         if row >= first:
-            return f"{path}, row {file_row + row - first + 1}"
+            return f"{path}: row {file_row + row - first + 1}"
     return f"input position {start + row}"
 
 
@@ -143,7 +147,7 @@ def sign_partition(
     local engine mixes it (:func:`neardup.partitions.salt_digests`, ``salt_signatures``), so
     exact links and LSH buckets stay within partitions.
     """
-    texts = check_texts(table.column(text_column), start, where)
+    texts = check_texts(table.column(text_column), start, where, text_column)
     # the local engine's sign pass (sets, digests and signatures in one core call)
     batch = sign_batch(plan, texts, np.zeros(0, np.uint64), keep_sets=False)
     assert batch.set_sizes is not None  # no stripping: every set signed whole

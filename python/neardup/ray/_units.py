@@ -79,7 +79,7 @@ def _keyed_fn(
     import pyarrow as pa
 
     text_column, id_column, unit_column, within_column = columns
-    texts = _steps.check_texts(table.column(text_column), start, where)
+    texts = _steps.check_texts(table.column(text_column), start, where, text_column)
     hashes = key_hashes(names[0], table.column(unit_column).to_pylist(), start)
     out = {
         text_column: texts,
