@@ -4,10 +4,11 @@
 opened as a :class:`neardup.stores.FileStore`, :func:`neardup.engine.run` runs the same
 stages as :func:`neardup.find_duplicates`, and this module writes what it decided. Memory
 holds a 16-byte digest, a length and an id per document and the signatures (``4·P`` bytes)
-of the unique ones — never the text; exact verification re-reads the inputs once to shingle
-only the candidates, and one more pass copies the kept rows to the output. Every
-per-document step is independent of the batch cut, so the result does not depend on
-``batch_size``.
+of the unique ones — never the text; the shingle sets exact verification needs are held up
+to :data:`neardup.engine.HOLD_SETS_BUDGET` hashes and past it written to a temporary spill
+file as they are made (so the inputs are read once to find the duplicates), and one more
+pass copies the kept rows to the output. Every per-document step is independent of the
+batch cut, so the result does not depend on ``batch_size``.
 
 >>> from neardup.dedup import dedup_files
 >>> s = dedup_files(["corpus.jsonl"], "kept.jsonl", threshold=0.5)
