@@ -114,10 +114,10 @@ def test_a_hopeless_radius_warns_with_the_predicted_cost(monkeypatch):
 def test_the_warning_comes_before_the_search(monkeypatch):
     texts = synth.generate(bases=10, singles=20, seed=2).texts
     order: list[str] = []
-    real_search = stages.hamming_within
+    real_search = near._core.hamming_within
     monkeypatch.setattr(near, "SIMHASH_WARN_SECONDS", 0.0)
     monkeypatch.setattr(
-        near.stages,
+        near._core,
         "hamming_within",
         lambda *a, **k: (order.append("search"), real_search(*a, **k))[1],
     )

@@ -11,7 +11,7 @@ import pytest
 
 from neardup import _core, stages
 from neardup._buffer import empty_small_pages
-from neardup.near import SetBuilder
+from neardup.evidence import SetBuilder
 from neardup.plan import make_plan
 from neardup.sign import set_digests, sign_batch
 

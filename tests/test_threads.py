@@ -178,7 +178,7 @@ def test_chunked_verification_does_not_depend_on_threads(monkeypatch, tmp_path, 
 
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
     monkeypatch.setattr(near, "VERIFY_BUDGET", 5000)
-    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
 
     def plan(threads: int):
         return make_plan(method="minhash", threshold=0.5, k=3, pairs=pairs, threads=threads)

@@ -53,7 +53,7 @@ def test_chunked_verification_finds_what_holding_every_set_finds(
     want = engine.run(plan, MemoryStore(texts, batch_size=13))
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
     monkeypatch.setattr(near, "VERIFY_BUDGET", budget)
-    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
     reads = []
     real = SetSpill.read
 
@@ -104,7 +104,7 @@ def test_a_failed_spill_write_raises_and_leaves_no_files(monkeypatch, tmp_path):
     texts = _texts()
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
     monkeypatch.setattr(near, "VERIFY_BUDGET", 100)
-    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
     calls = []
     real = spill._spill
 
@@ -155,7 +155,7 @@ def test_sets_read_back_from_the_spill_at_once_are_those_held(monkeypatch, tmp_p
     plan = make_plan(threshold=0.5, k=3, **options)
     want = engine.run(plan, MemoryStore(texts, batch_size=13))
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 150)  # a few batches held, then spilled
-    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
     reads = []
     real = SetSpill.read
     monkeypatch.setattr(SetSpill, "read", lambda self, docs: (reads.append(1), real(self, docs))[1])
@@ -179,7 +179,7 @@ def test_a_failed_run_after_the_spill_started_leaves_no_files(monkeypatch, tmp_p
                 yield batch
 
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
-    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
     made = []
     real = SetSpill._open
 
@@ -231,7 +231,7 @@ def test_spilled_sets_decide_spanning_from_the_components_pass(
     want = engine.run(plan, MemoryStore(texts, batch_size=13))
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
     monkeypatch.setattr(near, "VERIFY_BUDGET", 100)
-    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
     monkeypatch.setattr(near, "candidate_bound", _counting(near.candidate_bound, bounds := []))
     monkeypatch.setattr(near, "bucket_components", _counting(near.bucket_components, comps := []))
     if spanning_limit == 10**9:  # far under the limit: the fused search decides, no pass
@@ -261,7 +261,7 @@ def test_a_run_on_texts_in_memory_holds_their_sets_up_to_a_share_of_them(monkeyp
     chars = sum(map(len, texts))
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 100)
     monkeypatch.setattr(engine, "HOLD_SETS_STEP", 100)
-    monkeypatch.setattr(near, "SPILL_DIR", str(tmp_path))
+    monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
     opened = []
     monkeypatch.setattr(SetSpill, "_open", lambda self: opened.append(1) or _original_open(self))
     store = MemoryStore(texts, batch_size=13)

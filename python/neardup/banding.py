@@ -296,6 +296,36 @@ def choose_banding(
     return Banding(*chosen)
 
 
+def planned_banding(
+    threshold: float,
+    num_perm: int,
+    verify: str,
+    bucket_limit: int | None,
+    sample: np.ndarray,
+    n: int,
+    sizes: np.ndarray | None,
+    sign_pass: tuple[int, int] | None,
+) -> Banding:
+    """:func:`choose_banding` for a run, on values its plan checked once (the engines' call:
+    nothing is checked again): ``sample`` the :func:`banding_sample` signatures of ``n``
+    unique documents, ``sizes`` their shingle counts, ``sign_pass`` (documents, shingles).
+
+    >>> sig = np.arange(16, dtype=np.uint32).reshape(2, 8)
+    >>> b = planned_banding(0.5, 8, "exact", 32, sig, 2, None, None)
+    >>> b == choose_banding(0.5, 8, "exact", sig, n=2)
+    True
+    """
+    corpus: dict[str, Any] = {}
+    if verify == "exact":
+        counts = None if sizes is None else np.ascontiguousarray(sizes, dtype=np.float64)
+        corpus = {"signatures": sample, "positions": None, "sizes": counts}
+        corpus.update(sign_pass=sign_pass, n=n)
+    chosen = _core.choose_banding(
+        threshold, num_perm, verify == "exact", DEFAULT_RECALL, bucket_limit, **corpus
+    )
+    return Banding(*chosen)
+
+
 def _sign_pass(sign_pass: Any, n: int) -> tuple[int, int] | None:
     if sign_pass is None:
         return None

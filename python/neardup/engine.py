@@ -35,13 +35,15 @@ from typing import Any
 import numpy as np
 
 from neardup import _core
+from neardup import spill as spill_module
 from neardup._buffer import RowBuffer
 from neardup._texts import reindexed
-from neardup.banding import banding_sample, choose_banding, lsh_probability
+from neardup.banding import banding_sample, lsh_probability, planned_banding
 from neardup.boilerplate import FrequencyCounter, summarize
 from neardup.errors import ResourceError
+from neardup.evidence import Evidence, SetBuilder
 from neardup.keep import keep_mask, policy_measure
-from neardup.near import Evidence, SetBuilder, near_pairs
+from neardup.near import near_pairs
 from neardup.partitions import partition_salts, salt_digests, salt_signatures
 from neardup.plan import Plan
 from neardup.sign import batch_shingles, sign_batch, sign_rows
@@ -184,9 +186,7 @@ def run(plan: Plan, store: DocumentStore, report: bool = True) -> Outcome:
     ``report=False``: the clusters and the kept documents only, no pairs reported (paragraph
     dedup needs no more; expanding the pairs over exact copies can cost more than the search).
     """
-    from neardup import near  # SPILL_DIR read at call time (tests set it)
-
-    with SetSpill(plan.k, plan.unit, plan.hash_version, near.SPILL_DIR) as spill:
+    with SetSpill(plan.k, plan.unit, plan.hash_version, spill_module.SPILL_DIR) as spill:
         return _run(plan, store, spill, report)
 
 
@@ -395,16 +395,15 @@ def run_banding(
         info["expected_recall"] = lsh_probability(resolved.threshold, resolved.bands, resolved.rows)
         info["banding_reason"] = "given" if plan.bands is not None else "plan"
         return resolved
-    verify: Any = resolved.verify
-    chosen = choose_banding(
+    chosen = planned_banding(
         resolved.threshold,
         resolved.num_perm,
-        verify,
+        resolved.verify,
+        resolved.bucket_limit,
         sample,
-        n=n,
-        sizes=sizes,
-        sign_pass=sign_pass,
-        bucket_limit=resolved.bucket_limit,
+        n,
+        sizes,
+        sign_pass,
     )
     info.update(
         expected_recall=chosen.expected_recall,

@@ -21,15 +21,15 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Generator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from neardup import _core, stages
-from neardup._buffer import empty_small_pages, trim_heap
+from neardup._buffer import trim_heap
 from neardup.banding import DEFAULT_RECALL, lsh_probability
 from neardup.errors import NeardupWarning
+from neardup.evidence import Evidence, subset_sets
 from neardup.partitions import largest_partition, per_partition
 from neardup.plan import Plan
 
@@ -46,165 +46,6 @@ VERIFY_BUDGET = 1 << 24
 #: How far below the recall target (or the banding's own P(T), if lower) the expected recall may
 #: fall, because LSH buckets were split, before a :class:`NeardupWarning` says so.
 RECALL_WARNING = 1e-3
-
-#: Where the spill file's temporary directory is made (None: the system's, ``TMPDIR``).
-SPILL_DIR: str | None = None
-
-
-def take_sets(sets: stages.ShingleSets, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(sizes, concatenated hashes) of the given rows (increasing) of a ShingleSets, vectorised.
-
-    >>> s = stages.shingles(["a b", "c", "d e f"], k=1)
-    >>> sizes, hashes = take_sets(s, np.array([0, 2]))
-    >>> sizes.tolist(), len(hashes)
-    ([2, 3], 5)
-    """
-    if len(rows) == len(sets):  # every row, in order: the arrays as they are
-        return sets.sizes(), sets.hashes
-    every = sets.sizes()
-    wanted = np.zeros(len(every), dtype=bool)
-    wanted[rows] = True
-    return every[rows], sets.hashes[np.repeat(wanted, every)]
-
-
-class SetBuilder:
-    """Collects the shingle sets of some unique documents into one ShingleSets over all of
-    them (documents never added get an empty set), in increasing index order.
-
-    The hashes are gathered straight into one buffer of ``capacity`` hashes (untouched pages
-    of it cost no memory; small pages, :func:`neardup._buffer.empty_small_pages`), doubled
-    when full, so building needs no concatenation: at 100,000 documents that copy of every
-    held set cost about as much as verifying the candidates.
-
-    >>> b = SetBuilder(1, "word")
-    >>> b.add(stages.shingles(["a b", "c"], k=1), np.array([1]), np.array([2]))
-    >>> b.build(3).sizes().tolist()
-    [0, 0, 1]
-    """
-
-    def __init__(
-        self, k: int, unit: str, hash_version: int = stages.HASH_VERSION, capacity: int = 0
-    ) -> None:
-        self.k, self.unit, self.hash_version = k, unit, hash_version
-        self.capacity = capacity
-        self.clear()
-
-    def clear(self) -> None:
-        """Forget everything added (``method="auto"`` found too many unique documents)."""
-        self._at: list[np.ndarray] = []
-        self._sizes: list[np.ndarray] = []
-        self._buffer = np.zeros(0, dtype=np.uint64)
-        self.hashes = 0  # shingle hashes held
-
-    def free_room(self) -> tuple[np.ndarray, int]:
-        """(buffer, first free slot): where the sign pass may write the next batch's sets in
-        place (``_core.sign_texts(into=, at=)``); :meth:`add` then finds them there."""
-        if len(self._buffer) < self.capacity:
-            grown = empty_small_pages(self.capacity)
-            grown[: self.hashes] = self._buffer[: self.hashes]
-            self._buffer = grown
-        return self._buffer, self.hashes
-
-    def _in_place(self, hashes: np.ndarray) -> bool:
-        """Whether ``hashes`` is the buffer from the first free slot on (written in place)."""
-        if hashes.base is not self._buffer or not len(hashes):
-            return False
-        free = self._buffer[self.hashes :]
-        return bool(hashes.ctypes.data == free.ctypes.data)
-
-    def _room(self, more: int) -> np.ndarray:
-        """The buffer's next ``more`` slots (the buffer grown first if needed)."""
-        need = self.hashes + more
-        if need > len(self._buffer):
-            grown = empty_small_pages(max(need, 2 * len(self._buffer), self.capacity))
-            grown[: self.hashes] = self._buffer[: self.hashes]
-            self._buffer = grown
-        return self._buffer[self.hashes : need]
-
-    def add(
-        self, sets: stages.ShingleSets, rows: np.ndarray, at: np.ndarray, only: bool = False
-    ) -> None:
-        """Add the sets of ``rows`` of a batch as unique documents ``at`` (increasing);
-        ``only``: the batch's other sets are empty (``shingles(only=)``), so no gather."""
-        sizes = sets.sizes()[rows]
-        in_place = self._in_place(sets.hashes)
-        if only or len(rows) == len(sets):  # the hashes as they are
-            if not in_place:
-                self._room(len(sets.hashes))[:] = sets.hashes
-            added = len(sets.hashes)
-        else:
-            # The crate copies runs of consecutive rows as slices (a few per exact duplicate
-            # left out); in place, each run moves towards the front.
-            offsets = np.ascontiguousarray(sets.offsets, dtype=np.int64)
-            rows = np.ascontiguousarray(rows, dtype=np.int64)
-            if in_place:
-                added = _core.gather_rows_in_place(offsets, rows, sets.hashes)
-            else:
-                added = int(sizes.sum())
-                _core.gather_rows(offsets, rows, sets.hashes, self._room(added))
-        self._at.append(np.asarray(at, dtype=np.int64))
-        self._sizes.append(sizes)
-        self.hashes += added
-
-    def build(self, n: int) -> stages.ShingleSets:
-        """One ShingleSets of ``n`` documents."""
-        sizes = np.zeros(n, dtype=np.int64)
-        if self._at:
-            sizes[np.concatenate(self._at)] = np.concatenate(self._sizes)
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        hashes = self._buffer[: self.hashes]
-        self.clear()
-        unit: Any = self.unit
-        return stages.ShingleSets(
-            offsets, hashes, k=self.k, unit=unit, hash_version=self.hash_version
-        )
-
-
-@dataclass
-class Evidence:
-    """What the near-duplicate stage works from and leaves behind, per unique document:
-    ``selected`` (sorted input positions), ``signatures`` (MinHash uint32[m, P] or SimHash
-    uint64[m, w]), ``sets`` (all sets for exact Jaccard, the candidates' after exact
-    verification, else None: also when they were verified in chunks), ``set_sizes`` (the
-    sign pass's set sizes, which size the chunks) and ``spill`` (every unique document's set
-    on disk when the sign pass could not hold them, which verification reads instead of
-    a second pass over the store)."""
-
-    selected: np.ndarray
-    signatures: np.ndarray | None = None
-    sets: stages.ShingleSets | None = None
-    simhash_bits: int = 0
-    set_sizes: np.ndarray | None = None  # int64[m] shingles per unique document, if known
-    spill: SetSpill | None = None
-
-    def similarity(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """float64[m]: similarity of unique documents at input positions ``a`` and ``b``, from
-        the exact sets when both are held, else the signatures' estimate, else 1.0.
-
-        >>> ev = Evidence(np.array([0, 5]), sets=stages.shingles(["a b", "a c"], k=1))
-        >>> ev.similarity(np.array([0]), np.array([5])).round(4).tolist()
-        [0.3333]
-        """
-        pairs = np.stack(
-            [np.searchsorted(self.selected, a), np.searchsorted(self.selected, b)], axis=1
-        ).astype(np.int64)
-        out = np.ones(len(pairs), dtype=np.float64)
-        if not len(pairs):
-            return out
-        held = np.zeros(len(pairs), dtype=bool)
-        if self.sets is not None:
-            sizes = self.sets.sizes()
-            held = (sizes[pairs[:, 0]] > 0) & (sizes[pairs[:, 1]] > 0)
-            out[held] = stages.jaccard(self.sets, pairs[held])
-        rest = ~held
-        if self.signatures is not None and rest.any():
-            if self.signatures.dtype == np.uint32:
-                out[rest] = stages.estimate_jaccard(self.signatures, pairs[rest])
-            else:
-                distance = stages.hamming(self.signatures, pairs[rest])
-                out[rest] = 1.0 - distance / self.simhash_bits
-        return out
 
 
 def candidate_bound(
@@ -341,22 +182,28 @@ def verify_candidates(
     m = len(ev.selected)
     chunk = None
     if ev.sets is None and ev.set_sizes is not None:
-        labels = stages.clusters(candidates, m)
+        labels = _core.clusters(candidates, m)
         chunk = verify_chunks(labels, _in_pairs(candidates, m), ev.set_sizes, VERIFY_BUDGET)
     if chunk is None:
         ev.sets = candidate_sets(ev, _in_pairs(candidates, m))
-        return stages.verify_jaccard(ev.sets, candidates, plan.threshold, plan.threads)
+        return _verified(ev.sets, candidates, plan)
     at = np.zeros(m, dtype=np.int64)  # each document's row in its chunk
     of_pair = chunk[candidates[:, 0]]  # both ends are in one component, so in one chunk
 
     def verify(members: np.ndarray, sets: stages.ShingleSets) -> tuple[np.ndarray, np.ndarray]:
         at[members] = np.arange(len(members))
         c = chunk[members[0]]
-        return stages.verify_jaccard(
-            sets, at[candidates[of_pair == c]], plan.threshold, plan.threads
-        )
+        return _verified(sets, at[candidates[of_pair == c]], plan)
 
     return _in_chunks(ev, chunk, verify)
+
+
+def _verified(
+    sets: stages.ShingleSets, pairs: np.ndarray, plan: Plan
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``pairs`` whose exact Jaccard reaches the plan's threshold, with it (the crate's
+    ``jaccard_at_least``: the arguments were checked once, in the plan)."""
+    return _core.jaccard_at_least(sets.offsets, sets.hashes, pairs, plan.threshold, plan.threads)
 
 
 def _in_pairs(pairs: np.ndarray, n: int) -> np.ndarray:
@@ -389,7 +236,7 @@ def near_pairs(
 
         def brute(rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
             part = sets if rows is None else subset_sets(sets, rows)
-            return stages.all_pairs_jaccard(part, threshold)
+            return _core.all_pairs_jaccard(part.offsets, part.hashes, threshold)
 
         pairs, sims, sizes = per_partition(partitions, m, brute)
         info["candidates"] = int((sizes * (sizes - 1) // 2).sum())
@@ -439,13 +286,13 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
     info["pairs_used"] = mode
     if plan.verify == "estimate":
         if mode == "spanning":
-            pairs, sims = stages.lsh_duplicates(
-                sig, bands, rows, threshold, spanning=True, threads=threads, bucket_limit=limit
+            pairs, sims = _core.lsh_duplicates(
+                sig, bands, rows, threshold, None, None, True, threads, limit
             )
             info["candidates"] = len(pairs)
             return pairs, sims
         assert candidates is not None
-        sims = stages.estimate_jaccard(sig, candidates)
+        sims = _core.estimate_jaccard(sig, candidates)
         keep = sims.astype(np.float64) >= threshold
         return candidates[keep], sims[keep]
     if mode == "spanning":  # leaders chosen by exact Jaccard: the sets of bucket members
@@ -456,20 +303,26 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
             )
             chunk = verify_chunks(labels, wanted, ev.set_sizes, VERIFY_BUDGET)
         if chunk is None:
-            wanted = stages.lsh_candidate_rows(
-                sig, bands, rows, threads, threshold=threshold, bucket_limit=limit
-            )
-            ev.sets = candidate_sets(ev, wanted)
-            pairs, sims = stages.lsh_duplicates(
-                sig, bands, rows, threshold, ev.sets, True, threads, bucket_limit=limit
+            wanted = _core.lsh_rows_in_candidates(sig, bands, rows, threads, threshold, limit)
+            ev.sets = sets = candidate_sets(ev, wanted)
+            pairs, sims = _core.lsh_duplicates(
+                sig, bands, rows, threshold, sets.offsets, sets.hashes, True, threads, limit
             )
         else:  # each chunk's buckets alone: whole components, so the same leaders
 
             def spanning(
                 members: np.ndarray, sets: stages.ShingleSets
             ) -> tuple[np.ndarray, np.ndarray]:
-                return stages.lsh_duplicates(
-                    sig[members], bands, rows, threshold, sets, True, threads, bucket_limit=limit
+                return _core.lsh_duplicates(
+                    sig[members],
+                    bands,
+                    rows,
+                    threshold,
+                    sets.offsets,
+                    sets.hashes,
+                    True,
+                    threads,
+                    limit,
                 )
 
             pairs, sims = _in_chunks(ev, chunk, spanning)
@@ -544,33 +397,22 @@ def _simhash_pairs(
     assert fingerprints is not None and radius is not None
     ev.simhash_bits = plan.simhash_bits
     largest = largest_partition(partitions, len(fingerprints))
-    search = stages.hamming_search_plan(fingerprints[largest], radius, threads=plan.threads)
+    biggest = np.ascontiguousarray(fingerprints[largest])
+    every = np.ones(len(biggest), dtype=bool)
+    search = stages.HammingSearch(*_core.hamming_search_plan(biggest, radius, every, plan.threads))
     info["simhash_search"] = search.search
     info["simhash_predicted_comparisons"] = int(search.comparisons)
     _warn_quadratic(plan, search)
 
     def within(rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         part = fingerprints if rows is None else fingerprints[rows]
-        return stages.hamming_within(part, radius, threads=plan.threads)
+        return _core.hamming_within(part, radius, np.ones(len(part), dtype=bool), plan.threads)
 
     candidates, distance, _ = per_partition(partitions, len(fingerprints), within)
     info["candidates"] = len(candidates)
     if plan.verify == "estimate":
         return candidates, (1.0 - distance / plan.simhash_bits).astype(np.float32)
     return verify_candidates(plan, ev, candidates)
-
-
-def subset_sets(sets: stages.ShingleSets, rows: np.ndarray) -> stages.ShingleSets:
-    """The sets of ``rows`` (increasing) as a ShingleSets of their own.
-
-    >>> subset_sets(stages.shingles(["a b", "c", "d e f"], k=1), np.array([0, 2])).sizes()
-    array([2, 3])
-    """
-    sizes, hashes = take_sets(sets, rows)
-    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    unit: Any = sets.unit
-    return stages.ShingleSets(offsets, hashes, sets.k, unit, sets.hash_version)
 
 
 def _warn_quadratic(plan: Plan, search: stages.HammingSearch) -> None:

@@ -19,6 +19,7 @@ import numpy as np
 from neardup import _core, stages
 from neardup._texts import as_core_texts
 from neardup.boilerplate import remove_shingles
+from neardup.evidence import subset_sets
 from neardup.plan import Plan
 from neardup.stores import char_lengths
 
@@ -208,13 +209,4 @@ def sign_rows(plan: Plan, sets: stages.ShingleSets, rows: np.ndarray) -> np.ndar
 
 def _rows(sets: stages.ShingleSets, rows: np.ndarray) -> stages.ShingleSets:
     """The sets of ``rows`` only (the first occurrences: duplicates are signed once)."""
-    if len(rows) == len(sets):
-        return sets
-    from neardup.near import take_sets
-
-    sizes, hashes = take_sets(sets, rows)
-    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    return stages.ShingleSets(
-        offsets, hashes, k=sets.k, unit=sets.unit, hash_version=sets.hash_version
-    )
+    return sets if len(rows) == len(sets) else subset_sets(sets, rows)

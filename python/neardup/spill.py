@@ -7,7 +7,7 @@ order, to one file written sequentially (:meth:`SetSpill.add`); only their sizes
 (int64 offsets at the end: 8 MB at 1,000,000 documents). Verification then gathers the sets of
 the documents it wants with positioned reads of runs of consecutive documents
 (:meth:`SetSpill.read`), so only the sets read count in the process's memory (the file's pages
-are the page cache's). The file lives in a temporary directory (``near.SPILL_DIR``, else the
+are the page cache's). The file lives in a temporary directory (``spill.SPILL_DIR``, else the
 system's) removed when the spill is closed, on an error too.
 
 >>> from neardup import stages
@@ -32,6 +32,9 @@ from neardup import stages
 #: Hashes of the scratch buffer the sign pass writes a batch's sets into while spilling
 #: (``_core.sign_texts(into=)``), reused batch after batch (64 MB; a larger batch gets its own).
 SCRATCH_HASHES = 1 << 23
+
+#: Where the spill file's temporary directory is made (None: the system's, ``TMPDIR``).
+SPILL_DIR: str | None = None
 
 
 def _spill(out: Any, hashes: np.ndarray) -> None:
@@ -122,7 +125,7 @@ class SetSpill:
         self.hashes += int(sizes.sum())
 
     def add_held(self, held: stages.ShingleSets) -> None:
-        """Append the sets held so far (a :class:`neardup.near.SetBuilder`'s, of documents
+        """Append the sets held so far (a :class:`neardup.evidence.SetBuilder`'s, of documents
         ``0 .. len(held) - 1``)."""
         self.add(held, np.arange(len(held)), np.arange(len(held)))
 
