@@ -12,7 +12,7 @@
 //! on AVX2 and NEON); this one is one 32-bit multiply-add per slot (`vpmulld` + `vpaddd`, NEON
 //! `mla`): 1.9-2.3x (AVX-512) and 2.6x (AVX2) faster per shingle on an AMD EPYC, about 3x
 //! fewer instructions on aarch64, with the same estimator error, band-collision probabilities
-//! and recall (`cargo run --release --example family_eval`, `family_ab`; changes/family.md).
+//! and recall (`cargo run --release --example family_eval`, `family_ab`; docs/definitions.md).
 
 use super::EMPTY_SLOT;
 use crate::error::{Error, Result};
