@@ -112,6 +112,16 @@ def lsh_probability(similarity: Any, bands: int, rows: int) -> Any:
     return float(out) if out.ndim == 0 else out
 
 
+def planned_probability(similarity: float, bands: int, rows: int) -> float:
+    """:func:`lsh_probability` of one similarity, on values a plan checked once (the
+    engines' call: nothing is checked again).
+
+    >>> planned_probability(0.5, 42, 3) == lsh_probability(0.5, 42, 3)
+    True
+    """
+    return float(_core.lsh_probability(np.array([similarity], dtype=np.float64), bands, rows)[0])
+
+
 def recall_bandings(threshold: float, num_perm: int, recall: float) -> list[tuple[int, int]]:
     """Every admissible recall-first banding, steepest first: for each r the fewest bands b
     with P(T) >= recall and b * r <= num_perm.
@@ -324,6 +334,37 @@ def planned_banding(
         threshold, num_perm, verify == "exact", DEFAULT_RECALL, bucket_limit, **corpus
     )
     return Banding(*chosen)
+
+
+def default_banding(threshold: float, num_perm: int, verify: str) -> Banding:
+    """:func:`choose_banding` without a sample, on values a plan checked once
+    (``Plan.resolve``'s call: nothing is checked again).
+
+    >>> b = default_banding(0.3, 128, "exact")
+    >>> (b.bands, b.rows) == (choose_banding(0.3, 128, "exact").bands, 2)
+    True
+    """
+    chosen = _core.choose_banding(
+        threshold, num_perm, verify == "exact", DEFAULT_RECALL, BUCKET_LIMIT
+    )
+    return Banding(*chosen)
+
+
+def planned_sample(
+    digests: np.ndarray, signatures: np.ndarray, sizes: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`banding_sample` of a run's own arrays (the engines' call, per run or per
+    partition: the arrays are the sign pass's, so nothing is checked again).
+
+    >>> d = np.array([[5, 1], [7, 2]], dtype=np.uint64)
+    >>> s = np.arange(4, dtype=np.uint32).reshape(2, 2)
+    >>> [x.tolist() for x in planned_sample(d, s, None)] == [
+    ...     x.tolist() for x in banding_sample(d, s)]
+    True
+    """
+    lanes = np.ascontiguousarray(digests, dtype=np.uint64).reshape(-1, 2)
+    counts = None if sizes is None else np.ascontiguousarray(sizes, dtype=np.int64).reshape(-1)
+    return _core.banding_sample(lanes, np.ascontiguousarray(signatures), SAMPLE_SIZE, counts)
 
 
 def _sign_pass(sign_pass: Any, n: int) -> tuple[int, int] | None:

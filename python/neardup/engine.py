@@ -38,7 +38,7 @@ from neardup import _core
 from neardup import spill as spill_module
 from neardup._buffer import RowBuffer
 from neardup._texts import reindexed
-from neardup.banding import banding_sample, lsh_probability, planned_banding
+from neardup.banding import planned_banding, planned_probability, planned_sample
 from neardup.boilerplate import FrequencyCounter, summarize
 from neardup.errors import ResourceError
 from neardup.evidence import Evidence, SetBuilder
@@ -359,12 +359,12 @@ def _banding(
     sign_pass: tuple[int, int],
     info: dict[str, Any],
 ) -> Plan:
-    """The MinHash banding of the run, from :func:`neardup.banding.banding_sample` of the
+    """The MinHash banding of the run, from :func:`neardup.banding.planned_sample` of the
     unique documents (``digests``, ``signatures`` and shingle counts ``sizes`` row for row),
     against the work of the sign pass ``(documents, shingles)``."""
     if plan.bands is not None or signatures is None:
         return run_banding(plan, resolved, None, 0, info)
-    _, sample, sample_sizes = banding_sample(digests, signatures, sizes=sizes)
+    _, sample, sample_sizes = planned_sample(digests, signatures, sizes)
     return run_banding(plan, resolved, sample, len(signatures), info, sample_sizes, sign_pass)
 
 
@@ -392,7 +392,9 @@ def run_banding(
     """
     assert resolved.bands is not None and resolved.rows is not None
     if plan.bands is not None or sample is None:
-        info["expected_recall"] = lsh_probability(resolved.threshold, resolved.bands, resolved.rows)
+        info["expected_recall"] = planned_probability(
+            resolved.threshold, resolved.bands, resolved.rows
+        )
         info["banding_reason"] = "given" if plan.bands is not None else "plan"
         return resolved
     chosen = planned_banding(

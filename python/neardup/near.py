@@ -27,7 +27,7 @@ import numpy as np
 
 from neardup import _core, stages
 from neardup._buffer import trim_heap
-from neardup.banding import DEFAULT_RECALL, lsh_probability
+from neardup.banding import DEFAULT_RECALL, planned_probability
 from neardup.errors import NeardupWarning
 from neardup.evidence import Evidence, subset_sets
 from neardup.partitions import largest_partition, per_partition
@@ -361,7 +361,7 @@ def _search(
     if pairs is None:
         return None
     banding_recall = float(
-        info.get("expected_recall") or lsh_probability(plan.threshold, plan.bands, plan.rows)
+        info.get("expected_recall") or planned_probability(plan.threshold, plan.bands, plan.rows)
     )
     info.update(
         candidates=len(pairs),

@@ -35,7 +35,7 @@ from neardup._validate import (
     check_seed,
     check_threshold,
 )
-from neardup.banding import BUCKET_LIMIT
+from neardup.banding import BUCKET_LIMIT, default_banding
 from neardup.errors import InvalidArgumentError
 
 Method = Literal["auto", "exact-jaccard", "minhash", "simhash", "sha256", "sha256-normalized"]
@@ -152,10 +152,10 @@ class Plan:
             method = "exact-jaccard" if n <= self.auto_exact_limit else "minhash"
         changes: dict[str, Any] = {"method": method}
         if method == "minhash" and self.bands is None:
-            bands, rows = lsh_banding(self.threshold, self.num_perm, self.verify)
-            changes.update(bands=bands, rows=rows)
+            chosen = default_banding(self.threshold, self.num_perm, self.verify)
+            changes.update(bands=chosen.bands, rows=chosen.rows)
         if method == "simhash" and self.max_hamming is None:
-            changes["max_hamming"] = simhash_max_hamming(self.threshold, self.simhash_bits)
+            changes["max_hamming"] = _radius(self.threshold, self.simhash_bits)
         return dataclasses.replace(self, **changes)
 
     def as_dict(self) -> dict[str, Any]:
@@ -312,10 +312,9 @@ def lsh_banding(threshold: float, num_perm: int, verify: str = "exact") -> tuple
     >>> lsh_banding(0.3, 128), lsh_banding(0.3, 128, "estimate")
     ((64, 2), (42, 3))
     """
-    from neardup.banding import choose_banding
-
     threshold, num_perm = check_threshold(threshold), check_int("num_perm", num_perm, 1)
-    chosen = choose_banding(threshold, num_perm, verify)  # type: ignore[arg-type]
+    check_choice("verify", verify, ("exact", "estimate"))
+    chosen = default_banding(threshold, num_perm, verify)
     return chosen.bands, chosen.rows
 
 
@@ -328,6 +327,10 @@ def simhash_max_hamming(threshold: float, bits: int) -> int:
     >>> simhash_max_hamming(0.3, 64)
     22
     """
-    threshold = check_threshold(threshold)
+    return _radius(check_threshold(threshold), bits)
+
+
+def _radius(threshold: float, bits: int) -> int:
+    """:func:`simhash_max_hamming` of a checked threshold (``Plan.resolve``'s call)."""
     cosine = 2 * threshold / (1 + threshold)
     return math.floor(bits * math.acos(min(1.0, cosine)) / math.pi)

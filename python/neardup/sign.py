@@ -175,8 +175,17 @@ def sign_batch(
 
 
 def batch_shingles(plan: Plan, texts: Any) -> stages.ShingleSets:
+    """A batch's shingle sets under the plan (its options were checked once, in the plan).
+
+    >>> from neardup.plan import make_plan
+    >>> batch_shingles(make_plan(k=2), ["a b c", "a"]).sizes().tolist()
+    [2, 1]
+    """
     unit: Any = plan.unit
-    return stages.shingles(texts, k=plan.k, unit=unit, hash_version=plan.hash_version)
+    offsets, hashes = _core.shingle_sets(
+        as_core_texts(texts), plan.k, plan.unit, plan.hash_version, None
+    )
+    return stages.ShingleSets(offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version)
 
 
 def sign_rows(plan: Plan, sets: stages.ShingleSets, rows: np.ndarray) -> np.ndarray:
@@ -193,13 +202,18 @@ def sign_rows(plan: Plan, sets: stages.ShingleSets, rows: np.ndarray) -> np.ndar
     if plan.method == "simhash":
 
         def sign(s: stages.ShingleSets) -> np.ndarray:
-            return stages.simhash(s, bits=plan.simhash_bits, threads=plan.threads)
+            return _core.simhash_sets(s.offsets, s.hashes, plan.simhash_bits, plan.threads)
     else:
 
         def sign(s: stages.ShingleSets) -> np.ndarray:
-            algorithm: Any = plan.algorithm
-            return stages.minhash(
-                s, num_perm=plan.num_perm, seed=plan.seed, threads=plan.threads, algorithm=algorithm
+            return _core.minhash_sets(
+                s.offsets,
+                s.hashes,
+                plan.num_perm,
+                plan.seed,
+                plan.threads,
+                plan.algorithm,
+                s.hash_version,
             )
 
     if 2 * len(rows) >= len(sets):

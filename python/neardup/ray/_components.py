@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup import stages
+from neardup import _core
 from neardup.ray._steps import NO_PAIRS, _mix, hash_partition, split_by, unique_rows, unique_sorted
 
 #: The driver runs union-find when the graph has at most this many edges (16 bytes each, so
@@ -32,7 +32,7 @@ def roots_on_driver(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     nodes = unique_sorted(edges.reshape(-1))
     local = np.searchsorted(nodes, edges).astype(np.int64)
-    labels = stages.clusters(local, len(nodes))
+    labels = _core.clusters(local, len(nodes))
     roots = nodes[labels]  # nodes are sorted, so the lowest local index is the lowest position
     members = roots != nodes
     return nodes[members], roots[members]

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from neardup import _core
-from neardup.banding import DEFAULT_RECALL, banding_sample
+from neardup.banding import DEFAULT_RECALL, planned_sample
 from neardup.engine import run_banding
 from neardup.errors import NeardupWarning
 from neardup.groups import EXACT, KEPT, NEAR, NORMALIZED, reason_names
@@ -137,7 +137,7 @@ def run(
                 _simhash.fingerprint_sample(lanes),
                 *_simhash.fingerprint_rows(lanes, parts),
             )
-        sample = banding_sample(signed.digests, signed.signatures, sizes=signed.sizes)  # type: ignore[arg-type]
+        sample = planned_sample(signed.digests, signed.signatures, signed.sizes)  # type: ignore[arg-type]
         # what the sign pass read (exact duplicates included), as the local engine counts it
         read = (len(signed.empty), int(signed.sizes.sum()))
         return (signed, (sample, read), *_steps.digest_rows(signed, parts))
@@ -557,7 +557,7 @@ def _merge_samples_fn(*parts: tuple[tuple[np.ndarray, ...], tuple[int, int]]) ->
         np.concatenate(x) for x in zip(*(p[0] for p in parts), strict=True)
     )
     read = (sum(p[1][0] for p in parts), sum(p[1][1] for p in parts))
-    return banding_sample(digests, signatures, sizes=sizes), read
+    return planned_sample(digests, signatures, sizes), read
 
 
 #: Partition samples one merge task combines (the tree's fan-in).

@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from neardup import _core, stages
+from neardup import _core
 from neardup._core import mix64
+from neardup._texts import as_core_texts
 from neardup.errors import InputError
 from neardup.plan import Plan
 from neardup.sign import sign_batch
@@ -188,7 +189,8 @@ def with_band_keys(signed: Signed, plan: Plan) -> Signed:
     (True, True)
     """
     assert signed.signatures is not None
-    keys = stages.band_hashes(signed.signatures, plan.bands, plan.rows)  # type: ignore[arg-type]
+    assert plan.bands is not None and plan.rows is not None
+    keys = _core.band_hashes(np.ascontiguousarray(signed.signatures), plan.bands, plan.rows, 1)
     return Signed(
         empty=signed.empty,
         positions=signed.positions,
@@ -454,14 +456,10 @@ def local_payload(
         return Payload(rows=wanted, signatures=signed.signatures[at])  # type: ignore[index]
     only = np.zeros(table.num_rows, dtype=bool)
     only[wanted - start] = True
-    sets = stages.shingles(
-        table.column(text_column),
-        k=plan.k,
-        unit=plan.unit,  # type: ignore[arg-type]
-        only=only,
-        hash_version=plan.hash_version,
+    offsets, hashes = _core.shingle_sets(
+        as_core_texts(table.column(text_column)), plan.k, plan.unit, plan.hash_version, only
     )
-    sizes, hashes = ragged_take(sets.offsets, sets.hashes, wanted - start)
+    sizes, hashes = ragged_take(offsets, hashes, wanted - start)
     kept = None
     if slots and screens(plan):
         assert signed.signatures is not None
@@ -555,24 +553,20 @@ def compare(
         axis=1,
     ).astype(np.int64)
     if both.signatures is not None and both.signatures.dtype == np.uint64:  # SimHash
-        distance = stages.hamming(both.signatures, local)  # as the local estimate, kept within
-        ok = distance <= plan.max_hamming if threshold is not None else slice(None)  # its radius
+        # as the local estimate: kept within the plan's radius
+        assert plan.max_hamming is not None
+        distance = _core.hamming(np.ascontiguousarray(both.signatures), local)
+        ok = distance <= plan.max_hamming if threshold is not None else slice(None)
         return pairs[ok], (1.0 - distance[ok] / plan.simhash_bits).astype(np.float32)
     if both.signatures is not None:
-        sim = stages.estimate_jaccard(both.signatures, local)
+        sim = _core.estimate_jaccard(np.ascontiguousarray(both.signatures), local)
         ok = sim.astype(np.float64) >= threshold if threshold is not None else slice(None)
         return pairs[ok], sim[ok]
     assert both.sizes is not None and both.hashes is not None
     offsets = np.r_[0, np.cumsum(both.sizes)].astype(np.int64)
-    sets = stages.ShingleSets(
-        offsets,
-        both.hashes,
-        k=plan.k,
-        unit=plan.unit,  # type: ignore[arg-type]
-        hash_version=plan.hash_version,
-    )
+    hashes = np.ascontiguousarray(both.hashes, dtype=np.uint64)
     if threshold is None:
-        return pairs, stages.jaccard(sets, local)
-    kept, sim = stages.verify_jaccard(sets, local, threshold)
+        return pairs, _core.jaccard(offsets, hashes, local, 1)
+    kept, sim = _core.jaccard_at_least(offsets, hashes, local, threshold, 1)
     back = np.stack([left.rows[kept[:, 0]], right.rows[kept[:, 1] - len(left.rows)]], axis=1)
     return back.astype(np.int64), sim
