@@ -237,10 +237,7 @@ def banding_sample(
     >>> bool((merged[0] == whole[0]).all()), len(whole[0])
     (True, 2)
     """
-    size = check_int("size", size, low=1)
-    lanes = np.ascontiguousarray(digests, dtype=np.uint64).reshape(-1, 2)
-    counts = None if sizes is None else np.ascontiguousarray(sizes, dtype=np.int64).reshape(-1)
-    return _core.banding_sample(lanes, _signatures(signatures), size, counts)
+    return planned_sample(digests, _signatures(signatures), sizes, check_int("size", size, low=1))
 
 
 def choose_banding(
@@ -311,14 +308,15 @@ def planned_banding(
     num_perm: int,
     verify: str,
     bucket_limit: int | None,
-    sample: np.ndarray,
+    sample: np.ndarray | None,
     n: int,
     sizes: np.ndarray | None,
     sign_pass: tuple[int, int] | None,
 ) -> Banding:
     """:func:`choose_banding` for a run, on values its plan checked once (the engines' call:
     nothing is checked again): ``sample`` the :func:`banding_sample` signatures of ``n``
-    unique documents, ``sizes`` their shingle counts, ``sign_pass`` (documents, shingles).
+    unique documents (None: no sample), ``sizes`` their shingle counts, ``sign_pass``
+    (documents, shingles).
 
     >>> sig = np.arange(16, dtype=np.uint32).reshape(2, 8)
     >>> b = planned_banding(0.5, 8, "exact", 32, sig, 2, None, None)
@@ -326,7 +324,7 @@ def planned_banding(
     True
     """
     corpus: dict[str, Any] = {}
-    if verify == "exact":
+    if verify == "exact" and sample is not None:
         counts = None if sizes is None else np.ascontiguousarray(sizes, dtype=np.float64)
         corpus = {"signatures": sample, "positions": None, "sizes": counts}
         corpus.update(sign_pass=sign_pass, n=n)
@@ -344,14 +342,14 @@ def default_banding(threshold: float, num_perm: int, verify: str) -> Banding:
     >>> (b.bands, b.rows) == (choose_banding(0.3, 128, "exact").bands, 2)
     True
     """
-    chosen = _core.choose_banding(
-        threshold, num_perm, verify == "exact", DEFAULT_RECALL, BUCKET_LIMIT
-    )
-    return Banding(*chosen)
+    return planned_banding(threshold, num_perm, verify, BUCKET_LIMIT, None, 0, None, None)
 
 
 def planned_sample(
-    digests: np.ndarray, signatures: np.ndarray, sizes: np.ndarray | None
+    digests: np.ndarray,
+    signatures: np.ndarray,
+    sizes: np.ndarray | None,
+    size: int = SAMPLE_SIZE,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`banding_sample` of a run's own arrays (the engines' call, per run or per
     partition: the arrays are the sign pass's, so nothing is checked again).
@@ -364,7 +362,7 @@ def planned_sample(
     """
     lanes = np.ascontiguousarray(digests, dtype=np.uint64).reshape(-1, 2)
     counts = None if sizes is None else np.ascontiguousarray(sizes, dtype=np.int64).reshape(-1)
-    return _core.banding_sample(lanes, np.ascontiguousarray(signatures), SAMPLE_SIZE, counts)
+    return _core.banding_sample(lanes, np.ascontiguousarray(signatures), size, counts)
 
 
 def _sign_pass(sign_pass: Any, n: int) -> tuple[int, int] | None:
