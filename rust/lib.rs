@@ -12,7 +12,8 @@
 //! spanning forest of the clusters) → [`cluster`] labels → [`keep`] (the kept document of each
 //! cluster) → [`report`] (the reported pairs); [`partitions`] salts signatures so that one LSH
 //! run stays within each partition. [`exact`] groups byte-identical documents and
-//! [`first_seen`] finds each document's first exact duplicate across batches;
+//! [`first_seen`] finds each document's first exact duplicate across batches, which
+//! [`collapse`] does for a whole pass, keeping what the later stages need of unique documents;
 //! [`jaccard::all_pairs`] is the brute-force search.
 //! Beside the flow: [`offsets`] maps shingles back to source characters (explain), [`lookup`]
 //! queries a persistent index, [`jsonl`] reads JSONL text fields for the command line,
@@ -41,6 +42,7 @@ pub mod signing;
 // Exact copies.
 pub mod exact;
 pub mod first_seen;
+pub mod collapse;
 
 // Candidates, verification, the pairs and clusters kept.
 pub mod lsh;

@@ -53,7 +53,9 @@ def test_all_pairs_are_those_of_the_uncollapsed_corpus(case):
 
 def _collapse(digests, groupable):
     """Each document's first exact duplicate over one batch (what the sign pass does)."""
-    return _core.FirstSeen().add(np.ascontiguousarray(digests), np.ascontiguousarray(groupable))
+    collapse = _core.Collapse()
+    collapse.add(np.ascontiguousarray(digests), np.ascontiguousarray(groupable), groupable)
+    return collapse.finish()["first"]
 
 
 def test_collapse_keeps_first_occurrences_and_leaves_empty_documents_alone():
@@ -64,17 +66,33 @@ def test_collapse_keeps_first_occurrences_and_leaves_empty_documents_alone():
     assert _collapse(sha.digests, sha.groupable).tolist() == [0, 1, 2, 1, 4, 0]
 
 
-def test_first_seen_across_batches_matches_one_collapse():
+def test_collapse_across_batches_matches_one_collapse():
     rng = np.random.default_rng(3)
     digests = rng.integers(0, 6, size=(200, 2)).astype(np.uint64)
     groupable = rng.random(200) > 0.1
-    seen = _core.FirstSeen()
-    batched = np.concatenate(
-        [seen.add(digests[a : a + 37], groupable[a : a + 37]) for a in range(0, 200, 37)]
-    )
-    assert len(seen) == 200
+    live = groupable & (rng.random(200) > 0.2)
+    lengths = rng.integers(0, 99, size=200)
+    signatures = rng.integers(0, 2**32, size=(200, 4)).astype(np.uint32)
+    collapse = _core.Collapse()
+    chosen = []
+    for a in range(0, 200, 37):
+        rows = collapse.add(
+            digests[a : a + 37], groupable[a : a + 37], live[a : a + 37], lengths[a : a + 37]
+        )
+        collapse.add_minhash(signatures[a : a + 37])
+        chosen.append(a + rows)
+    assert len(collapse) == 200
+    batched = collapse.finish()
     first = _collapse(digests, groupable)
-    np.testing.assert_array_equal(batched, first)
+    np.testing.assert_array_equal(batched["first"], first)
+    # the unique documents with shingles, with their digests and signatures, in order
+    selected = np.flatnonzero(live & (first == np.arange(200)))
+    np.testing.assert_array_equal(np.concatenate(chosen), selected)
+    np.testing.assert_array_equal(batched["selected"], selected)
+    np.testing.assert_array_equal(batched["digests"], digests[selected])
+    np.testing.assert_array_equal(batched["signatures"], signatures[selected])
+    np.testing.assert_array_equal(batched["lengths"], lengths)
+    np.testing.assert_array_equal(batched["empty"], ~groupable)
     # against the definition: the lowest position with the same digest, if both groupable
     for i in range(200):
         same = [j for j in range(i) if groupable[j] and (digests[j] == digests[i]).all()]
@@ -82,9 +100,19 @@ def test_first_seen_across_batches_matches_one_collapse():
         assert first[i] == (same[0] if same else i)
 
 
-def test_first_seen_refuses_digests_of_the_wrong_shape():
+def test_collapse_refuses_inconsistent_batches():
+    collapse = _core.Collapse()
     with pytest.raises(NeardupError):
-        _core.FirstSeen().add(np.zeros((3, 2), np.uint64), np.ones(2, bool))
+        collapse.add(np.zeros((3, 2), np.uint64), np.ones(2, bool), np.ones(2, bool))
+    with pytest.raises(NeardupError):
+        collapse.add(np.zeros((2, 2), np.uint64), np.ones(2, bool), np.ones(3, bool))
+    collapse.add(np.zeros((2, 2), np.uint64), np.ones(2, bool), np.ones(2, bool))
+    collapse.add_minhash(np.zeros((2, 4), np.uint32))
+    collapse.add(np.ones((1, 2), np.uint64), np.ones(1, bool), np.ones(1, bool))
+    with pytest.raises(NeardupError):  # another width than the earlier rows'
+        collapse.add_minhash(np.zeros((1, 5), np.uint32))
+    with pytest.raises(NeardupError):  # SimHash after MinHash
+        collapse.add_simhash(np.zeros((1, 1), np.uint64), whole_batch=False)
 
 
 def test_keep_longest_breaks_ties_by_position():
@@ -153,22 +181,6 @@ def test_sets_held_in_place_across_batches_match_one_batch_and_a_second_pass(mon
                 assert held is not None
                 np.testing.assert_array_equal(held.offsets, want.evidence.sets.offsets)
                 np.testing.assert_array_equal(held.hashes, want.evidence.sets.hashes)
-
-
-def test_row_buffer_keeps_every_row_across_growth(monkeypatch):
-    from neardup import _buffer
-
-    monkeypatch.setattr(_buffer, "FIRST_BYTES", 64)  # grow many times
-    rng = np.random.default_rng(0)
-    parts = [rng.integers(0, 2**32, size=(n, 3), dtype=np.uint32) for n in (1, 0, 7, 30, 2, 100)]
-    buf = _buffer.RowBuffer()
-    for part in parts:
-        buf.append(part)
-    np.testing.assert_array_equal(buf.take((0, 3), np.uint32), np.concatenate(parts))
-    assert buf.take((0, 3), np.uint32).shape == (0, 3)  # emptied by the take
-    buf.append(parts[0])
-    with pytest.raises(ValueError):
-        buf.append(np.zeros((1, 4), np.uint32))
 
 
 def test_a_run_without_reported_pairs_keeps_the_same_documents():

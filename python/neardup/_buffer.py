@@ -1,15 +1,8 @@
-"""A matrix that grows by rows without a second copy: the sign pass appends each batch's
-signatures, and the run reads them as one array at the end.
+"""Memory helpers of the sign pass and verification: buffers on small pages
+(:func:`empty_small_pages`) and handing freed heap pages back (:func:`trim_heap`).
 
-Growth reallocates in place (``ndarray.resize``: ``realloc``, which moves the pages of a large
-block without copying them on Linux), so a million documents' MinHash signatures (512 MB) peak
-at about their own size (plus at most a quarter of growth room); a list of batches joined by
-``np.concatenate`` held them twice.
-
->>> buf = RowBuffer()
->>> buf.append(np.ones((2, 3), np.uint32)); buf.append(np.zeros((1, 3), np.uint32))
->>> buf.take((0, 3), np.uint32).tolist()
-[[1, 1, 1], [1, 1, 1], [0, 0, 0]]
+>>> empty_small_pages(2).shape
+(2,)
 """
 
 from __future__ import annotations
@@ -19,46 +12,6 @@ import sys
 from typing import Any
 
 import numpy as np
-
-#: Rows of the first allocation are chosen to make it at least this many bytes: a block this
-#: large is its own mapping, which ``realloc`` grows without a copy.
-FIRST_BYTES = 1 << 25
-
-
-class RowBuffer:
-    """Rows appended batch by batch (all of one dtype and width), taken once as one array."""
-
-    def __init__(self) -> None:
-        self._rows: np.ndarray | None = None
-        self.n = 0
-
-    def append(self, rows: np.ndarray) -> None:
-        """Copy ``rows`` (2-d) after those appended before."""
-        if self._rows is None:
-            width = max(rows.shape[1], 1) * rows.dtype.itemsize
-            first = max(len(rows), FIRST_BYTES // width, 1)
-            self._rows = np.empty((first, rows.shape[1]), dtype=rows.dtype)
-        elif rows.dtype != self._rows.dtype or rows.shape[1:] != self._rows.shape[1:]:
-            raise ValueError(f"rows of {rows.dtype}{rows.shape[1:]} after {self._rows.dtype}")
-        need = self.n + len(rows)
-        if need > len(self._rows):
-            # No view of the buffer outlives a call, so the in-place resize is safe. numpy
-            # zero-fills the new rows (resident at once), so the buffer grows by a quarter:
-            # at most a quarter more than the rows, at the price of a few more (page-moving)
-            # reallocations.
-            grown = max(need, len(self._rows) + len(self._rows) // 4)
-            self._rows.resize((grown, rows.shape[1]), refcheck=False)
-        self._rows[self.n : need] = rows
-        self.n = need
-
-    def take(self, empty_shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-        """The rows appended, as one array (``empty_shape`` when none were); empties the buffer."""
-        rows, self._rows = self._rows, None
-        if rows is None:
-            return np.zeros(empty_shape, dtype=dtype)
-        rows.resize((self.n, rows.shape[1]), refcheck=False)  # shrinks in place
-        self.n = 0
-        return rows
 
 
 def empty_small_pages(n: int) -> np.ndarray:

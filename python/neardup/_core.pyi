@@ -5,7 +5,7 @@ wrappers in ``neardup.stages`` convert everything else. Errors are the classes o
 ``neardup.errors`` (one per kind of the Rust ``Error``; a panic, a bug, is ``RuntimeError``).
 """
 
-from typing import final
+from typing import Any, final
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +21,7 @@ __all__ = [
     "MERGE_COST",
     "SAMPLE_SIZE",
     "STEEPEST",
-    "FirstSeen",
+    "Collapse",
     "FrequencyCounter",
     "IndexMirror",
     "ParagraphDedup",
@@ -411,13 +411,24 @@ class IndexMirror:
         top_k: int,
     ) -> list[list[tuple[str, float]]]: ...
 
+# The collapse stage over a pass (rust/collapse.rs).
 @final
-class FirstSeen:
-    def __new__(cls) -> FirstSeen: ...
+class Collapse:
+    def __new__(cls) -> Collapse: ...
     def __len__(self) -> int: ...
     def add(
-        self, digests: npt.NDArray[np.uint64], groupable: npt.NDArray[np.bool_]
+        self,
+        digests: npt.NDArray[np.uint64],
+        groupable: npt.NDArray[np.bool_],
+        live: npt.NDArray[np.bool_],
+        lengths: npt.NDArray[np.int64] | None = None,
+        set_sizes: npt.NDArray[np.int64] | None = None,
     ) -> npt.NDArray[np.int64]: ...
+    def add_minhash(self, signatures: npt.NDArray[np.uint32], whole_batch: bool = True) -> None: ...
+    def add_simhash(
+        self, fingerprints: npt.NDArray[np.uint64], whole_batch: bool = True
+    ) -> None: ...
+    def finish(self) -> dict[str, Any]: ...
 
 # Boilerplate stripping (rust/boilerplate.rs) on shingle sets (offsets int64[n+1], hashes).
 def frequent_shingles(

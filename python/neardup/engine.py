@@ -12,7 +12,7 @@
 :func:`run` chains them over a document store (:mod:`neardup.stores`): the texts given to
 :func:`neardup.find_duplicates` or the files of ``neardup dedup``, so both keep the same rows.
 Each stage is a plain function over numpy arrays (:func:`neardup.sign.sign_batch`,
-``_core.FirstSeen``, :func:`neardup.near.near_pairs`, then the crate's ``_core.cluster_labels``,
+``_core.Collapse``, :func:`neardup.near.near_pairs`, then the crate's ``_core.cluster_labels``,
 ``_core.keep_mask`` (:func:`neardup.keep.keep_mask`), ``_core.all_pairs_count`` and
 ``_core.report_pairs``) so a distributed executor can run it per partition.
 
@@ -36,7 +36,6 @@ import numpy as np
 
 from neardup import _core
 from neardup import spill as spill_module
-from neardup._buffer import RowBuffer
 from neardup._texts import reindexed
 from neardup.banding import planned_banding, planned_probability, planned_sample
 from neardup.boilerplate import FrequencyCounter, summarize
@@ -209,29 +208,22 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
         probe.verify == "exact" or probe.method in ("auto", "exact-jaccard")
     )
     spilling = False  # the held sets went to the spill: every later batch's sets go there
-    signs = RowBuffer()  # the unique documents' signatures, grown in place
-    set_sizes: list[np.ndarray] = []  # shingle counts of the signed documents (cost model)
-    shingled = 0  # shingles of every document the sign pass read (exact duplicates too)
-    digests, firsts, groupable, live, lengths, sizes, removed = [], [], [], [], [], [], []
-    seen = _core.FirstSeen()  # each document's first exact duplicate, batch by batch
+    collapse = _core.Collapse()  # first exact duplicates; the unique documents' signatures
+    sizes: list[np.ndarray] = []  # set sizes before stripping (boilerplate statistics)
+    removed: list[np.ndarray] = []  # shingles stripped per document
     salts = partition_salts(plan, store)
+    signing = probe.method in ("minhash", "auto", "simhash")
     unique = 0
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
             room = builder.free_room() if hold else spill.room() if spilling else None
             kept = hold or spilling
             b = _checked(batch, lambda t, h=kept, r=room: sign_batch(plan, t, drop, h, r))
-            before = len(seen)
             if salts is not None:  # a copy only of another partition's is never found
                 b.digests = salt_digests(b.digests, salts[batch.start : batch.start + len(b.live)])
-            first_of = seen.add(np.ascontiguousarray(b.digests), b.groupable)
-            new = first_of == np.arange(before, before + len(first_of))
-            chosen = np.flatnonzero(new & b.live)  # first occurrences with shingles
-            digests.append(b.digests)
-            firsts.append(first_of)
-            groupable.append(b.groupable)
-            live.append(new & b.live)
-            lengths.append(b.lengths)
+            chosen = collapse.add(
+                np.ascontiguousarray(b.digests), b.groupable, b.live, b.lengths, b.set_sizes
+            )
             if b.sizes is not None:
                 sizes.append(b.sizes)
                 removed.append(b.removed)
@@ -256,20 +248,14 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
                 elif spilling and b.sets is not None:
                     spill.add(b.sets, chosen, np.arange(unique - len(chosen), unique))
                 if b.signatures is not None:
-                    whole = len(chosen) == len(b.signatures)
-                    signs.append(b.signatures if whole else b.signatures[chosen])
-                elif probe.method in ("minhash", "auto", "simhash"):
+                    _add_signatures(collapse, b.signatures, True)
+                elif signing:
                     assert b.sets is not None
-                    signs.append(sign_rows(probe, b.sets, chosen))
-                if b.set_sizes is not None and probe.method in ("minhash", "auto", "simhash"):
-                    set_sizes.append(b.set_sizes[chosen])
-            if b.set_sizes is not None:
-                shingled += int(b.set_sizes.sum())
+                    _add_signatures(collapse, sign_rows(probe, b.sets, chosen), False)
     with timer.stage("collapse"):
-        all_digests = _cat(digests, (0, 2), np.uint64)
-        first = _cat(firsts, (0,), np.int64)
-        selected = np.flatnonzero(_cat(live, (0,), bool))
-        del digests
+        collapsed = collapse.finish()
+        first, selected = collapsed["first"], collapsed["selected"]
+        set_sizes = collapsed["set_sizes"] if signing else np.zeros(0, dtype=np.int64)
     resolved = plan.resolve(len(selected))
     info: dict[str, Any] = {"documents": len(first), "unique": len(selected)}
     info["exact_duplicates"] = int(np.count_nonzero(first != np.arange(len(first))))
@@ -277,36 +263,25 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
         info["boilerplate"] = summarize(
             sizes, removed, plan.strip_boilerplate or 0.1, int(drop.size)
         ).as_dict()
-    width = resolved.num_perm if resolved.method == "minhash" else resolved.simhash_bits // 64
-    dtype = np.uint32 if resolved.method == "minhash" else np.uint64
     evidence = Evidence(
         selected=selected,
         simhash_bits=resolved.simhash_bits,
-        signatures=signs.take((0, width), dtype)
-        if resolved.method in ("minhash", "simhash")
-        else None,
+        signatures=_signatures(resolved, collapsed.pop("signatures")),
         sets=builder.build(len(selected)) if hold else None,
-        set_sizes=_cat(set_sizes, (0,), np.int64),
+        set_sizes=set_sizes,
         spill=spill if spilling else None,
     )
     if spilling:
         spill.finish(len(selected))
-    del signs, builder
+    del builder
     parts = None if salts is None else salts[selected]
     if parts is not None and resolved.method == "minhash" and evidence.signatures is not None:
         salt_signatures(evidence.signatures, parts)
     if resolved.method == "minhash":
-        signed = (len(first), shingled)
+        signed = (len(first), collapsed["shingled"])
         resolved = _banding(
-            plan,
-            resolved,
-            all_digests[selected],
-            evidence.signatures,
-            _cat(set_sizes, (0,), np.int64),
-            signed,
-            info,
+            plan, resolved, collapsed.pop("digests"), evidence.signatures, set_sizes, signed, info
         )
-    del all_digests
     with timer.stage("near pairs"):
         local, sims, near_info = near_pairs(resolved, evidence, parts)
         if parts is not None and len(local):
@@ -320,7 +295,7 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
     evidence.spill = None  # removed when the run ends
     with timer.stage("cluster"):
         labels = _core.cluster_labels(first, selected, local)
-        measure = policy_measure(resolved.keep, labels, _cat(lengths, (0,), np.int64), store)
+        measure = policy_measure(resolved.keep, labels, collapsed["lengths"], store)
         keep, rep = keep_mask(labels, measure, resolved.keep)
         pairs = selected[local] if len(local) else np.zeros((0, 2), dtype=np.int64)
         mode = info.get("pairs_used", resolved.pairs)
@@ -344,7 +319,7 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
                 first, pairs, sims.astype(np.float32, copy=False), mode
             )
         info["pairs_reported"] = len(pairs)
-    empty = ~_cat(groupable, (0,), bool) if resolved.uses_shingles else np.zeros(len(first), bool)
+    empty = collapsed["empty"] if resolved.uses_shingles else np.zeros(len(first), bool)
     return Outcome(
         resolved, pairs, sims, labels, keep, rep, first, empty, info, evidence, timer.seconds
     )
@@ -415,5 +390,20 @@ def run_banding(
     return dataclasses.replace(resolved, bands=chosen.bands, rows=chosen.rows)
 
 
-def _cat(parts: list[np.ndarray], empty_shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-    return np.concatenate(parts) if parts else np.zeros(empty_shape, dtype=dtype)
+def _signatures(resolved: Plan, signatures: np.ndarray | None) -> np.ndarray | None:
+    """The unique documents' MinHash signatures or SimHash fingerprints the near-duplicate
+    stage uses (none for the exact methods), empty rows of the plan's width when none came."""
+    if resolved.method == "minhash":
+        return np.zeros((0, resolved.num_perm), np.uint32) if signatures is None else signatures
+    if resolved.method == "simhash":
+        words = resolved.simhash_bits // 64
+        return np.zeros((0, words), np.uint64) if signatures is None else signatures
+    return None
+
+
+def _add_signatures(collapse: Any, signatures: np.ndarray, whole_batch: bool) -> None:
+    """Hands a batch's signatures (MinHash uint32, SimHash uint64) to the collapse stage."""
+    if signatures.dtype == np.uint32:
+        collapse.add_minhash(signatures, whole_batch)
+    else:
+        collapse.add_simhash(signatures, whole_batch)
