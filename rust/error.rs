@@ -18,6 +18,10 @@ pub enum Error {
     Resource(String),
     /// Stored bits that cannot be what neardup wrote (`IndexCorruptError`).
     Corrupt(String),
+    /// A file operation failed (the spill file: a full disk, a missing directory): Python's
+    /// builtin `OSError(errno, message)`, as neardup's other file writes raise. `errno` is the
+    /// OS's error number when there is one; the message says what failed and why.
+    Os { errno: Option<i32>, message: String },
 }
 
 impl Error {
@@ -53,6 +57,25 @@ impl Error {
         Error::Corrupt(message.into())
     }
 
+    /// `what` failed with the OS error `error`: "cannot write the spill file …: No space left
+    /// on device", its error number kept apart.
+    pub fn os(what: impl fmt::Display, error: &std::io::Error) -> Self {
+        let errno = error.raw_os_error();
+        let reason = error.to_string();
+        // std appends " (os error N)" to the OS's text; the number is kept in `errno` instead
+        let reason = match errno {
+            Some(code) => match reason.strip_suffix(&format!(" (os error {code})")) {
+                Some(text) => text.to_owned(),
+                None => reason,
+            },
+            None => reason,
+        };
+        Error::Os {
+            errno,
+            message: format!("{what}: {reason}"),
+        }
+    }
+
     /// The one-line message, without the kind.
     pub fn message(&self) -> &str {
         match self {
@@ -60,7 +83,7 @@ impl Error {
             | Error::InputType(m)
             | Error::Resource(m)
             | Error::Corrupt(m) => m,
-            Error::InvalidInput { message, .. } => message,
+            Error::InvalidInput { message, .. } | Error::Os { message, .. } => message,
         }
     }
 }
@@ -156,5 +179,24 @@ mod tests {
     fn new_is_an_invalid_argument() {
         assert_eq!(Error::new("k"), Error::InvalidArgument("k".into()));
         assert_eq!(Error::input(3, "texts[3] x").to_string(), "texts[3] x");
+    }
+
+    #[test]
+    fn os_errors_keep_the_number_apart_from_the_message() {
+        let full = std::io::Error::from_raw_os_error(28);
+        let e = Error::os("cannot write x", &full);
+        let Error::Os { errno, message } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(*errno, Some(28));
+        assert!(message.starts_with("cannot write x: ") && !message.contains("os error"));
+        let other = Error::os("cannot read y", &std::io::Error::other("short"));
+        assert_eq!(
+            other,
+            Error::Os {
+                errno: None,
+                message: "cannot read y: short".into()
+            }
+        );
     }
 }

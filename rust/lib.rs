@@ -14,6 +14,8 @@
 //! run stays within each partition. [`exact`] groups byte-identical documents and
 //! [`first_seen`] finds each document's first exact duplicate across batches, which
 //! [`collapse`] does for a whole pass, keeping what the later stages need of unique documents;
+//! past the memory budget, the sign pass writes the unique documents' sets to a [`spill`]
+//! file that exact verification reads them back from;
 //! [`jaccard::all_pairs`] is the brute-force search.
 //! Beside the flow: [`offsets`] maps shingles back to source characters (explain), [`lookup`]
 //! queries a persistent index, [`jsonl`] reads JSONL text fields for the command line,
@@ -43,6 +45,9 @@ pub mod signing;
 pub mod exact;
 pub mod first_seen;
 pub mod collapse;
+
+// The unique documents' sets on disk, for exact verification past the memory budget.
+pub mod spill;
 
 // Candidates, verification, the pairs and clusters kept.
 pub mod lsh;

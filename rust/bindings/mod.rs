@@ -24,7 +24,7 @@ use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyList, PyString, PyTuple, PyType};
@@ -38,9 +38,17 @@ static CORRUPT: GILOnceCell<Py<PyType>> = GILOnceCell::new();
 
 /// Each error kind becomes its class of `neardup.errors` (`python/neardup/errors.py`). Should
 /// that module not import (the compiled module used alone), the builtin it derives from is used.
+/// A failed file operation is the builtin `OSError(errno, message)` (`e.errno` set when the OS
+/// gave a number), as neardup's other file writes raise.
 impl From<Error> for PyErr {
     fn from(error: Error) -> PyErr {
         let message = error.message().to_owned();
+        if let Error::Os { errno, .. } = error {
+            return match errno {
+                Some(errno) => PyOSError::new_err((errno, message)),
+                None => PyOSError::new_err(message),
+            };
+        }
         Python::with_gil(|py| {
             let (cell, name) = match &error {
                 Error::InvalidArgument(_) => (&INVALID_ARGUMENT, "InvalidArgumentError"),
@@ -48,6 +56,7 @@ impl From<Error> for PyErr {
                 Error::InputType(_) => (&INPUT_TYPE, "InputTypeError"),
                 Error::Resource(_) => (&RESOURCE, "ResourceError"),
                 Error::Corrupt(_) => (&CORRUPT, "IndexCorruptError"),
+                Error::Os { .. } => unreachable!("mapped above"),
             };
             match cell.import(py, "neardup.errors", name) {
                 Ok(class) => PyErr::from_type(class.clone(), message),

@@ -1,0 +1,679 @@
+//! The unique documents' shingle sets on disk, for exact verification once the sign pass
+//! cannot hold them (`neardup.engine.HOLD_SETS_BUDGET`): one temporary file written
+//! sequentially, batch after batch ([`SetSpill::add`]), only the set sizes in memory, then read
+//! back with positioned reads of runs of consecutive documents ([`SetSpill::read`]), so only the
+//! sets read count in the process's memory (the file's pages are the page cache's).
+//!
+//! The file lives in a fresh directory (made at the first [`SetSpill::add`] that writes
+//! anything, under the given base directory or the system's temporary one) that
+//! [`SetSpill::close`] removes, as does dropping the spill. Failed writes and reads are
+//! [`Error::Os`] errors that name the file and keep the OS error number.
+
+use crate::error::{filled_vec, reserve, Error, Result};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The file's name in its directory.
+const FILE_NAME: &str = "sets.u64";
+
+/// Bytes buffered before a write reaches the file (larger runs go straight through).
+const WRITE_BUFFER: usize = 1 << 20;
+
+/// Bytes per hash in the file (native byte order: the file never outlives the process).
+const HASH_BYTES: usize = std::mem::size_of::<u64>();
+
+/// Spill directories made by this process (part of each one's unique name).
+static MADE: AtomicU64 = AtomicU64::new(0);
+
+/// The sets of unique documents `0, 1, ...` (added in increasing order, any missing one empty)
+/// in one temporary file.
+#[derive(Debug)]
+pub struct SetSpill {
+    /// Where the directory is made (None: `std::env::temp_dir()`).
+    base: Option<PathBuf>,
+    /// The directory holding the file, once made (None before the first write and after close).
+    dir: Option<PathBuf>,
+    writer: Option<BufWriter<File>>,
+    reader: Option<File>,
+    /// The set size of every document below `next`, while adding.
+    sizes: Vec<i64>,
+    /// Documents below it were added (or are empty).
+    next: usize,
+    /// The offsets (in hashes) of the `n + 1` document boundaries, after [`SetSpill::finish`].
+    offsets: Option<Vec<i64>>,
+    hashes: u64,
+    writes: u64,
+    fail_write_at: Option<u64>,
+    /// A write failed: the file and the sizes may disagree, nothing more is written or read.
+    failed: bool,
+    closed: bool,
+}
+
+impl SetSpill {
+    /// An empty spill; its directory will be made under `directory` (None: the system's
+    /// temporary directory, `TMPDIR` on Unix).
+    pub fn new(directory: Option<PathBuf>) -> Self {
+        SetSpill {
+            base: directory,
+            dir: None,
+            writer: None,
+            reader: None,
+            sizes: Vec::new(),
+            next: 0,
+            offsets: None,
+            hashes: 0,
+            writes: 0,
+            fail_write_at: None,
+            failed: false,
+            closed: false,
+        }
+    }
+
+    /// Whether anything was written (the file exists) and the spill is not closed.
+    pub fn active(&self) -> bool {
+        self.dir.is_some()
+    }
+
+    /// Hashes written so far.
+    pub fn hashes_written(&self) -> u64 {
+        self.hashes
+    }
+
+    /// Writes made so far: one per run of consecutive rows with a hash (a test counts them).
+    pub fn writes(&self) -> u64 {
+        self.writes
+    }
+
+    /// The directory holding the file, while it exists.
+    pub fn directory(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// Fault injection for tests: the `n`th write (1-based, counted from the first write of
+    /// this spill, [`SetSpill::writes`]) fails as a full disk would (`ENOSPC`); None: none.
+    pub fn set_fail_write_at(&mut self, n: Option<u64>) {
+        self.fail_write_at = n;
+    }
+
+    fn usable(&self, what: &str) -> Result<()> {
+        if self.closed {
+            return Err(Error::new(format!("cannot {what}: the spill is closed")));
+        }
+        if self.failed {
+            return Err(Error::new(format!(
+                "cannot {what}: a write to the spill file failed before"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Appends the sets of `rows` (strictly increasing) of a batch (CSR: `offsets` of length
+    /// n + 1 into `hashes`) as unique documents `at` (strictly increasing, all past those added
+    /// before). Each run of consecutive rows is written as one slice of `hashes`.
+    pub fn add(&mut self, offsets: &[i64], hashes: &[u64], rows: &[i64], at: &[i64]) -> Result<()> {
+        self.usable("add to the spill")?;
+        if self.offsets.is_some() {
+            return Err(Error::new("cannot add to the spill after finish()"));
+        }
+        if rows.len() != at.len() {
+            return Err(Error::new(format!(
+                "rows and at must have the same length, got {} and {}",
+                rows.len(),
+                at.len()
+            )));
+        }
+        let Some(&first_at) = at.first() else {
+            return Ok(());
+        };
+        if first_at < 0 {
+            return Err(Error::new(format!(
+                "at must be non-negative, got {first_at}"
+            )));
+        }
+        if (first_at as u64) < self.next as u64 {
+            return Err(Error::new(format!(
+                "document {first_at} added after {}",
+                self.next as i64 - 1
+            )));
+        }
+        if let Some(i) = at.windows(2).position(|w| w[1] <= w[0]) {
+            return Err(Error::new(format!(
+                "at must be strictly increasing: at[{}] = {} follows {}",
+                i + 1,
+                at[i + 1],
+                at[i]
+            )));
+        }
+        let n = offsets.len().saturating_sub(1);
+        if offsets.is_empty() {
+            return Err(Error::new("offsets must hold n + 1 boundaries, got none"));
+        }
+        let mut previous = -1i64;
+        for (i, &row) in rows.iter().enumerate() {
+            if row <= previous || row < 0 || row as u64 >= n as u64 {
+                return Err(Error::new(format!(
+                    "rows must be strictly increasing rows of the {n} sets: rows[{i}] = {row}"
+                )));
+            }
+            previous = row;
+            let (a, b) = (offsets[row as usize], offsets[row as usize + 1]);
+            if a < 0 || b < a || b as u64 > hashes.len() as u64 {
+                return Err(Error::new(format!(
+                    "offsets of set {row} ({a}..{b}) are not within the {} hashes",
+                    hashes.len()
+                )));
+            }
+        }
+        let last_at = at[at.len() - 1];
+        let end = usize::try_from(last_at)
+            .ok()
+            .and_then(|last| last.checked_add(1))
+            .ok_or_else(|| Error::new(format!("document {last_at} is out of range")))?;
+        // the sizes of the documents skipped (empty) and added: reserved before any write
+        let more = end - self.sizes.len();
+        reserve(&mut self.sizes, more, "the spilled set sizes")?;
+        // runs of consecutive rows, each written as one slice
+        let mut start = 0;
+        let mut written = 0u64;
+        while start < rows.len() {
+            let mut stop = start + 1;
+            while stop < rows.len() && rows[stop] == rows[stop - 1] + 1 {
+                stop += 1;
+            }
+            let a = offsets[rows[start] as usize] as usize;
+            let b = offsets[rows[stop - 1] as usize + 1] as usize;
+            if b > a {
+                self.write(&hashes[a..b])?;
+                written += (b - a) as u64;
+            }
+            start = stop;
+        }
+        for (&row, &doc) in rows.iter().zip(at) {
+            self.sizes.resize(doc as usize, 0);
+            self.sizes
+                .push(offsets[row as usize + 1] - offsets[row as usize]);
+        }
+        self.next = end;
+        self.hashes += written;
+        Ok(())
+    }
+
+    /// Makes the directory and the file (at the first write).
+    fn open(&mut self) -> Result<&mut BufWriter<File>> {
+        if self.writer.is_none() {
+            let base = self.base.clone().unwrap_or_else(std::env::temp_dir);
+            let dir = make_directory(&base)?;
+            let path = dir.join(FILE_NAME);
+            self.dir = Some(dir);
+            let file = File::options()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .map_err(|e| {
+                    Error::os(
+                        format!("cannot create the spill file {}", path.display()),
+                        &e,
+                    )
+                })?;
+            self.writer = Some(BufWriter::with_capacity(WRITE_BUFFER, file));
+        }
+        Ok(self.writer.as_mut().expect("opened above"))
+    }
+
+    fn write(&mut self, hashes: &[u64]) -> Result<()> {
+        self.writes += 1;
+        let fail = self.fail_write_at == Some(self.writes);
+        let writer = self.open()?;
+        let outcome = if fail {
+            Err(full_disk())
+        } else {
+            writer.write_all(as_bytes(hashes))
+        };
+        outcome.map_err(|e| {
+            self.failed = true;
+            Error::os(
+                format!("cannot write the spill file {}", self.file_name()),
+                &e,
+            )
+        })
+    }
+
+    fn file_name(&self) -> String {
+        match &self.dir {
+            Some(dir) => dir.join(FILE_NAME).display().to_string(),
+            None => FILE_NAME.to_owned(),
+        }
+    }
+
+    /// Ends the writing: the offsets of `n` documents (those never added are empty), the file
+    /// flushed, closed and opened again for [`SetSpill::read`].
+    pub fn finish(&mut self, n: usize) -> Result<()> {
+        self.usable("finish the spill")?;
+        if self.offsets.is_some() {
+            return Err(Error::new("finish() was called already"));
+        }
+        if self.next > n {
+            return Err(Error::new(format!(
+                "finish({n}): documents up to {} were added",
+                self.next - 1
+            )));
+        }
+        let mut offsets = filled_vec(n + 1, 0i64, "the spill's offsets")?;
+        let mut total = 0i64;
+        for (doc, &size) in self.sizes.iter().enumerate() {
+            total += size;
+            offsets[doc + 1] = total;
+        }
+        for slot in &mut offsets[self.sizes.len() + 1..] {
+            *slot = total;
+        }
+        self.sizes = Vec::new();
+        if let Some(writer) = self.writer.take() {
+            let name = self.file_name();
+            let file = writer.into_inner().map_err(|e| {
+                self.failed = true;
+                Error::os(format!("cannot write the spill file {name}"), e.error())
+            })?;
+            drop(file);
+            let reader = File::open(self.dir.as_ref().expect("written").join(FILE_NAME))
+                .map_err(|e| Error::os(format!("cannot open the spill file {name}"), &e))?;
+            self.reader = Some(reader);
+        }
+        self.offsets = Some(offsets);
+        Ok(())
+    }
+
+    fn finished(&self) -> Result<&[i64]> {
+        if self.closed {
+            return Err(Error::new("the spill is closed"));
+        }
+        self.offsets
+            .as_deref()
+            .ok_or_else(|| Error::new("the spill is read after finish() only"))
+    }
+
+    /// int64[n]: the set size of each document (after [`SetSpill::finish`]).
+    pub fn sizes(&self) -> Result<Vec<i64>> {
+        let offsets = self.finished()?;
+        let mut out = Vec::new();
+        reserve(&mut out, offsets.len() - 1, "the spilled set sizes")?;
+        out.extend(offsets.windows(2).map(|w| w[1] - w[0]));
+        Ok(out)
+    }
+
+    /// (offsets int64[m + 1], hashes): the sets of `docs` (strictly increasing), one row each,
+    /// with one positioned read per run of documents whose sets follow each other in the file.
+    pub fn read(&self, docs: &[i64]) -> Result<(Vec<i64>, Vec<u64>)> {
+        let offsets = self.finished()?;
+        let n = offsets.len() - 1;
+        let mut own = Vec::new();
+        reserve(&mut own, docs.len() + 1, "the offsets of the sets read")?;
+        own.push(0i64);
+        let mut previous = -1i64;
+        for (i, &doc) in docs.iter().enumerate() {
+            if doc <= previous || doc < 0 || doc as u64 >= n as u64 {
+                return Err(Error::new(format!(
+                    "docs must be strictly increasing documents of the {n} spilled: \
+                     docs[{i}] = {doc}"
+                )));
+            }
+            previous = doc;
+            let size = offsets[doc as usize + 1] - offsets[doc as usize];
+            own.push(own[i] + size);
+        }
+        let total = own[docs.len()] as usize;
+        let mut hashes = filled_vec(total, 0u64, "the sets read from the spill")?;
+        if total == 0 {
+            return Ok((own, hashes));
+        }
+        let reader = self
+            .reader
+            .as_ref()
+            .ok_or_else(|| Error::new("the spill file is not open"))?;
+        let mut first = 0;
+        while first < docs.len() {
+            // a run: documents whose sets follow each other in the file
+            let mut last = first + 1;
+            while last < docs.len()
+                && offsets[docs[last] as usize] == offsets[docs[last - 1] as usize + 1]
+            {
+                last += 1;
+            }
+            let (put_a, put_b) = (own[first] as usize, own[last] as usize);
+            if put_b > put_a {
+                let at = offsets[docs[first] as usize] as u64 * HASH_BYTES as u64;
+                read_at(reader, as_bytes_mut(&mut hashes[put_a..put_b]), at).map_err(|e| {
+                    Error::os(
+                        format!("cannot read the spill file {}", self.file_name()),
+                        &e,
+                    )
+                })?;
+            }
+            first = last;
+        }
+        Ok((own, hashes))
+    }
+
+    /// Closes and removes the file and its directory (also after an error; again: nothing).
+    /// Nothing can be added or read afterwards.
+    pub fn close(&mut self) {
+        self.closed = true;
+        if let Some(writer) = self.writer.take() {
+            // what is still buffered is thrown away with the file (no flush to a full disk)
+            drop(writer.into_parts());
+        }
+        self.reader = None;
+        self.sizes = Vec::new();
+        self.offsets = None;
+        if let Some(dir) = self.dir.take() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
+impl Drop for SetSpill {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// A fresh directory under `base` (only this user may enter it on Unix).
+fn make_directory(base: &Path) -> Result<PathBuf> {
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mut attempt = 0;
+    loop {
+        let made = MADE.fetch_add(1, Ordering::Relaxed);
+        let name = format!(
+            "neardup-spill-{}-{:x}-{made}",
+            std::process::id(),
+            stamp.wrapping_add(attempt)
+        );
+        let dir = base.join(name);
+        match builder.create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+            Err(e) => {
+                return Err(Error::os(
+                    format!("cannot make the spill directory in {}", base.display()),
+                    &e,
+                ))
+            }
+        }
+    }
+}
+
+/// The error a full disk gives (`ENOSPC`), for the fault injection of tests.
+fn full_disk() -> io::Error {
+    #[cfg(unix)]
+    {
+        // ENOSPC is 28 on Linux, macOS and the BSDs
+        io::Error::from_raw_os_error(28)
+    }
+    #[cfg(not(unix))]
+    {
+        io::Error::other("No space left on device")
+    }
+}
+
+fn as_bytes(hashes: &[u64]) -> &[u8] {
+    // SAFETY: u64 has no padding and u8 no alignment requirement; the length is the slice's
+    // own size in bytes, and the borrow keeps the slice alive.
+    unsafe {
+        std::slice::from_raw_parts(hashes.as_ptr() as *const u8, std::mem::size_of_val(hashes))
+    }
+}
+
+fn as_bytes_mut(hashes: &mut [u64]) -> &mut [u8] {
+    // SAFETY: as in `as_bytes`; every byte pattern is a valid u64, so any bytes written
+    // through the view leave valid values.
+    unsafe {
+        std::slice::from_raw_parts_mut(
+            hashes.as_mut_ptr() as *mut u8,
+            std::mem::size_of_val(hashes),
+        )
+    }
+}
+
+/// Fills `out` from byte `at` of `file` (a short read continues where it stopped).
+#[cfg(unix)]
+fn read_at(file: &File, out: &mut [u8], at: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, out, at)
+}
+
+/// Fills `out` from byte `at` of `file` (seek, then read: `read` takes `&self`, so the file's
+/// position is the one shared state; calls on one spill do not overlap).
+#[cfg(not(unix))]
+fn read_at(mut file: &File, out: &mut [u8], at: u64) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(at))?;
+    file.read_exact(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory for one test under the system's temporary one.
+    fn base(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("neardup-spill-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).unwrap();
+        dir
+    }
+
+    fn entries(dir: &Path) -> usize {
+        std::fs::read_dir(dir).unwrap().count()
+    }
+
+    /// The sets of a batch: set i holds i + 1 hashes (set 1 empty).
+    fn batch(n: usize) -> (Vec<i64>, Vec<u64>) {
+        let mut offsets = vec![0i64];
+        let mut hashes = Vec::new();
+        for i in 0..n {
+            let size = if i == 1 { 0 } else { i + 1 };
+            hashes.extend((0..size).map(|j| (i * 1000 + j) as u64));
+            offsets.push(hashes.len() as i64);
+        }
+        (offsets, hashes)
+    }
+
+    fn set(offsets: &[i64], hashes: &[u64], row: usize) -> Vec<u64> {
+        hashes[offsets[row] as usize..offsets[row + 1] as usize].to_vec()
+    }
+
+    #[test]
+    fn any_increasing_documents_read_back_what_was_added() {
+        let dir = base("round-trip");
+        let (offsets, hashes) = batch(8);
+        let mut spill = SetSpill::new(Some(dir.clone()));
+        assert!(!spill.active());
+        // rows 0..3 (a run) as documents 0..3, then rows 4 and 6..8 (a run) as 5, 7, 8
+        spill
+            .add(&offsets, &hashes, &[0, 1, 2], &[0, 1, 2])
+            .unwrap();
+        spill
+            .add(&offsets, &hashes, &[4, 6, 7], &[5, 7, 8])
+            .unwrap();
+        assert!(spill.active());
+        assert_eq!(entries(&dir), 1);
+        assert_eq!(spill.writes(), 3); // rows 0..3, row 4, rows 6..8
+        spill.finish(10).unwrap();
+        let source: [Option<usize>; 10] = [
+            Some(0),
+            Some(1),
+            Some(2),
+            None,
+            None,
+            Some(4),
+            None,
+            Some(6),
+            Some(7),
+            None,
+        ];
+        let sizes = spill.sizes().unwrap();
+        let expect: Vec<i64> = source
+            .iter()
+            .map(|s| s.map_or(0, |r| offsets[r + 1] - offsets[r]))
+            .collect();
+        assert_eq!(sizes, expect);
+        assert_eq!(spill.hashes_written(), expect.iter().sum::<i64>() as u64);
+        // every increasing subset of the 10 documents
+        for mask in 0u32..(1 << 10) {
+            let docs: Vec<i64> = (0..10).filter(|d| mask & (1 << d) != 0).collect();
+            let (own, got) = spill.read(&docs).unwrap();
+            assert_eq!(own.len(), docs.len() + 1);
+            for (row, &doc) in docs.iter().enumerate() {
+                let want = source[doc as usize].map_or(Vec::new(), |r| set(&offsets, &hashes, r));
+                assert_eq!(got[own[row] as usize..own[row + 1] as usize], want[..]);
+            }
+        }
+        spill.close();
+        assert_eq!(entries(&dir), 0);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn empty_documents_need_no_file() {
+        let dir = base("empty");
+        let offsets = vec![0i64, 0, 0];
+        let mut spill = SetSpill::new(Some(dir.clone()));
+        spill.add(&offsets, &[], &[0, 1], &[0, 3]).unwrap();
+        spill.add(&offsets, &[], &[], &[]).unwrap();
+        assert!(!spill.active() && spill.writes() == 0);
+        assert_eq!(entries(&dir), 0);
+        spill.finish(5).unwrap();
+        assert_eq!(spill.sizes().unwrap(), vec![0; 5]);
+        assert_eq!(spill.read(&[0, 2, 4]).unwrap(), (vec![0, 0, 0, 0], vec![]));
+        assert_eq!(spill.read(&[]).unwrap(), (vec![0], vec![]));
+        drop(spill);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn documents_out_of_order_and_bad_indices_are_refused() {
+        let dir = base("order");
+        let (offsets, hashes) = batch(4);
+        let mut spill = SetSpill::new(Some(dir.clone()));
+        spill.add(&offsets, &hashes, &[0, 2], &[2, 3]).unwrap();
+        let refused = |e: Error| matches!(e, Error::InvalidArgument(_));
+        let e = spill.add(&offsets, &hashes, &[0], &[3]).unwrap_err();
+        assert_eq!(e.message(), "document 3 added after 3");
+        assert!(refused(
+            spill.add(&offsets, &hashes, &[0, 1], &[5, 5]).unwrap_err()
+        ));
+        assert!(refused(
+            spill.add(&offsets, &hashes, &[1, 0], &[5, 6]).unwrap_err()
+        ));
+        assert!(refused(
+            spill.add(&offsets, &hashes, &[4], &[5]).unwrap_err()
+        ));
+        assert!(refused(
+            spill.add(&offsets, &hashes, &[-1], &[5]).unwrap_err()
+        ));
+        assert!(refused(
+            spill.add(&offsets, &hashes, &[0], &[-5]).unwrap_err()
+        ));
+        assert!(refused(
+            spill.add(&offsets, &hashes, &[0, 1], &[5]).unwrap_err()
+        ));
+        assert!(refused(
+            spill.add(&offsets, &hashes[..3], &[3], &[5]).unwrap_err()
+        ));
+        assert!(refused(
+            spill.add(&[0, 5, 2], &hashes, &[1], &[5]).unwrap_err()
+        ));
+        assert!(refused(spill.add(&[], &hashes, &[0], &[5]).unwrap_err()));
+        assert!(refused(spill.read(&[0]).unwrap_err())); // before finish
+        assert!(refused(spill.finish(3).unwrap_err())); // document 3 was added
+        spill.finish(4).unwrap();
+        assert!(refused(spill.finish(4).unwrap_err()));
+        assert!(refused(
+            spill.add(&offsets, &hashes, &[3], &[9]).unwrap_err()
+        ));
+        assert!(refused(spill.read(&[1, 1]).unwrap_err()));
+        assert!(refused(spill.read(&[2, 1]).unwrap_err()));
+        assert!(refused(spill.read(&[4]).unwrap_err()));
+        assert!(refused(spill.read(&[-1]).unwrap_err()));
+        assert_eq!(spill.read(&[2, 3]).unwrap().1, [0, 2000, 2001, 2002]);
+        spill.close();
+        assert!(refused(spill.read(&[2]).unwrap_err()));
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn close_and_drop_remove_the_directory() {
+        let dir = base("close");
+        let (offsets, hashes) = batch(3);
+        let mut spill = SetSpill::new(Some(dir.clone()));
+        spill.add(&offsets, &hashes, &[0, 2], &[0, 1]).unwrap();
+        let made = spill.directory().unwrap().to_owned();
+        assert!(made.starts_with(&dir) && made.join(FILE_NAME).is_file());
+        spill.close();
+        assert!(!made.exists() && !spill.active());
+        spill.close(); // again: nothing
+        let mut dropped = SetSpill::new(Some(dir.clone()));
+        dropped.add(&offsets, &hashes, &[2], &[0]).unwrap();
+        dropped.finish(1).unwrap();
+        assert_eq!(entries(&dir), 1);
+        drop(dropped);
+        assert_eq!(entries(&dir), 0);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_injected_full_disk_is_an_os_error_and_leaves_the_spill_closeable() {
+        let dir = base("full");
+        let (offsets, hashes) = batch(6);
+        let mut spill = SetSpill::new(Some(dir.clone()));
+        spill.set_fail_write_at(Some(3));
+        spill.add(&offsets, &hashes, &[0], &[0]).unwrap();
+        spill.add(&offsets, &hashes, &[2], &[1]).unwrap();
+        let e = spill.add(&offsets, &hashes, &[3, 5], &[2, 3]).unwrap_err();
+        assert_eq!(spill.writes(), 3);
+        match &e {
+            Error::Os { errno, message } => {
+                #[cfg(unix)]
+                assert_eq!(*errno, Some(28));
+                let _ = errno;
+                assert!(
+                    message.starts_with("cannot write the spill file "),
+                    "{message}"
+                );
+                assert!(message.contains(&dir.display().to_string()), "{message}");
+                assert!(message.ends_with("No space left on device"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // nothing more is written or read, and close still removes everything
+        assert!(spill.add(&offsets, &hashes, &[4], &[7]).is_err());
+        assert!(spill.finish(8).is_err());
+        assert_eq!(spill.writes(), 3);
+        assert_eq!(entries(&dir), 1);
+        spill.close();
+        assert_eq!(entries(&dir), 0);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_missing_base_directory_is_an_os_error() {
+        let dir = base("missing").join("not-there");
+        let (offsets, hashes) = batch(1);
+        let mut spill = SetSpill::new(Some(dir.clone()));
+        let e = spill.add(&offsets, &hashes, &[0], &[0]).unwrap_err();
+        assert!(matches!(e, Error::Os { errno: Some(_), .. }), "{e:?}");
+        assert!(e
+            .message()
+            .starts_with("cannot make the spill directory in "));
+        spill.close();
+        std::fs::remove_dir(dir.parent().unwrap()).unwrap();
+    }
+}
