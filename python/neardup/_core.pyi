@@ -2,9 +2,11 @@
 
 ``texts`` arguments are a list of str or a (uint8 UTF-8 data, int64 offsets) tuple; the public
 wrappers in ``neardup.stages`` convert everything else. Errors are the classes of
-``neardup.errors`` (one per kind of the Rust ``Error``; a panic, a bug, is ``RuntimeError``).
+``neardup.errors`` (one per kind of the Rust ``Error``; a failed file operation is the builtin
+``OSError(errno, message)``; a panic, a bug, is ``RuntimeError``).
 """
 
+import os
 from typing import Any, final
 
 import numpy as np
@@ -26,6 +28,7 @@ __all__ = [
     "IndexMirror",
     "ParagraphDedup",
     "QueryIndex",
+    "SetSpill",
     "all_pairs_count",
     "all_pairs_jaccard",
     "band_hashes",
@@ -429,6 +432,31 @@ class Collapse:
         self, fingerprints: npt.NDArray[np.uint64], whole_batch: bool = True
     ) -> None: ...
     def finish(self) -> dict[str, Any]: ...
+
+# The spill file (rust/spill.rs): the unique documents' sets on disk.
+@final
+class SetSpill:
+    def __new__(cls, directory: str | os.PathLike[str] | None = None) -> SetSpill: ...
+    def add(
+        self,
+        offsets: npt.NDArray[np.int64],
+        hashes: npt.NDArray[np.uint64],
+        rows: npt.NDArray[np.int64],
+        at: npt.NDArray[np.int64],
+    ) -> None: ...
+    def finish(self, n: int) -> None: ...
+    def sizes(self) -> npt.NDArray[np.int64]: ...
+    def read(
+        self, docs: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64]]: ...
+    @property
+    def active(self) -> bool: ...
+    @property
+    def hashes(self) -> int: ...
+    def close(self) -> None: ...
+    def _fail_write_at(self, n: int | None) -> None: ...
+    @property
+    def _writes(self) -> int: ...
 
 # Boilerplate stripping (rust/boilerplate.rs) on shingle sets (offsets int64[n+1], hashes).
 def frequent_shingles(

@@ -14,6 +14,7 @@ mod matches;
 mod paragraphs;
 mod report;
 mod sign;
+mod spill;
 
 use crate::error::{reserve, Error, Result};
 use crate::hashing::HashVersion;
@@ -501,6 +502,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(minhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_sets, m)?)?;
     sign::register(m)?;
+    spill::register(m)?;
     boilerplate::register(m)?;
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_sets, m)?)?;
