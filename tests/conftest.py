@@ -33,3 +33,21 @@ def local_ray(tmp_path_factory):
         yield marker
     finally:
         ray.shutdown()
+
+
+@pytest.fixture
+def spills(monkeypatch):
+    """Every ``neardup.spill.SetSpill`` made while the test runs, in order: a run's spill is
+    made and closed inside ``engine.run``, so its write counter (``_writes``, the crate's) and
+    ``active`` are looked at afterwards. Faults are injected with ``spill._FAIL_WRITE_AT``."""
+    from neardup import spill
+
+    made = []
+    real = spill.SetSpill.__init__
+
+    def init(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(spill.SetSpill, "__init__", init)
+    return made

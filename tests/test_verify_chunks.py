@@ -6,6 +6,7 @@ temporary files are gone afterwards, on a failed write too."""
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
 
@@ -100,24 +101,26 @@ def test_chunks_are_whole_components_packed_to_the_budget():
             assert sizes[members].sum() < budget + biggest
 
 
-def test_a_failed_spill_write_raises_and_leaves_no_files(monkeypatch, tmp_path):
+def test_a_failed_spill_write_raises_and_leaves_no_files(monkeypatch, tmp_path, spills):
     texts = _texts()
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
     monkeypatch.setattr(near, "VERIFY_BUDGET", 100)
     monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
-    calls = []
-    real = spill._spill
-
-    def failing(out, hashes):
-        calls.append(1)
-        if len(calls) == 3:
-            raise OSError(28, "No space left on device")
-        real(out, hashes)
-
-    monkeypatch.setattr(spill, "_spill", failing)
-    with pytest.raises(OSError, match="No space left"):
+    want = neardup.find_duplicates(texts, threshold=0.5, k=3, method="minhash")
+    assert len(spills) == 1 and spills[0]._writes > 3  # the run without a failure writes more
+    # the crate's third write fails as a full disk would
+    monkeypatch.setattr(spill, "_FAIL_WRITE_AT", 3)
+    with pytest.raises(OSError, match="No space left") as failed:
         neardup.find_duplicates(texts, threshold=0.5, k=3, method="minhash")
-    assert len(calls) == 3
+    assert failed.value.errno == errno.ENOSPC
+    assert "cannot write the spill file" in str(failed.value)
+    assert str(tmp_path) in str(failed.value)  # the message names the file
+    assert len(spills) == 2 and spills[1]._writes == 3  # no write after the failed one
+    assert not spills[1].active
+    assert os.listdir(tmp_path) == []
+    monkeypatch.setattr(spill, "_FAIL_WRITE_AT", None)
+    again = neardup.find_duplicates(texts, threshold=0.5, k=3, method="minhash")
+    np.testing.assert_array_equal(again.keep, want.keep)
     assert os.listdir(tmp_path) == []
 
 
@@ -170,7 +173,7 @@ def test_sets_read_back_from_the_spill_at_once_are_those_held(monkeypatch, tmp_p
     assert os.listdir(tmp_path) == []
 
 
-def test_a_failed_run_after_the_spill_started_leaves_no_files(monkeypatch, tmp_path):
+def test_a_failed_run_after_the_spill_started_leaves_no_files(monkeypatch, tmp_path, spills):
     class Failing(MemoryStore):  # the input breaks in the sign pass, the spill written
         def batches(self, pass_name):
             for i, batch in enumerate(super().batches(pass_name)):
@@ -180,18 +183,22 @@ def test_a_failed_run_after_the_spill_started_leaves_no_files(monkeypatch, tmp_p
 
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
     monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
-    made = []
-    real = SetSpill._open
+    listings = []  # the spill directory's base after each add
+    real = SetSpill.add
 
-    def opening(self):
-        real(self)
-        made.append(os.listdir(tmp_path))
+    def adding(self, sets, rows, at):
+        real(self, sets, rows, at)
+        listings.append(os.listdir(tmp_path))
 
-    monkeypatch.setattr(SetSpill, "_open", opening)
+    monkeypatch.setattr(SetSpill, "add", adding)
     with pytest.raises(ValueError, match="broken input"):
         engine.run(make_plan(method="minhash", k=3), Failing(_texts(), batch_size=13))
-    assert len(made) == 1 and len(made[0]) == 1  # the spill was made, then removed
-    assert os.listdir(tmp_path) == []
+    assert len(spills) == 1 and spills[0]._writes >= 2  # the spill was written to
+    first = next(i for i, names in enumerate(listings) if names)  # the first add that wrote
+    assert len(listings[first]) == 1 and len(listings) - first >= 2
+    assert all(names == listings[first] for names in listings[first:])  # made once, kept
+    assert not spills[0].active
+    assert os.listdir(tmp_path) == []  # then removed
 
 
 def test_the_spill_reads_back_any_increasing_documents(tmp_path):
@@ -199,6 +206,10 @@ def test_the_spill_reads_back_any_increasing_documents(tmp_path):
     with SetSpill(k=1, unit="word", directory=str(tmp_path)) as spill:
         spill.add(sets, np.array([0, 1, 2]), np.array([0, 1, 2]))
         spill.add(sets, np.array([4, 5]), np.array([4, 6]))  # document 3 (and 5) empty
+        with pytest.raises(ValueError, match="document 3 added after 6"):
+            spill.add(sets, np.array([0]), np.array([3]))
+        with pytest.raises(ValueError, match="rows must be strictly increasing"):
+            spill.add(sets, np.array([3, 2]), np.array([7, 8]))
         spill.finish(7)
         assert spill.sizes().tolist() == [2, 0, 3, 0, 2, 0, 4]
         for docs in [[0], [2, 4], [1, 3, 5], [0, 1, 2, 4, 6], [6], []]:
@@ -213,8 +224,8 @@ def test_the_spill_reads_back_any_increasing_documents(tmp_path):
                 np.testing.assert_array_equal(
                     got.hashes[got.offsets[row] : got.offsets[row + 1]], expect
                 )
-        with pytest.raises(ValueError, match="added after"):
-            spill.add(sets, np.array([0]), np.array([3]))
+        with pytest.raises(ValueError, match="after finish"):
+            spill.add(sets, np.array([0]), np.array([7]))
         assert os.listdir(tmp_path) != []
     assert os.listdir(tmp_path) == []
 
@@ -254,7 +265,9 @@ def _counting(function, calls):
     return counted
 
 
-def test_a_run_on_texts_in_memory_holds_their_sets_up_to_a_share_of_them(monkeypatch, tmp_path):
+def test_a_run_on_texts_in_memory_holds_their_sets_up_to_a_share_of_them(
+    monkeypatch, tmp_path, spills
+):
     # find_duplicates on a list: the budget grows with the texts held (one hash per
     # CHARS_PER_HELD_HASH characters), so sets a streamed run would spill stay in memory.
     texts = _texts()
@@ -262,19 +275,14 @@ def test_a_run_on_texts_in_memory_holds_their_sets_up_to_a_share_of_them(monkeyp
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 100)
     monkeypatch.setattr(engine, "HOLD_SETS_STEP", 100)
     monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
-    opened = []
-    monkeypatch.setattr(SetSpill, "_open", lambda self: opened.append(1) or _original_open(self))
     store = MemoryStore(texts, batch_size=13)
     assert store.text_size() == chars
     assert engine.hold_budget(store) == 100 * -(-(chars // engine.CHARS_PER_HELD_HASH) // 100)
     plan = make_plan(threshold=0.5, k=3, method="minhash")
     held = engine.run(plan, store)
-    assert opened == [] and held.evidence.spill is None
+    assert [s._writes for s in spills] == [0] and held.evidence.spill is None
     monkeypatch.setattr(engine, "CHARS_PER_HELD_HASH", 10**12)  # no share: the budget alone
     spilled = engine.run(plan, MemoryStore(texts, batch_size=13))
-    assert opened == [1]
+    assert len(spills) == 2 and spills[1]._writes > 0  # this one spilled
     np.testing.assert_array_equal(held.keep, spilled.keep)
     np.testing.assert_array_equal(held.similarity, spilled.similarity)
-
-
-_original_open = SetSpill._open
