@@ -9,11 +9,12 @@
 //! [`SetSpill::close`] removes, as does dropping the spill. Failed writes and reads are
 //! [`Error::Os`] errors that name the file and keep the OS error number.
 
-use crate::error::{filled_vec, reserve, Error, Result};
+use crate::error::{filled_vec, probe_allocation, reserve, Error, Result};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// The file's name in its directory.
 const FILE_NAME: &str = "sets.u64";
@@ -37,6 +38,9 @@ pub struct SetSpill {
     dir: Option<PathBuf>,
     writer: Option<BufWriter<File>>,
     reader: Option<File>,
+    /// Held by each [`SetSpill::read`]: `read` takes `&self`, and the non-Unix fallback moves
+    /// the file's one position (seek, then read), so two reads must not interleave there.
+    reading: Mutex<()>,
     /// The set size of every document below `next`, while adding.
     sizes: Vec<i64>,
     /// Documents below it were added (or are empty).
@@ -60,6 +64,7 @@ impl SetSpill {
             dir: None,
             writer: None,
             reader: None,
+            reading: Mutex::new(()),
             sizes: Vec::new(),
             next: 0,
             offsets: None,
@@ -306,6 +311,19 @@ impl SetSpill {
     /// (offsets int64[m + 1], hashes): the sets of `docs` (strictly increasing), one row each,
     /// with one positioned read per run of documents whose sets follow each other in the file.
     pub fn read(&self, docs: &[i64]) -> Result<(Vec<i64>, Vec<u64>)> {
+        let total = *self.read_offsets(docs)?.last().expect("m + 1 offsets") as usize;
+        // zeroed by the allocator (fresh pages from the OS for a large read: no pass writing
+        // zeros before the read fills them), after a check that the memory can be had
+        probe_allocation(total, HASH_BYTES, "the sets read from the spill")?;
+        let mut hashes = vec![0u64; total];
+        let own = self.read_into(docs, &mut hashes)?;
+        Ok((own, hashes))
+    }
+
+    /// int64[m + 1]: where the sets of `docs` (strictly increasing) start and end in what
+    /// [`SetSpill::read`] returns (the last one: the hashes `out` of [`SetSpill::read_into`]
+    /// must hold).
+    pub fn read_offsets(&self, docs: &[i64]) -> Result<Vec<i64>> {
         let offsets = self.finished()?;
         let n = offsets.len() - 1;
         let mut own = Vec::new();
@@ -323,15 +341,31 @@ impl SetSpill {
             let size = offsets[doc as usize + 1] - offsets[doc as usize];
             own.push(own[i] + size);
         }
+        Ok(own)
+    }
+
+    /// [`SetSpill::read`] into `out` (exactly the hashes of the sets, as
+    /// [`SetSpill::read_offsets`] says; the caller's memory, e.g. a numpy array, whose large
+    /// allocations use huge pages); returns the offsets.
+    pub fn read_into(&self, docs: &[i64], out: &mut [u64]) -> Result<Vec<i64>> {
+        let own = self.read_offsets(docs)?;
         let total = own[docs.len()] as usize;
-        let mut hashes = filled_vec(total, 0u64, "the sets read from the spill")?;
-        if total == 0 {
-            return Ok((own, hashes));
+        if out.len() != total {
+            return Err(Error::new(format!(
+                "out must hold the {total} hashes of the sets read, got {}",
+                out.len()
+            )));
         }
+        if total == 0 {
+            return Ok(own);
+        }
+        let offsets = self.finished()?;
         let reader = self
             .reader
             .as_ref()
             .ok_or_else(|| Error::new("the spill file is not open"))?;
+        // (a panic of another read cannot have left the file in a state this one relies on)
+        let _reading = self.reading.lock().unwrap_or_else(|e| e.into_inner());
         let mut first = 0;
         while first < docs.len() {
             // a run: documents whose sets follow each other in the file
@@ -344,7 +378,7 @@ impl SetSpill {
             let (put_a, put_b) = (own[first] as usize, own[last] as usize);
             if put_b > put_a {
                 let at = offsets[docs[first] as usize] as u64 * HASH_BYTES as u64;
-                read_at(reader, as_bytes_mut(&mut hashes[put_a..put_b]), at).map_err(|e| {
+                read_at(reader, as_bytes_mut(&mut out[put_a..put_b]), at).map_err(|e| {
                     Error::os(
                         format!("cannot read the spill file {}", self.file_name()),
                         &e,
@@ -353,7 +387,7 @@ impl SetSpill {
             }
             first = last;
         }
-        Ok((own, hashes))
+        Ok(own)
     }
 
     /// Closes and removes the file and its directory (also after an error; again: nothing).
@@ -448,8 +482,8 @@ fn read_at(file: &File, out: &mut [u8], at: u64) -> io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(file, out, at)
 }
 
-/// Fills `out` from byte `at` of `file` (seek, then read: `read` takes `&self`, so the file's
-/// position is the one shared state; calls on one spill do not overlap).
+/// Fills `out` from byte `at` of `file` (seek, then read: the file's position is shared state,
+/// so [`SetSpill::read`] holds its `reading` lock around the calls).
 #[cfg(not(unix))]
 fn read_at(mut file: &File, out: &mut [u8], at: u64) -> io::Result<()> {
     use std::io::{Read, Seek, SeekFrom};
@@ -604,6 +638,13 @@ mod tests {
         assert!(refused(spill.read(&[4]).unwrap_err()));
         assert!(refused(spill.read(&[-1]).unwrap_err()));
         assert_eq!(spill.read(&[2, 3]).unwrap().1, [0, 2000, 2001, 2002]);
+        assert_eq!(spill.read_offsets(&[2, 3]).unwrap(), [0, 1, 4]);
+        let mut out = [9u64; 4];
+        assert_eq!(spill.read_into(&[2, 3], &mut out).unwrap(), [0, 1, 4]);
+        assert_eq!(out, [0, 2000, 2001, 2002]);
+        assert!(refused(
+            spill.read_into(&[2, 3], &mut [0u64; 5]).unwrap_err()
+        ));
         spill.close();
         assert!(refused(spill.read(&[2]).unwrap_err()));
         std::fs::remove_dir(&dir).unwrap();
