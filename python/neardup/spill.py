@@ -2,7 +2,7 @@
 (``engine.HOLD_SETS_BUDGET``), exact verification reads them back from one temporary file
 instead of shingling the candidates again in a second pass over the store.
 
-The file is the crate's (``_core.SetSpill``, ``rust/spill.rs``); this module keeps the sign
+The file is the crate's (``_core.SetSpill``, ``rust/spill/mod.rs``); this module keeps the sign
 pass's scratch buffer and turns arrays into :class:`neardup.stages.ShingleSets`. The sign pass
 appends each batch's sorted, stripped sets of its unique documents, in their order, to one file
 written sequentially (:meth:`SetSpill.add`: each run of consecutive rows one write, no gather);

@@ -1,5 +1,5 @@
 //! The spill file's part of `neardup._core`: `SetSpill`, the unique documents' shingle sets in
-//! one temporary file (`rust/spill.rs`). Arrays in, slices to the core, vectors out; the GIL
+//! one temporary file (`rust/spill/mod.rs`). Arrays in, slices to the core, vectors out; the GIL
 //! is released around every write, read and removal.
 
 use super::{contiguous, run, Hashes};
