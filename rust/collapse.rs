@@ -131,21 +131,33 @@ impl Collapse {
         Ok(chosen)
     }
 
-    /// Checks that `matrix` holds `rows` rows of one width, the same as earlier batches'.
-    fn check_width(&mut self, words: usize, rows: usize, other: bool) -> Result<usize> {
+    /// The row width of a signature matrix of `words` words in `matrix_rows` rows, checked
+    /// against earlier batches' (and `other`: the other kind came before), with `rows` in it.
+    fn width_of(
+        &mut self,
+        words: usize,
+        matrix_rows: usize,
+        rows: &[usize],
+        other: bool,
+    ) -> Result<usize> {
         if other {
             return Err(Error::new("MinHash and SimHash signatures in one pass"));
         }
-        if rows == 0 {
+        if let Some(row) = rows.iter().find(|&&row| row >= matrix_rows) {
+            return Err(Error::new(format!(
+                "row {row} of a matrix of {matrix_rows} rows"
+            )));
+        }
+        if matrix_rows == 0 {
             return Ok(self.width);
         }
-        if words % rows != 0 || (self.width != 0 && words / rows != self.width) {
+        if words % matrix_rows != 0 || (self.width != 0 && words / matrix_rows != self.width) {
             return Err(Error::new(format!(
-                "signatures of {words} words for {rows} rows, after rows of {} words",
+                "signatures of {words} words for {matrix_rows} rows, after rows of {} words",
                 self.width
             )));
         }
-        self.width = words / rows;
+        self.width = words / matrix_rows;
         Ok(self.width)
     }
 
@@ -157,8 +169,7 @@ impl Collapse {
         matrix_rows: usize,
         rows: &[usize],
     ) -> Result<()> {
-        let width = self.check_width(matrix.len(), matrix_rows, !self.simhash.is_empty())?;
-        check_rows(rows, matrix_rows)?;
+        let width = self.width_of(matrix.len(), matrix_rows, rows, !self.simhash.is_empty())?;
         take_rows(&mut self.minhash, matrix, width, rows)
     }
 
@@ -169,16 +180,8 @@ impl Collapse {
         matrix_rows: usize,
         rows: &[usize],
     ) -> Result<()> {
-        let width = self.check_width(matrix.len(), matrix_rows, !self.minhash.is_empty())?;
-        check_rows(rows, matrix_rows)?;
+        let width = self.width_of(matrix.len(), matrix_rows, rows, !self.minhash.is_empty())?;
         take_rows(&mut self.simhash, matrix, width, rows)
-    }
-}
-
-fn check_rows(rows: &[usize], n: usize) -> Result<()> {
-    match rows.iter().find(|&&row| row >= n) {
-        Some(row) => Err(Error::new(format!("row {row} of a matrix of {n} rows"))),
-        None => Ok(()),
     }
 }
 

@@ -15,7 +15,8 @@
 //! [`first_seen`] finds each document's first exact duplicate across batches, which
 //! [`collapse`] does for a whole pass, keeping what the later stages need of unique documents;
 //! past the memory budget, the sign pass writes the unique documents' sets to a [`spill`]
-//! file that exact verification reads them back from;
+//! file that exact verification reads them back from; [`sign_pass`] is that pass, batch
+//! by batch (signing, collapse, the sets held or spilled);
 //! [`jaccard::all_pairs`] is the brute-force search.
 //! Beside the flow: [`offsets`] maps shingles back to source characters (explain), [`lookup`]
 //! queries a persistent index, [`jsonl`] reads JSONL text fields for the command line,
@@ -48,6 +49,7 @@ pub mod collapse;
 
 // The unique documents' sets on disk, for exact verification past the memory budget.
 pub mod spill;
+pub mod sign_pass;
 
 // Candidates, verification, the pairs and clusters kept.
 pub mod lsh;

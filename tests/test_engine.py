@@ -53,7 +53,7 @@ def test_all_pairs_are_those_of_the_uncollapsed_corpus(case):
 
 def _collapse(digests, groupable):
     """Each document's first exact duplicate over one batch (what the sign pass does)."""
-    collapse = _core.Collapse()
+    collapse = _core.SignPass()
     collapse.add(np.ascontiguousarray(digests), np.ascontiguousarray(groupable), groupable)
     return collapse.finish()["first"]
 
@@ -73,7 +73,7 @@ def test_collapse_across_batches_matches_one_collapse():
     live = groupable & (rng.random(200) > 0.2)
     lengths = rng.integers(0, 99, size=200)
     signatures = rng.integers(0, 2**32, size=(200, 4)).astype(np.uint32)
-    collapse = _core.Collapse()
+    collapse = _core.SignPass()
     chosen = []
     for a in range(0, 200, 37):
         rows = collapse.add(
@@ -101,7 +101,7 @@ def test_collapse_across_batches_matches_one_collapse():
 
 
 def test_collapse_refuses_inconsistent_batches():
-    collapse = _core.Collapse()
+    collapse = _core.SignPass()
     with pytest.raises(NeardupError):
         collapse.add(np.zeros((3, 2), np.uint64), np.ones(2, bool), np.ones(2, bool))
     with pytest.raises(NeardupError):

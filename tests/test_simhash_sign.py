@@ -10,8 +10,6 @@ import numpy as np
 import pytest
 
 from neardup import _core, stages
-from neardup._buffer import empty_small_pages
-from neardup.evidence import SetBuilder
 from neardup.plan import make_plan
 from neardup.sign import set_digests, sign_batch
 
@@ -43,22 +41,21 @@ def test_one_call_equals_shingles_then_simhash(bits: int, threads: int, keep: st
         assert np.array_equal(buffer[2 : 2 + len(sets.hashes)], sets.hashes)
 
 
-def test_simhash_sign_batch_writes_the_held_sets_in_place() -> None:
-    """The engine's sign pass of SimHash: fingerprints from the same call, and the sets it
-    keeps are a view of the holding buffer (no batch vector copied there after)."""
-    plan = make_plan(method="simhash", threshold=0.9, k=3)
-    builder = SetBuilder(3, "word", capacity=1 << 16)
-    buffer, at = builder.free_room()
-    b = sign_batch(plan, TEXTS, np.zeros(0, np.uint64), True, (buffer, at))
-    assert b.signatures is not None and b.sets is not None
-    assert b.sets.hashes.base is buffer
+def test_the_sign_pass_holds_the_sets_its_simhash_call_wrote() -> None:
+    """The engine's sign pass of SimHash (``_core.SignPass``): fingerprints from the one call,
+    and the sets it holds those of shingling (written into the held buffer, compacted)."""
+    sign_pass = _core.SignPass(hold=True, budget=1 << 16, method="simhash", k=3)
+    sign_pass.sign(TEXTS)
+    out = sign_pass.finish()
     sets = stages.shingles(TEXTS, k=3)
-    assert np.array_equal(b.signatures, stages.simhash(sets, bits=64))
-    assert np.array_equal(b.sets.hashes, sets.hashes)
-    rows = np.arange(len(TEXTS))
-    builder.add(b.sets, rows, rows)
-    assert np.array_equal(builder.build(len(TEXTS)).hashes, sets.hashes)
+    live = np.flatnonzero(sets.sizes() > 0)
+    np.testing.assert_array_equal(out["selected"], live)
+    assert np.array_equal(out["signatures"], stages.simhash(sets, bits=64)[live])
+    offsets, hashes = out["sets"]
+    assert np.array_equal(np.diff(offsets), sets.sizes()[live])
+    assert np.array_equal(hashes, sets.hashes)  # the empty documents add no hash
     # not kept (verify="estimate"): no sets at all, the same fingerprints
+    plan = make_plan(method="simhash", threshold=0.9, k=3)
     b = sign_batch(plan, TEXTS, np.zeros(0, np.uint64), False)
     assert b.sets is None and np.array_equal(b.signatures, stages.simhash(sets, bits=64))
 
@@ -78,11 +75,10 @@ def vm_flags(address: int) -> str:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's madvise")
 def test_held_sets_buffer_declines_huge_pages() -> None:
-    """The buffer the sets are held in is marked ``nh`` (MADV_NOHUGEPAGE) in smaps, where a
-    large NumPy array is marked ``hg`` (NumPy's MADV_HUGEPAGE) when the kernel has them."""
-    buffer = empty_small_pages(1 << 22)  # 32 MB
-    assert " nh" in vm_flags(buffer.ctypes.data + (1 << 20))
-    builder = SetBuilder(3, "word", capacity=1 << 22)
-    held, _ = builder.free_room()
-    assert len(held) == 1 << 22
-    assert " nh" in vm_flags(held.ctypes.data + (1 << 20))
+    """The buffer the sign pass holds the sets in is marked ``nh`` (MADV_NOHUGEPAGE) in
+    smaps, where a large NumPy array is marked ``hg`` (NumPy's MADV_HUGEPAGE) when the
+    kernel has them."""
+    sign_pass = _core.SignPass(hold=True, budget=1 << 23, method="minhash", k=3)  # 64 MB
+    sign_pass.sign(TEXTS)
+    _, held = sign_pass.finish()["sets"]
+    assert " nh" in vm_flags(held.ctypes.data + (1 << 20))  # room past the sets, untouched

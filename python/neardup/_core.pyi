@@ -23,12 +23,12 @@ __all__ = [
     "MERGE_COST",
     "SAMPLE_SIZE",
     "STEEPEST",
-    "Collapse",
     "FrequencyCounter",
     "IndexMirror",
     "ParagraphDedup",
     "QueryIndex",
     "SetSpill",
+    "SignPass",
     "all_pairs_count",
     "all_pairs_jaccard",
     "band_hashes",
@@ -39,8 +39,6 @@ __all__ = [
     "estimate_jaccard",
     "exact_duplicates",
     "frequent_shingles",
-    "gather_rows",
-    "gather_rows_in_place",
     "hamming",
     "hamming_sample_plan",
     "hamming_search_plan",
@@ -334,15 +332,6 @@ def simd() -> str: ...
 def set_digests(
     offsets: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64]
 ) -> npt.NDArray[np.uint64]: ...
-def gather_rows(
-    offsets: npt.NDArray[np.int64],
-    rows: npt.NDArray[np.int64],
-    hashes: npt.NDArray[np.uint64],
-    out: npt.NDArray[np.uint64],
-) -> int: ...
-def gather_rows_in_place(
-    offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64]
-) -> int: ...
 def pairs_within_groups(
     starts: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64], items: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]: ...
@@ -414,11 +403,38 @@ class IndexMirror:
         top_k: int,
     ) -> list[list[tuple[str, float]]]: ...
 
-# The collapse stage over a pass (rust/collapse.rs).
+# The sign pass of a run (rust/sign_pass.rs over rust/collapse.rs): batches in, first exact
+# duplicates, the unique documents' digests, signatures and sets (held or spilled) out.
 @final
-class Collapse:
-    def __new__(cls) -> Collapse: ...
+class SignPass:
+    def __new__(
+        cls,
+        spill: SetSpill | None = None,
+        *,
+        salts: npt.NDArray[np.uint64] | None = None,
+        hold: bool = False,
+        needed_up_to: int = 0,
+        spill_past_budget: bool = False,
+        estimate_only: bool = False,
+        budget: int = 0,
+        method: str | None = None,
+        k: int = 5,
+        unit: str = "word",
+        hash_version: int = 2,
+        threads: int = 1,
+        num_perm: int = 128,
+        seed: int = 0,
+        algorithm: str = "classic",
+        simhash_bits: int = 64,
+    ) -> SignPass: ...
     def __len__(self) -> int: ...
+    @property
+    def spilled(self) -> bool: ...
+    def sign(
+        self,
+        texts: list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
+        lengths: npt.NDArray[np.int64] | None = None,
+    ) -> None: ...
     def add(
         self,
         digests: npt.NDArray[np.uint64],
@@ -426,6 +442,8 @@ class Collapse:
         live: npt.NDArray[np.bool_],
         lengths: npt.NDArray[np.int64] | None = None,
         set_sizes: npt.NDArray[np.int64] | None = None,
+        offsets: npt.NDArray[np.int64] | None = None,
+        hashes: npt.NDArray[np.uint64] | None = None,
     ) -> npt.NDArray[np.int64]: ...
     def add_minhash(self, signatures: npt.NDArray[np.uint32], whole_batch: bool = True) -> None: ...
     def add_simhash(

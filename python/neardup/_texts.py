@@ -97,6 +97,16 @@ def _arrow_of(texts: Any) -> Any | None:
     return None
 
 
+def core_texts(texts: Any) -> CoreTexts:
+    """A store's batch as the core takes it: a list is passed as is (the core checks each
+    item; a store converted its texts once), anything else through :func:`as_core_texts`.
+
+    >>> core_texts(["a", "b"])
+    ['a', 'b']
+    """
+    return texts if isinstance(texts, list) else as_core_texts(texts)
+
+
 def as_core_texts(texts: Any) -> CoreTexts:
     """Converts ``texts`` into a list of str or Arrow-style buffers for the core.
 

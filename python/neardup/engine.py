@@ -34,20 +34,20 @@ from typing import Any
 
 import numpy as np
 
-from neardup import _core
+from neardup import _core, stages
 from neardup import spill as spill_module
-from neardup._texts import reindexed
+from neardup._texts import core_texts, reindexed
 from neardup.banding import planned_banding, planned_probability, planned_sample
 from neardup.boilerplate import FrequencyCounter, summarize
 from neardup.errors import ResourceError
-from neardup.evidence import Evidence, SetBuilder
+from neardup.evidence import Evidence
 from neardup.keep import keep_mask, policy_measure
 from neardup.near import near_pairs
-from neardup.partitions import partition_salts, salt_digests, salt_signatures
+from neardup.partitions import partition_salts, salt_signatures
 from neardup.plan import Plan
 from neardup.sign import batch_shingles, sign_batch, sign_rows
 from neardup.spill import SetSpill
-from neardup.stores import DocumentStore
+from neardup.stores import DocumentStore, char_lengths
 
 #: Shingle hashes (8 bytes each) of the unique documents held from the sign pass for exact
 #: verification; past it, the sign pass appends every unique document's set to a spill file
@@ -197,63 +197,42 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
         with timer.stage("boilerplate"):
             drop = _boilerplate(plan, store)
     probe = plan.resolve(0) if plan.method != "auto" else plan
-    budget = hold_budget(store)
-    builder = SetBuilder(plan.k, plan.unit, plan.hash_version, capacity=budget)
-    # The unique documents' sets are held while exact Jaccard needs them all (exact-jaccard,
-    # auto up to its limit) or while they fit hold_budget(store); past it, exact verification
-    # gets them from the spill file (every later batch's sets appended at sign time), so
-    # verification needs no second pass over the store. An estimate needs no sets (auto only
-    # while it may brute-force).
-    hold = probe.uses_shingles and (
-        probe.verify == "exact" or probe.method in ("auto", "exact-jaccard")
+    signing = probe.method in ("minhash", "auto", "simhash")
+    salts = partition_salts(plan, store)
+    # MinHash or SimHash without boilerplate to strip: one core call a batch shingles,
+    # digests, signs and collapses it and keeps its sets; else sign.sign_batch signs it.
+    one_pass = signing and not drop.size
+    sign_pass = _core.SignPass(
+        spill.core,
+        salts=salts,
+        **_set_policy(plan, probe, hold_budget(store)),
+        **(_sign_options(plan) if one_pass else {}),
     )
-    spilling = False  # the held sets went to the spill: every later batch's sets go there
-    collapse = _core.Collapse()  # first exact duplicates; the unique documents' signatures
     sizes: list[np.ndarray] = []  # set sizes before stripping (boilerplate statistics)
     removed: list[np.ndarray] = []  # shingles stripped per document
-    salts = partition_salts(plan, store)
-    signing = probe.method in ("minhash", "auto", "simhash")
-    unique = 0
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
-            room = builder.free_room() if hold else spill.room() if spilling else None
-            kept = hold or spilling
-            b = _checked(batch, lambda t, h=kept, r=room: sign_batch(plan, t, drop, h, r))
-            if salts is not None:  # a copy only of another partition's is never found
-                b.digests = salt_digests(b.digests, salts[batch.start : batch.start + len(b.live)])
-            chosen = collapse.add(
-                np.ascontiguousarray(b.digests), b.groupable, b.live, b.lengths, b.set_sizes
+            lengths = char_lengths(batch.texts) if plan.keep == "longest" else None
+            if one_pass:
+                _checked(batch, lambda t, n=lengths: sign_pass.sign(core_texts(t), n))
+                continue
+            b = _checked(batch, lambda t: sign_batch(plan, t, drop))
+            sets = () if b.sets is None else (b.sets.offsets, b.sets.hashes)
+            chosen = sign_pass.add(
+                np.ascontiguousarray(b.digests), b.groupable, b.live, b.lengths, b.set_sizes, *sets
             )
             if b.sizes is not None:
                 sizes.append(b.sizes)
                 removed.append(b.removed)
-            if len(chosen) and b.shingled:
-                unique += len(chosen)
-                if hold and b.sets is not None:
-                    needed = probe.method == "exact-jaccard" or (
-                        probe.method == "auto" and unique <= plan.auto_exact_limit
-                    )
-                    incoming = int(b.sets.sizes()[chosen].sum())
-                    too_many = builder.hashes + incoming > budget or probe.verify == "estimate"
-                    at = np.arange(unique - len(chosen), unique)
-                    if needed or not too_many:
-                        builder.add(b.sets, chosen, at)
-                    else:
-                        hold = False
-                        if probe.verify == "exact":  # from here on, every set to the spill
-                            spilling = True
-                            spill.add_held(builder.build(unique - len(chosen)))
-                            spill.add(b.sets, chosen, at)
-                        builder.clear()
-                elif spilling and b.sets is not None:
-                    spill.add(b.sets, chosen, np.arange(unique - len(chosen), unique))
-                if b.signatures is not None:
-                    _add_signatures(collapse, b.signatures, True)
-                elif signing:
-                    assert b.sets is not None
-                    _add_signatures(collapse, sign_rows(probe, b.sets, chosen), False)
+            if len(chosen) and signing:
+                assert b.sets is not None
+                signatures = sign_rows(probe, b.sets, chosen)
+                if signatures.dtype == np.uint32:
+                    sign_pass.add_minhash(signatures, whole_batch=False)
+                else:
+                    sign_pass.add_simhash(signatures, whole_batch=False)
     with timer.stage("collapse"):
-        collapsed = collapse.finish()
+        collapsed = sign_pass.finish()
         first, selected = collapsed["first"], collapsed["selected"]
         set_sizes = collapsed["set_sizes"] if signing else np.zeros(0, dtype=np.int64)
     resolved = plan.resolve(len(selected))
@@ -263,17 +242,17 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
         info["boilerplate"] = summarize(
             sizes, removed, plan.strip_boilerplate or 0.1, int(drop.size)
         ).as_dict()
+    held = collapsed["sets"]
     evidence = Evidence(
         selected=selected,
         simhash_bits=resolved.simhash_bits,
         signatures=_signatures(resolved, collapsed.pop("signatures")),
-        sets=builder.build(len(selected)) if hold else None,
+        sets=None if held is None else _held_sets(plan, *held),
         set_sizes=set_sizes,
-        spill=spill if spilling else None,
+        spill=spill if collapsed["spilled"] else None,
     )
-    if spilling:
+    if collapsed["spilled"]:
         spill.finish(len(selected))
-    del builder
     parts = None if salts is None else salts[selected]
     if parts is not None and resolved.method == "minhash" and evidence.signatures is not None:
         salt_signatures(evidence.signatures, parts)
@@ -401,9 +380,41 @@ def _signatures(resolved: Plan, signatures: np.ndarray | None) -> np.ndarray | N
     return None
 
 
-def _add_signatures(collapse: Any, signatures: np.ndarray, whole_batch: bool) -> None:
-    """Hands a batch's signatures (MinHash uint32, SimHash uint64) to the collapse stage."""
-    if signatures.dtype == np.uint32:
-        collapse.add_minhash(signatures, whole_batch)
-    else:
-        collapse.add_simhash(signatures, whole_batch)
+def _set_policy(plan: Plan, probe: Plan, budget: int) -> dict[str, Any]:
+    """Which unique documents' sets the sign pass keeps (``_core.SignPass``): held while exact
+    Jaccard needs them all (exact-jaccard; auto up to its brute-force limit) or while they fit
+    ``budget`` hashes (:func:`hold_budget`); past it, for exact verification, appended to the
+    spill file, which verification reads back instead of a second pass over the store. An
+    estimate needs none (auto holds them only while it may brute-force)."""
+    hold = probe.uses_shingles and (
+        probe.verify == "exact" or probe.method in ("auto", "exact-jaccard")
+    )
+    needed = {"exact-jaccard": 2**62, "auto": plan.auto_exact_limit}.get(probe.method, 0)
+    return {
+        "hold": hold,
+        "needed_up_to": needed,
+        "spill_past_budget": probe.verify == "exact",
+        "estimate_only": probe.verify == "estimate",
+        "budget": budget,
+    }
+
+
+def _sign_options(plan: Plan) -> dict[str, Any]:
+    """The options of the sign pass's one core call a batch (the plan's, checked once)."""
+    return {
+        "method": "simhash" if plan.method == "simhash" else "minhash",
+        "k": plan.k,
+        "unit": plan.unit,
+        "hash_version": plan.hash_version,
+        "threads": plan.threads,
+        "num_perm": plan.num_perm,
+        "seed": plan.seed,
+        "algorithm": plan.algorithm,
+        "simhash_bits": plan.simhash_bits,
+    }
+
+
+def _held_sets(plan: Plan, offsets: np.ndarray, hashes: np.ndarray) -> stages.ShingleSets:
+    """The unique documents' sets the sign pass held, as a ShingleSets."""
+    unit: Any = plan.unit
+    return stages.ShingleSets(offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version)

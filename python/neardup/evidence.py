@@ -1,6 +1,6 @@
 """What the sign pass leaves for the near-duplicate stage, per unique document: the
-:class:`Evidence` (signatures, the shingle sets held or spilled, their sizes), the
-:class:`SetBuilder` that gathers the held sets batch by batch, and slices of a ShingleSets.
+:class:`Evidence` (signatures, the shingle sets held or spilled, their sizes; the sign pass,
+``_core.SignPass``, gathers the held ones), and slices of a ShingleSets.
 
 >>> sets = stages.shingles(["a b", "c", "d e f"], k=1)
 >>> subset_sets(sets, np.array([0, 2])).sizes().tolist()
@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neardup import _core, stages
-from neardup._buffer import empty_small_pages
 
 if TYPE_CHECKING:
     from neardup.spill import SetSpill
@@ -35,100 +34,6 @@ def take_sets(sets: stages.ShingleSets, rows: np.ndarray) -> tuple[np.ndarray, n
     wanted = np.zeros(len(every), dtype=bool)
     wanted[rows] = True
     return every[rows], sets.hashes[np.repeat(wanted, every)]
-
-
-class SetBuilder:
-    """Collects the shingle sets of some unique documents into one ShingleSets over all of
-    them (documents never added get an empty set), in increasing index order.
-
-    The hashes are gathered straight into one buffer of ``capacity`` hashes (untouched pages
-    of it cost no memory; small pages, :func:`neardup._buffer.empty_small_pages`), doubled
-    when full, so building needs no concatenation: at 100,000 documents that copy of every
-    held set cost about as much as verifying the candidates.
-
-    >>> b = SetBuilder(1, "word")
-    >>> b.add(stages.shingles(["a b", "c"], k=1), np.array([1]), np.array([2]))
-    >>> b.build(3).sizes().tolist()
-    [0, 0, 1]
-    """
-
-    def __init__(
-        self, k: int, unit: str, hash_version: int = stages.HASH_VERSION, capacity: int = 0
-    ) -> None:
-        self.k, self.unit, self.hash_version = k, unit, hash_version
-        self.capacity = capacity
-        self.clear()
-
-    def clear(self) -> None:
-        """Forget everything added (``method="auto"`` found too many unique documents)."""
-        self._at: list[np.ndarray] = []
-        self._sizes: list[np.ndarray] = []
-        self._buffer = np.zeros(0, dtype=np.uint64)
-        self.hashes = 0  # shingle hashes held
-
-    def free_room(self) -> tuple[np.ndarray, int]:
-        """(buffer, first free slot): where the sign pass may write the next batch's sets in
-        place (``_core.sign_texts(into=, at=)``); :meth:`add` then finds them there."""
-        if len(self._buffer) < self.capacity:
-            grown = empty_small_pages(self.capacity)
-            grown[: self.hashes] = self._buffer[: self.hashes]
-            self._buffer = grown
-        return self._buffer, self.hashes
-
-    def _in_place(self, hashes: np.ndarray) -> bool:
-        """Whether ``hashes`` is the buffer from the first free slot on (written in place)."""
-        if hashes.base is not self._buffer or not len(hashes):
-            return False
-        free = self._buffer[self.hashes :]
-        return bool(hashes.ctypes.data == free.ctypes.data)
-
-    def _room(self, more: int) -> np.ndarray:
-        """The buffer's next ``more`` slots (the buffer grown first if needed)."""
-        need = self.hashes + more
-        if need > len(self._buffer):
-            grown = empty_small_pages(max(need, 2 * len(self._buffer), self.capacity))
-            grown[: self.hashes] = self._buffer[: self.hashes]
-            self._buffer = grown
-        return self._buffer[self.hashes : need]
-
-    def add(
-        self, sets: stages.ShingleSets, rows: np.ndarray, at: np.ndarray, only: bool = False
-    ) -> None:
-        """Add the sets of ``rows`` of a batch as unique documents ``at`` (increasing);
-        ``only``: the batch's other sets are empty (``shingles(only=)``), so no gather."""
-        sizes = sets.sizes()[rows]
-        in_place = self._in_place(sets.hashes)
-        if only or len(rows) == len(sets):  # the hashes as they are
-            if not in_place:
-                self._room(len(sets.hashes))[:] = sets.hashes
-            added = len(sets.hashes)
-        else:
-            # The crate copies runs of consecutive rows as slices (a few per exact duplicate
-            # left out); in place, each run moves towards the front.
-            offsets = np.ascontiguousarray(sets.offsets, dtype=np.int64)
-            rows = np.ascontiguousarray(rows, dtype=np.int64)
-            if in_place:
-                added = _core.gather_rows_in_place(offsets, rows, sets.hashes)
-            else:
-                added = int(sizes.sum())
-                _core.gather_rows(offsets, rows, sets.hashes, self._room(added))
-        self._at.append(np.asarray(at, dtype=np.int64))
-        self._sizes.append(sizes)
-        self.hashes += added
-
-    def build(self, n: int) -> stages.ShingleSets:
-        """One ShingleSets of ``n`` documents."""
-        sizes = np.zeros(n, dtype=np.int64)
-        if self._at:
-            sizes[np.concatenate(self._at)] = np.concatenate(self._sizes)
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        hashes = self._buffer[: self.hashes]
-        self.clear()
-        unit: Any = self.unit
-        return stages.ShingleSets(
-            offsets, hashes, k=self.k, unit=unit, hash_version=self.hash_version
-        )
 
 
 @dataclass

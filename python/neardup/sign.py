@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from neardup import _core, stages
-from neardup._texts import as_core_texts
+from neardup._texts import as_core_texts, core_texts
 from neardup.boilerplate import remove_shingles
 from neardup.evidence import subset_sets
 from neardup.plan import Plan
@@ -49,9 +49,7 @@ def sha256_digests(
     >>> bool((d[0] == d[1]).all())
     True
     """
-    # A list goes to the core as is (it checks every item), as in sign_batch.
-    core = texts if isinstance(texts, list) else as_core_texts(texts)
-    return _core.sha256_digests(core, bool(normalized), hash_version, threads)
+    return _core.sha256_digests(core_texts(texts), bool(normalized), hash_version, threads)
 
 
 @dataclass
@@ -73,7 +71,7 @@ class SignedBatch:
 def _signs_in_one_pass(plan: Plan, drop: np.ndarray) -> bool:
     """Whether :func:`sign_batch` signs too (MinHash or SimHash, no boilerplate to strip
     first): then one core call shingles, digests and signs each document while it is in
-    cache, and writes the sets it keeps straight into the caller's buffer."""
+    cache."""
     return plan.method in ("minhash", "auto", "simhash") and not drop.size
 
 
@@ -82,15 +80,15 @@ def sign_batch(
     texts: Any,
     drop: np.ndarray,
     keep_sets: bool = True,
-    into: tuple[np.ndarray, int] | None = None,
 ) -> SignedBatch:
     """Shingle one batch, digest its sets, strip the ``drop`` shingles: the per-partition map.
 
     For MinHash or SimHash without boilerplate stripping the batch is also signed
     (``SignedBatch.signatures``: signatures or fingerprints), in the same core call; its sets
-    are then returned only when ``keep_sets`` (exact verification holds them), written into
-    ``into = (buffer, at)`` from ``at`` on when they fit there (the sets are then a view of
-    it).
+    are then returned only when ``keep_sets``. (The local engine's sign pass is
+    ``_core.SignPass``, which also collapses and keeps the sets; this is the Ray engine's map
+    and the local engine's path when boilerplate is stripped or the method needs no
+    signatures.)
 
     >>> from neardup.plan import make_plan
     >>> b = sign_batch(make_plan(k=2), ["a b c", "", "a b c"], np.zeros(0, np.uint64))
@@ -108,9 +106,7 @@ def sign_batch(
             digests, every, ~every, zeros if lengths is None else lengths, None, shingled=False
         )
     if _signs_in_one_pass(plan, drop):
-        # A store's batches are already what the core takes (MemoryStore converted them once):
-        # a list is passed as is (the core still checks each item), skipping a Python pass.
-        core = texts if isinstance(texts, list) else as_core_texts(texts)
+        core = core_texts(texts)
         signatures, digests, offsets, hashes = (
             _core.simhash_sign_texts(
                 core,
@@ -120,7 +116,6 @@ def sign_batch(
                 plan.simhash_bits,
                 plan.threads,
                 keep_sets,
-                *(into or ()),
             )
             if plan.method == "simhash"
             else _core.sign_texts(
@@ -133,14 +128,11 @@ def sign_batch(
                 plan.algorithm,
                 plan.threads,
                 keep_sets,
-                *(into or ()),
             )
         )
         sizes = np.diff(offsets)
         unit: Any = plan.unit
         kept = None
-        if keep_sets and hashes is None and into is not None:  # written into the buffer
-            hashes = into[0][into[1] : into[1] + int(offsets[-1])]
         if hashes is not None:
             kept = stages.ShingleSets(
                 offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version

@@ -2,10 +2,10 @@
 (``engine.HOLD_SETS_BUDGET``), exact verification reads them back from one temporary file
 instead of shingling the candidates again in a second pass over the store.
 
-The file is the crate's (``_core.SetSpill``, ``rust/spill/mod.rs``); this module keeps the sign
-pass's scratch buffer and turns arrays into :class:`neardup.stages.ShingleSets`. The sign pass
-appends each batch's sorted, stripped sets of its unique documents, in their order, to one file
-written sequentially (:meth:`SetSpill.add`: each run of consecutive rows one write, no gather);
+The file is the crate's (``_core.SetSpill``, ``rust/spill/mod.rs``, written by the sign pass,
+``_core.SignPass``); this module turns what it reads into :class:`neardup.stages.ShingleSets`.
+The sign pass appends each batch's sorted, stripped sets of its unique documents, in their
+order, to one file written sequentially (each run of consecutive rows one write, no gather);
 only their sizes stay in memory (int64 offsets at the end: 8 MB at 1,000,000 documents).
 Verification then gathers the sets of the documents it wants with positioned reads of runs of
 consecutive documents (:meth:`SetSpill.read`), so only the sets read count in the process's
@@ -28,10 +28,6 @@ from typing import Any
 import numpy as np
 
 from neardup import _core, stages
-
-#: Hashes of the scratch buffer the sign pass writes a batch's sets into while spilling
-#: (``_core.sign_texts(into=)``), reused batch after batch (64 MB; a larger batch gets its own).
-SCRATCH_HASHES = 1 << 23
 
 #: Where the spill file's temporary directory is made (None: the system's, ``TMPDIR``).
 SPILL_DIR: str | None = None
@@ -61,12 +57,16 @@ class SetSpill:
         self._core = _core.SetSpill(directory)
         if _FAIL_WRITE_AT is not None:
             self._core._fail_write_at(_FAIL_WRITE_AT)
-        self._scratch: np.ndarray | None = None
 
     @property
     def active(self) -> bool:
         """Whether anything was written (the file exists) and the spill is not closed."""
         return self._core.active
+
+    @property
+    def core(self) -> _core.SetSpill:
+        """The crate's spill object (``_core.SetSpill``), which the sign pass writes to."""
+        return self._core
 
     @property
     def hashes(self) -> int:
@@ -86,29 +86,15 @@ class SetSpill:
 
     def close(self) -> None:
         """Closes and removes the file and its directory (also after an error; again: nothing)."""
-        self._scratch = None
         self._core.close()
-
-    def room(self) -> tuple[np.ndarray, int]:
-        """(scratch buffer, 0): where the sign pass may write a batch's sets in place
-        (``_core.sign_texts(into=, at=)``) before :meth:`add` copies the wanted ones out."""
-        if self._scratch is None:
-            self._scratch = np.empty(SCRATCH_HASHES, dtype=np.uint64)
-        return self._scratch, 0
 
     def add(self, sets: stages.ShingleSets, rows: np.ndarray, at: np.ndarray) -> None:
         """Append the sets of ``rows`` (increasing) of a batch as unique documents ``at``
         (increasing, past those added before: else ``InvalidArgumentError``)."""
         self._core.add(sets.offsets, sets.hashes, _int64(rows), _int64(at))
 
-    def add_held(self, held: stages.ShingleSets) -> None:
-        """Append the sets held so far (a :class:`neardup.evidence.SetBuilder`'s, of documents
-        ``0 .. len(held) - 1``)."""
-        self.add(held, np.arange(len(held)), np.arange(len(held)))
-
     def finish(self, n: int) -> None:
         """Ends the writing: the offsets of ``n`` documents; :meth:`read` may follow."""
-        self._scratch = None
         self._core.finish(n)
 
     def sizes(self) -> np.ndarray:

@@ -14,6 +14,7 @@ mod matches;
 mod paragraphs;
 mod report;
 mod sign;
+mod sign_pass;
 mod spill;
 
 use crate::error::{reserve, Error, Result};
@@ -502,6 +503,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(minhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_sets, m)?)?;
     sign::register(m)?;
+    sign_pass::register(m)?;
     spill::register(m)?;
     boilerplate::register(m)?;
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;

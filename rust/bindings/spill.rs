@@ -17,8 +17,8 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// when the object is collected). Its methods take `&mut self` / `&self` through pyo3's borrow
 /// flag, so two threads can never use one spill at once (the second gets a RuntimeError).
 #[pyclass(module = "neardup._core")]
-struct SetSpill {
-    inner: crate::spill::SetSpill,
+pub(super) struct SetSpill {
+    pub(super) inner: crate::spill::SetSpill,
 }
 
 #[pymethods]
