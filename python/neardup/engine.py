@@ -1,9 +1,9 @@
 """The one stage sequence every executor runs, from a :class:`~neardup.plan.Plan`.
 
-    store ──sign pass (per batch: shingle, digest, strip boilerplate, sign)──> digests, lengths,
-          signatures/fingerprints/sets of the first occurrences
-      ──collapse──> first[n]: each document's first exact duplicate (identical shingle sets,
-                    or identical bytes / normalised text for the SHA-256 methods)
+    store ──sign pass (``_core.SignPass``, per batch: shingle, digest, sign; collapse: each
+            document's first exact duplicate, identical shingle sets or identical bytes /
+            normalised text for the SHA-256 methods)──> first[n], and of the unique
+            documents their digests, signatures/fingerprints and sets (held or spilled)
       ──resolve──> the plan for the number of unique documents (``method="auto"``)
       ──near pairs (the only dispatch on method; :mod:`neardup.near`)──> pairs among uniques
       ──clusters──> labels[n] (lowest position) ──keep policy──> keep[n]
@@ -11,10 +11,11 @@
 
 :func:`run` chains them over a document store (:mod:`neardup.stores`): the texts given to
 :func:`neardup.find_duplicates` or the files of ``neardup dedup``, so both keep the same rows.
-Each stage is a plain function over numpy arrays (:func:`neardup.sign.sign_batch`,
-``_core.Collapse``, :func:`neardup.near.near_pairs`, then the crate's ``_core.cluster_labels``,
-``_core.keep_mask`` (:func:`neardup.keep.keep_mask`), ``_core.all_pairs_count`` and
-``_core.report_pairs``) so a distributed executor can run it per partition.
+Each stage is one crate object or a plain function over numpy arrays (``_core.SignPass``, with
+:func:`neardup.sign.sign_batch` where boilerplate is stripped; :func:`neardup.near.near_pairs`;
+then the crate's ``_core.cluster_labels``, ``_core.keep_mask`` (:func:`neardup.keep.keep_mask`),
+``_core.all_pairs_count`` and ``_core.report_pairs``), so a distributed executor can run it
+per partition.
 
 >>> from neardup.plan import make_plan
 >>> from neardup.stores import MemoryStore
