@@ -213,8 +213,8 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
     removed: list[np.ndarray] = []  # shingles stripped per document
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
-            lengths = char_lengths(batch.texts) if plan.keep == "longest" else None
             if one_pass:
+                lengths = char_lengths(batch.texts) if plan.keep == "longest" else None
                 _checked(batch, lambda t, n=lengths: sign_pass.sign(core_texts(t), n))
                 continue
             b = _checked(batch, lambda t: sign_batch(plan, t, drop))
