@@ -6,9 +6,8 @@
 //! their digests, set sizes and signatures, grown in place (no list of batches joined at the
 //! end, so a million documents' signatures peak at about their own size).
 
-use crate::error::{Error, Result};
+use crate::error::{reserve_amortized, Error, Result};
 use crate::first_seen::FirstSeen;
-use std::collections::TryReserveError;
 
 /// One batch of the sign pass, row for row (`n` documents).
 pub struct SignedRows<'a> {
@@ -50,16 +49,9 @@ pub struct Collapse {
     pub width: usize,
 }
 
-/// Grows `vec` for `more` items (amortised doubling: the block is realloc'ed, which moves a
-/// large one's pages without copying them), or a resource error naming `what`.
-fn room<T>(vec: &mut Vec<T>, more: usize, what: &str) -> Result<()> {
-    vec.try_reserve(more)
-        .map_err(|_: TryReserveError| Error::resource(what, vec.len() + more, size_of::<T>()))
-}
-
 /// Appends `rows` of a row-major matrix of `width` columns to `out`.
 fn take_rows<T: Copy>(out: &mut Vec<T>, matrix: &[T], width: usize, rows: &[usize]) -> Result<()> {
-    room(out, rows.len() * width, "signatures")?;
+    reserve_amortized(out, rows.len() * width, "signatures")?;
     if rows.len() * width == matrix.len() {
         out.extend_from_slice(matrix); // every row, in order
     } else {
@@ -105,11 +97,11 @@ impl Collapse {
         let chosen: Vec<usize> = (0..n)
             .filter(|&row| batch.live[row] && first[row] == start + row as i64)
             .collect();
-        room(&mut self.first, n, "first duplicates")?;
-        room(&mut self.groupable, n, "documents")?;
-        room(&mut self.lengths, n, "lengths")?;
-        room(&mut self.selected, chosen.len(), "unique documents")?;
-        room(&mut self.digests, 2 * chosen.len(), "digests")?;
+        reserve_amortized(&mut self.first, n, "first duplicates")?;
+        reserve_amortized(&mut self.groupable, n, "documents")?;
+        reserve_amortized(&mut self.lengths, n, "lengths")?;
+        reserve_amortized(&mut self.selected, chosen.len(), "unique documents")?;
+        reserve_amortized(&mut self.digests, 2 * chosen.len(), "digests")?;
         self.first.extend_from_slice(&first);
         self.groupable.extend_from_slice(batch.groupable);
         if batch.lengths.is_empty() {
@@ -123,7 +115,7 @@ impl Collapse {
                 .extend_from_slice(&batch.digests[2 * row..2 * row + 2]);
         }
         if !batch.set_sizes.is_empty() {
-            room(&mut self.set_sizes, chosen.len(), "set sizes")?;
+            reserve_amortized(&mut self.set_sizes, chosen.len(), "set sizes")?;
             self.set_sizes
                 .extend(chosen.iter().map(|&row| batch.set_sizes[row]));
             self.shingled += batch.set_sizes.iter().sum::<i64>();

@@ -113,6 +113,15 @@ pub fn reserve<T>(vec: &mut Vec<T>, additional: usize, what: &str) -> Result<()>
         .map_err(|_: TryReserveError| Error::resource(what, additional, std::mem::size_of::<T>()))
 }
 
+/// Reserves room for `additional` more items in `vec` with amortised growth (for a vector
+/// grown batch after batch; a large block is realloc'ed by moving its pages, not copying
+/// them), or a [`Error::Resource`] naming `what`.
+pub fn reserve_amortized<T>(vec: &mut Vec<T>, additional: usize, what: &str) -> Result<()> {
+    vec.try_reserve(additional).map_err(|_: TryReserveError| {
+        Error::resource(what, vec.len() + additional, std::mem::size_of::<T>())
+    })
+}
+
 /// Appends `value`, growing `vec` fallibly (doubling) when it is full: for outputs whose size
 /// the input decides (pairs found), which must not abort the process when they outgrow memory.
 #[inline]

@@ -231,7 +231,7 @@ impl SignPass {
             BatchSets::Slice(_) => KeptSets::Not,
         };
         let o = options;
-        let (signatures, width, mut digests, offsets, own) = match o.signature {
+        let (signatures, mut digests, offsets, own) = match o.signature {
             Signature::MinHash {
                 num_perm,
                 seed,
@@ -240,25 +240,13 @@ impl SignPass {
                 let s = signing::sign_texts(
                     texts, o.k, o.unit, o.version, num_perm, seed, algorithm, o.threads, keep,
                 )?;
-                (
-                    Sig::MinHash(s.signatures),
-                    num_perm,
-                    s.digests,
-                    s.offsets,
-                    s.hashes,
-                )
+                (Sig::MinHash(s.signatures), s.digests, s.offsets, s.hashes)
             }
             Signature::SimHash { bits } => {
                 let s = signing::simhash_sign_texts(
                     texts, o.k, o.unit, o.version, bits, o.threads, keep,
                 )?;
-                (
-                    Sig::SimHash(s.signatures),
-                    bits / 64,
-                    s.digests,
-                    s.offsets,
-                    s.hashes,
-                )
+                (Sig::SimHash(s.signatures), s.digests, s.offsets, s.hashes)
             }
         };
         self.salt(&mut digests)?;
@@ -275,7 +263,6 @@ impl SignPass {
             Sig::MinHash(matrix) => self.collapse.add_minhash(matrix, texts.len(), &chosen)?,
             Sig::SimHash(matrix) => self.collapse.add_simhash(matrix, texts.len(), &chosen)?,
         }
-        debug_assert!(signatures.len() == texts.len() * width);
         let sets = match (&own, where_to) {
             (Some(hashes), _) => BatchSets::Slice(hashes),
             (None, place) => place,
@@ -433,15 +420,6 @@ impl SignPass {
 enum Sig {
     MinHash(Vec<u32>),
     SimHash(Vec<u64>),
-}
-
-impl Sig {
-    fn len(&self) -> usize {
-        match self {
-            Sig::MinHash(v) => v.len(),
-            Sig::SimHash(v) => v.len(),
-        }
-    }
 }
 
 #[cfg(test)]
