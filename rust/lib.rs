@@ -16,7 +16,9 @@
 //! [`collapse`] does for a whole pass, keeping what the later stages need of unique documents;
 //! past the memory budget, the sign pass writes the unique documents' sets to a [`spill`]
 //! file that exact verification reads them back from; [`sign_pass`] is that pass, batch
-//! by batch (signing, collapse, the sets held or spilled);
+//! by batch (signing, collapse, the sets held or spilled); [`near`] is a MinHash run's near-pair
+//! stage (the candidate search, all pairs or a spanning forest, verification on the sets held
+//! or read back from the spill, at once or in chunks);
 //! [`jaccard::all_pairs`] is the brute-force search.
 //! Beside the flow: [`offsets`] maps shingles back to source characters (explain), [`lookup`]
 //! queries a persistent index, [`jsonl`] reads JSONL text fields for the command line,
@@ -59,6 +61,7 @@ pub mod partitions;
 pub mod verify;
 pub mod duplicates;
 pub mod spanning;
+pub mod near;
 pub mod cluster;
 pub mod keep;
 pub mod report;

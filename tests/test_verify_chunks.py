@@ -47,7 +47,7 @@ def _texts() -> list[str]:
 )
 @pytest.mark.parametrize("budget", [1, 200, 2000])
 def test_chunked_verification_finds_what_holding_every_set_finds(
-    monkeypatch, tmp_path, options, budget
+    monkeypatch, tmp_path, options, budget, spills
 ):
     texts = _texts()
     plan = make_plan(threshold=0.5, k=3, **options)
@@ -55,17 +55,9 @@ def test_chunked_verification_finds_what_holding_every_set_finds(
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
     monkeypatch.setattr(near, "VERIFY_BUDGET", budget)
     monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
-    reads = []
-    real = SetSpill.read
-
-    def counting(self, docs):
-        reads.append(len(docs))
-        return real(self, docs)
-
-    monkeypatch.setattr(SetSpill, "read", counting)
     store = _Passes(texts, batch_size=13)
     got = engine.run(plan, store)
-    assert len(reads) > 1  # several chunks, read back from the sign pass's spill
+    assert spills[-1]._reads > 1  # several chunks, read back from the sign pass's spill
     assert "verify" not in store.passes  # no second pass over the store
     assert got.evidence.sets is None  # never all held at once
     np.testing.assert_array_equal(got.pairs, want.pairs)
@@ -73,32 +65,6 @@ def test_chunked_verification_finds_what_holding_every_set_finds(
     np.testing.assert_array_equal(got.keep, want.keep)
     assert want.info["candidates"] == got.info["candidates"] > 0
     assert os.listdir(tmp_path) == []  # the spill directory is removed
-
-
-def test_chunks_are_whole_components_packed_to_the_budget():
-    rng = np.random.default_rng(5)
-    n = 300
-    pairs = np.unique(np.sort(rng.integers(0, n, size=(200, 2)), axis=1), axis=0)
-    pairs = pairs[pairs[:, 0] < pairs[:, 1]]
-    sizes = rng.integers(1, 50, size=n)
-    labels = stages.clusters(pairs, n)
-    in_pairs = np.zeros(n, dtype=bool)
-    in_pairs[pairs.ravel()] = True
-    assert near.verify_chunks(labels, in_pairs, sizes, int(sizes.sum())) is None  # one fits
-    assert near.verify_chunks(labels, in_pairs, None, 1) is None  # sizes unknown
-    for budget in [1, 60, 500]:
-        chunk = near.verify_chunks(labels, in_pairs, sizes, budget)
-        assert chunk is not None
-        assert ((chunk >= 0) == in_pairs).all()
-        assert (chunk[pairs[:, 0]] == chunk[pairs[:, 1]]).all()
-        for label in np.unique(labels[in_pairs]):  # a component lies in one chunk
-            assert len(np.unique(chunk[labels == label])) == 1
-        used = np.unique(chunk[in_pairs])
-        assert used.tolist() == list(range(len(used)))  # numbered without gaps
-        for c in used:  # past the budget only by its last component
-            members = chunk == c
-            biggest = max(sizes[labels == lab].sum() for lab in np.unique(labels[members]))
-            assert sizes[members].sum() < budget + biggest
 
 
 def test_a_failed_spill_write_raises_and_leaves_no_files(monkeypatch, tmp_path, spills):
@@ -151,7 +117,9 @@ def test_bucket_components_are_those_of_the_lsh_candidate_graph():
         {"method": "minhash", "strip_boilerplate": 0.3},
     ],
 )
-def test_sets_read_back_from_the_spill_at_once_are_those_held(monkeypatch, tmp_path, options):
+def test_sets_read_back_from_the_spill_at_once_are_those_held(
+    monkeypatch, tmp_path, options, spills
+):
     # Past HOLD_SETS_BUDGET but within VERIFY_BUDGET: the candidates' sets are read back from
     # the sign pass's spill in one go, so the similarities stay exact Jaccard.
     texts = _texts()
@@ -159,12 +127,9 @@ def test_sets_read_back_from_the_spill_at_once_are_those_held(monkeypatch, tmp_p
     want = engine.run(plan, MemoryStore(texts, batch_size=13))
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 150)  # a few batches held, then spilled
     monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
-    reads = []
-    real = SetSpill.read
-    monkeypatch.setattr(SetSpill, "read", lambda self, docs: (reads.append(1), real(self, docs))[1])
     store = _Passes(texts, batch_size=13)
     got = engine.run(plan, store)
-    assert "verify" not in store.passes and len(reads) == 1  # read back at once
+    assert "verify" not in store.passes and spills[-1]._reads == 1  # read back at once
     assert got.evidence.sets is not None and got.evidence.spill is None
     np.testing.assert_array_equal(got.pairs, want.pairs)
     np.testing.assert_array_equal(got.similarity, want.similarity)
@@ -239,26 +204,16 @@ def test_spilled_sets_decide_spanning_from_the_components_pass(
     monkeypatch.setattr(engine, "HOLD_SETS_BUDGET", 0)
     monkeypatch.setattr(near, "VERIFY_BUDGET", 100)
     monkeypatch.setattr(spill, "SPILL_DIR", str(tmp_path))
-    monkeypatch.setattr(near, "candidate_bound", _counting(near.candidate_bound, bounds := []))
-    monkeypatch.setattr(near, "bucket_components", _counting(near.bucket_components, comps := []))
+    got = engine.run(plan, MemoryStore(texts, batch_size=13))
     if spanning_limit == 10**9:  # far under the limit: the fused search decides, no pass
-        got = engine.run(plan, MemoryStore(texts, batch_size=13))
-        assert got.info["pairs_used"] == "all" and comps == [] and len(bounds) == 1
-    else:
-        got = engine.run(plan, MemoryStore(texts, batch_size=13))
+        assert got.info["pairs_used"] == "all"
+        assert got.info["lsh_passes"] == ["first band", "search"]
+    else:  # the first band, then one grouping pass that counts and gives the chunks
         assert got.info["pairs_used"] == "spanning"
-        assert len(bounds) == 1 and len(comps) == 1  # the first band, then one grouping pass
+        assert got.info["lsh_passes"] == ["first band", "components", "spanning"]
     assert want.info["pairs_used"] == got.info["pairs_used"]
     np.testing.assert_array_equal(got.keep, want.keep)
     np.testing.assert_array_equal(got.labels, want.labels)
-
-
-def _counting(function, calls):
-    def counted(*args, **kwargs):
-        calls.append(args[1:3])
-        return function(*args, **kwargs)
-
-    return counted
 
 
 def test_a_run_on_texts_in_memory_holds_their_sets_up_to_a_share_of_them(

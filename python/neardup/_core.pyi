@@ -66,6 +66,7 @@ __all__ = [
     "lsh_s_star",
     "lsh_screen_min_equal",
     "lsh_split_bucket",
+    "minhash_near_pairs",
     "minhash_sets",
     "minhash_texts",
     "mix64",
@@ -86,6 +87,7 @@ __all__ = [
     "simhash_sets",
     "simhash_sign_texts",
     "simhash_texts",
+    "verify_candidates",
     "word_counts",
 ]
 
@@ -273,6 +275,36 @@ def lsh_duplicates(
     threads: int = 1,
     bucket_limit: int | None = None,
 ) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
+
+# The near-pair stage (rust/near/): a MinHash run's candidates and verification, and the exact
+# verification of given candidates, on the held sets (offsets, hashes) or the run's spill.
+def minhash_near_pairs(
+    signatures: npt.NDArray[np.uint32],
+    bands: int,
+    rows: int,
+    threshold: float,
+    *,
+    bucket_limit: int | None,
+    pairs: str,
+    spanning_limit: int,
+    exact: bool,
+    screen: bool,
+    threads: int,
+    verify_budget: int,
+    offsets: npt.NDArray[np.int64] | None = None,
+    hashes: npt.NDArray[np.uint64] | None = None,
+    spill: SetSpill | None = None,
+) -> dict[str, Any]: ...
+def verify_candidates(
+    candidates: _Pairs,
+    threshold: float,
+    *,
+    threads: int,
+    verify_budget: int,
+    offsets: npt.NDArray[np.int64] | None = None,
+    hashes: npt.NDArray[np.uint64] | None = None,
+    spill: SetSpill | None = None,
+) -> dict[str, Any]: ...
 def estimate_jaccard(
     signatures: npt.NDArray[np.uint32], pairs: _Pairs
 ) -> npt.NDArray[np.float32]: ...
@@ -475,6 +507,8 @@ class SetSpill:
     def _fail_write_at(self, n: int | None) -> None: ...
     @property
     def _writes(self) -> int: ...
+    @property
+    def _reads(self) -> int: ...
 
 # Boilerplate stripping (rust/boilerplate.rs) on shingle sets (offsets int64[n+1], hashes).
 def frequent_shingles(

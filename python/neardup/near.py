@@ -18,23 +18,17 @@ documents), with their similarity.
 
 from __future__ import annotations
 
-import contextlib
 import warnings
-from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from neardup import _core, stages
-from neardup._buffer import trim_heap
 from neardup.banding import DEFAULT_RECALL, planned_probability
 from neardup.errors import NeardupWarning
 from neardup.evidence import Evidence, subset_sets
 from neardup.partitions import largest_partition, per_partition
 from neardup.plan import Plan
-
-if TYPE_CHECKING:
-    from neardup.spill import SetSpill
 
 #: Shingle hashes (8 bytes each, so 128 MB) of the candidates' sets verified at once when the
 #: sign pass could not hold them (past ``engine.HOLD_SETS_BUDGET``): past it, the candidates'
@@ -70,23 +64,6 @@ def candidate_bound(
     )
 
 
-def candidate_sets(ev: Evidence, wanted: np.ndarray) -> stages.ShingleSets:
-    """The (stripped) sets of the unique documents ``wanted`` (bool[m]), the others empty:
-    all those held from the sign pass, else the wanted ones read back from its spill."""
-    if ev.sets is not None:
-        return ev.sets
-    assert ev.spill is not None, "exact verification needs the sets held or spilled"
-    want = np.flatnonzero(wanted)
-    sets = ev.spill.read(want)
-    sizes = np.zeros(len(ev.selected), dtype=np.int64)
-    sizes[want] = sets.sizes()
-    offsets = np.zeros(len(ev.selected) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    return stages.ShingleSets(
-        offsets, sets.hashes, k=sets.k, unit=sets.unit, hash_version=sets.hash_version
-    )
-
-
 def bucket_components(
     signatures: np.ndarray,
     bands: int,
@@ -112,104 +89,50 @@ def bucket_components(
     )
 
 
-def verify_chunks(
-    labels: np.ndarray, wanted: np.ndarray, sizes: np.ndarray | None, budget: int
-) -> np.ndarray | None:
-    """int64[m]: the chunk of each ``wanted`` document (-1 for the others), whole components
-    (``labels``: each one's lowest document) packed in order, a chunk starting at each
-    multiple of ``budget`` shingles (``sizes``): it holds less than ``budget`` plus its last
-    component. None when they all fit in one (or the sizes are unknown).
-
-    >>> labels, wanted = np.array([0, 0, 2, 2, 4]), np.array([True] * 4 + [False])
-    >>> verify_chunks(labels, wanted, np.array([4, 4, 4, 4, 9]), 8).tolist()
-    [0, 0, 1, 1, -1]
-    """
-    n = len(wanted)
-    if sizes is None or len(sizes) != n or int(sizes[wanted].sum()) <= budget:
-        return None
-    docs = np.flatnonzero(wanted)
-    labels = labels[docs]
-    weight = np.bincount(labels, weights=sizes[docs], minlength=n)
-    components = np.unique(labels)
-    before = np.cumsum(weight[components]) - weight[components]
-    first = np.zeros(n, dtype=np.int64)
-    first[components] = (before // budget).astype(np.int64)
-    chunk = np.full(n, -1, dtype=np.int64)
-    # chunk numbers made consecutive (a component past the budget skips some)
-    chunk[docs] = np.unique(first[labels], return_inverse=True)[1]
-    return chunk
+def _set_source(ev: Evidence) -> dict[str, Any]:
+    """The sets exact verification reads (``_core.minhash_near_pairs`` /
+    ``verify_candidates``): those the sign pass held, else its spill (or neither)."""
+    if ev.sets is not None:
+        return {"offsets": ev.sets.offsets, "hashes": ev.sets.hashes}
+    if ev.spill is not None:
+        return {"spill": ev.spill.core}
+    return {}
 
 
-def _read_chunks(
-    spill: SetSpill, chunk: np.ndarray
-) -> Generator[tuple[np.ndarray, stages.ShingleSets], None, None]:
-    """(members, their sets) of each chunk in turn, read back from the sign pass's spill."""
-    order = np.argsort(chunk, kind="stable")  # by chunk, each one's members increasing
-    ends = np.cumsum(np.bincount(chunk[chunk >= 0]))
-    skip = len(chunk) - (int(ends[-1]) if len(ends) else 0)  # the documents of no chunk
-    for c in range(len(ends)):
-        members = order[skip + (ends[c - 1] if c else 0) : skip + ends[c]]
-        yield members, spill.read(members)
-
-
-def _in_chunks(ev: Evidence, chunk: np.ndarray, verify: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``verify(members, sets)`` (pairs into ``members``, similarities) of every chunk, as pairs
-    into ``ev.selected`` sorted (the order one call over all the sets gives); the chunks' sets
-    read back from the sign pass's spill one chunk at a time."""
-    found: list[np.ndarray] = [np.zeros((0, 2), dtype=np.int64)]
-    found_sims: list[np.ndarray] = [np.zeros(0, dtype=np.float32)]
-    assert ev.spill is not None, "chunks are read back from the spill"
-    with contextlib.closing(_read_chunks(ev.spill, chunk)) as parts:
-        for members, sets in parts:
-            pairs, sims = verify(members, sets)
-            found.append(members[pairs] if len(pairs) else pairs.reshape(0, 2))
-            found_sims.append(sims)
-            del sets
-            trim_heap()
-    pairs, sims = np.concatenate(found), np.concatenate(found_sims)
-    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
-    return pairs[order], sims[order]
+def _verified(ev: Evidence, found: dict[str, Any], exact: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs the crate verified, with what the evidence keeps: the sets read back from the
+    spill at once (``ev.sets``; the others' sets empty); after exact verification that was not
+    chunked, no signatures (similarities to the kept document are then exact Jaccard; after
+    chunks they stay the signatures' estimate)."""
+    if found["sets_read"] is not None:
+        assert ev.spill is not None
+        offsets, hashes = found["sets_read"]
+        unit: Any = ev.spill.unit
+        ev.sets = stages.ShingleSets(
+            offsets, hashes, k=ev.spill.k, unit=unit, hash_version=ev.spill.hash_version
+        )
+    if exact and not found["chunks"]:
+        ev.signatures = None
+    return found["pairs"], found["similarity"]
 
 
 def verify_candidates(
     plan: Plan, ev: Evidence, candidates: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``candidates`` (sorted pairs into ``ev.selected``) whose exact Jaccard reaches the
-    plan's threshold, with it: on the sets held from the sign pass, else on the candidates'
-    sets read back from its spill (``ev.sets`` then holds them), in chunks read one at a time
-    when they are more than :data:`VERIFY_BUDGET` (``ev.sets`` stays None: similarities to the
-    kept document are then the signatures' estimate)."""
-    m = len(ev.selected)
-    chunk = None
-    if ev.sets is None and ev.set_sizes is not None:
-        labels = _core.clusters(candidates, m)
-        chunk = verify_chunks(labels, _in_pairs(candidates, m), ev.set_sizes, VERIFY_BUDGET)
-    if chunk is None:
-        ev.sets = candidate_sets(ev, _in_pairs(candidates, m))
-        return _verified(ev.sets, candidates, plan)
-    at = np.zeros(m, dtype=np.int64)  # each document's row in its chunk
-    of_pair = chunk[candidates[:, 0]]  # both ends are in one component, so in one chunk
-
-    def verify(members: np.ndarray, sets: stages.ShingleSets) -> tuple[np.ndarray, np.ndarray]:
-        at[members] = np.arange(len(members))
-        c = chunk[members[0]]
-        return _verified(sets, at[candidates[of_pair == c]], plan)
-
-    return _in_chunks(ev, chunk, verify)
-
-
-def _verified(
-    sets: stages.ShingleSets, pairs: np.ndarray, plan: Plan
-) -> tuple[np.ndarray, np.ndarray]:
-    """The ``pairs`` whose exact Jaccard reaches the plan's threshold, with it (the crate's
-    ``jaccard_at_least``: the arguments were checked once, in the plan)."""
-    return _core.jaccard_at_least(sets.offsets, sets.hashes, pairs, plan.threshold, plan.threads)
-
-
-def _in_pairs(pairs: np.ndarray, n: int) -> np.ndarray:
-    rows = np.zeros(n, dtype=bool)
-    rows[pairs.ravel()] = True
-    return rows
+    plan's threshold, with it (``rust/near/chunks.rs``): on the sets held from the sign pass,
+    else on the candidates' sets read back from its spill (``ev.sets`` then holds them), in
+    chunks of whole components read one at a time when they are more than
+    :data:`VERIFY_BUDGET` (``ev.sets`` stays None: similarities to the kept document are then
+    the signatures' estimate)."""
+    found = _core.verify_candidates(
+        np.ascontiguousarray(candidates, dtype=np.int64),
+        plan.threshold,
+        threads=plan.threads,
+        verify_budget=VERIFY_BUDGET,
+        **_set_source(ev),
+    )
+    return _verified(ev, found, exact=True)
 
 
 def _none() -> tuple[np.ndarray, np.ndarray]:
@@ -250,121 +173,49 @@ def near_pairs(
 
 
 def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The crate's MinHash near pairs (``rust/near/``: the candidate search, all pairs or a
+    spanning forest, verification on the held or spilled sets), with what it decided and
+    counted in ``info``."""
     sig = ev.signatures
     assert sig is not None and plan.bands is not None and plan.rows is not None
-    bands, rows, threshold, threads = plan.bands, plan.rows, plan.threshold, plan.threads
-    limit = plan.bucket_limit
-    mode = plan.pairs
-    candidates = None
-    pair_limit = None
-    # Exact verification of spilled sets in spanning mode needs the bucket components: where
-    # the count may pass the limit, one grouping pass gives both (same count, same decision).
-    components = None
-    in_chunks = plan.verify == "exact" and ev.sets is None and ev.set_sizes is not None
-    if mode == "auto":
-        # Spanning pairs once the bucket pairs (candidate_bound's count) pass the limit. The
-        # search counts them as it lists them and stops past the limit, so where the first
-        # band's count says the total will stay well below it, one pass decides and lists;
-        # where it may not, the count alone comes first (listing pairs that are then thrown
-        # away costs more than counting). The decision is the count's either way.
-        first_band = candidate_bound(sig, 1, rows, plan.spanning_limit, threads, threshold, limit)
-        if first_band * bands <= plan.spanning_limit // 2:
-            pair_limit = plan.spanning_limit
-        elif in_chunks:
-            components = bucket_components(sig, bands, rows, threads, threshold, limit)
-            mode = "spanning" if components[2] > plan.spanning_limit else "all"
-        else:
-            bound = candidate_bound(
-                sig, bands, rows, plan.spanning_limit, threads, threshold, limit
-            )
-            mode = "spanning" if bound > plan.spanning_limit else "all"
-    if mode != "spanning":
-        candidates = _search(plan, sig, info, screen=plan.verify == "exact", pair_limit=pair_limit)
-        mode = "all" if candidates is not None else "spanning"
-    if mode == "spanning" and plan.pairs == "auto":
-        info["pairs_reason"] = f"LSH buckets hold more than {plan.spanning_limit:,} pairs"
-    info["pairs_used"] = mode
-    if plan.verify == "estimate":
-        if mode == "spanning":
-            pairs, sims = _core.lsh_duplicates(
-                sig, bands, rows, threshold, None, None, True, threads, limit
-            )
-            info["candidates"] = len(pairs)
-            return pairs, sims
-        assert candidates is not None
-        sims = _core.estimate_jaccard(sig, candidates)
-        keep = sims.astype(np.float64) >= threshold
-        return candidates[keep], sims[keep]
-    if mode == "spanning":  # leaders chosen by exact Jaccard: the sets of bucket members
-        chunk = None
-        if in_chunks:
-            labels, wanted, _ = components or bucket_components(
-                sig, bands, rows, threads, threshold, limit
-            )
-            chunk = verify_chunks(labels, wanted, ev.set_sizes, VERIFY_BUDGET)
-        if chunk is None:
-            wanted = _core.lsh_rows_in_candidates(sig, bands, rows, threads, threshold, limit)
-            ev.sets = sets = candidate_sets(ev, wanted)
-            pairs, sims = _core.lsh_duplicates(
-                sig, bands, rows, threshold, sets.offsets, sets.hashes, True, threads, limit
-            )
-        else:  # each chunk's buckets alone: whole components, so the same leaders
-
-            def spanning(
-                members: np.ndarray, sets: stages.ShingleSets
-            ) -> tuple[np.ndarray, np.ndarray]:
-                return _core.lsh_duplicates(
-                    sig[members],
-                    bands,
-                    rows,
-                    threshold,
-                    sets.offsets,
-                    sets.hashes,
-                    True,
-                    threads,
-                    limit,
-                )
-
-            pairs, sims = _in_chunks(ev, chunk, spanning)
-        info["candidates"] = len(pairs)
-        if chunk is not None:
-            return pairs, sims  # the signatures estimate kept similarities
-    else:
-        assert candidates is not None
-        pairs, sims = verify_candidates(plan, ev, candidates)
-        if ev.sets is None:  # verified in chunks: the signatures estimate kept similarities
-            return pairs, sims
-    ev.signatures = None  # exact Jaccard from here on: free the signatures
-    return pairs, sims
-
-
-def _search(
-    plan: Plan, sig: np.ndarray, info: dict[str, Any], screen: bool, pair_limit: int | None
-) -> np.ndarray | None:
-    """The LSH candidates of the plan's banding (``screen``: only those whose signatures
-    agree on enough slots for exact verification to be worth it), with what the search counted
-    in ``info``: ``candidates``, ``screened``, ``bucket_splits`` and ``expected_recall`` (the
-    banding's P(T), lowered where buckets were split; the banding's own in
-    ``banding_recall``). Warns when splitting lowered it. None when the bucket pairs
-    (:func:`candidate_bound`'s count) pass ``pair_limit``: the search stopped there."""
-    assert plan.bands is not None and plan.rows is not None
-    pairs, screened, splits, recall, _ = _core.lsh_candidate_search(
+    exact = plan.verify == "exact"
+    found = _core.minhash_near_pairs(
         np.ascontiguousarray(sig),
         plan.bands,
         plan.rows,
         plan.threshold,
-        plan.bucket_limit,
-        screen and plan.algorithm == "classic",
-        plan.threads,
-        pair_limit,
+        bucket_limit=plan.bucket_limit,
+        pairs=plan.pairs,
+        spanning_limit=plan.spanning_limit,
+        exact=exact,
+        screen=plan.algorithm == "classic",
+        threads=plan.threads,
+        verify_budget=VERIFY_BUDGET,
+        **(_set_source(ev) if exact else {}),
     )
-    if pairs is None:
-        return None
+    if found["search"] is not None:
+        _search_info(plan, info, found["candidates"], *found["search"])
+    mode = "spanning" if found["spanning"] else "all"
+    if mode == "spanning" and plan.pairs == "auto":
+        info["pairs_reason"] = f"LSH buckets hold more than {plan.spanning_limit:,} pairs"
+    info["pairs_used"] = mode
+    info["candidates"] = found["candidates"]
+    info["lsh_passes"] = found["passes"]
+    return _verified(ev, found, exact)
+
+
+def _search_info(
+    plan: Plan, info: dict[str, Any], candidates: int, screened: int, splits: int, recall: float
+) -> None:
+    """What the candidate search counted, in ``info``: ``candidates``, ``screened``,
+    ``bucket_splits`` and ``expected_recall`` (the banding's P(T), lowered where buckets were
+    split; the banding's own in ``banding_recall``). Warns when splitting lowered it."""
+    assert plan.bands is not None and plan.rows is not None
     banding_recall = float(
         info.get("expected_recall") or planned_probability(plan.threshold, plan.bands, plan.rows)
     )
     info.update(
-        candidates=len(pairs),
+        candidates=candidates,
         screened=screened,
         bucket_splits=splits,
         banding_recall=banding_recall,
@@ -380,7 +231,6 @@ def _search(
             NeardupWarning,
             stacklevel=2,
         )
-    return pairs
 
 
 #: Predicted seconds (one thread) of the SimHash search past which the run warns first: brute

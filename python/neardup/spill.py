@@ -78,6 +78,11 @@ class SetSpill:
         """Writes made so far (one per run of consecutive rows with a hash; for tests)."""
         return self._core._writes
 
+    @property
+    def _reads(self) -> int:
+        """Reads made so far (one per read, the crate's verification included; for tests)."""
+        return self._core._reads
+
     def __enter__(self) -> SetSpill:
         return self
 

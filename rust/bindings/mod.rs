@@ -11,6 +11,7 @@ mod index;
 mod jsonl;
 mod lsh;
 mod matches;
+mod near;
 mod paragraphs;
 mod report;
 mod sign;
@@ -509,6 +510,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_sets, m)?)?;
     lsh::register(m)?;
+    near::register(m)?;
     m.add_function(wrap_pyfunction!(estimate_jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(jaccard_at_least, m)?)?;

@@ -116,4 +116,10 @@ impl SetSpill {
     fn _writes(&self) -> u64 {
         self.inner.writes()
     }
+
+    /// Test hook: the reads made so far (one per `read`, the crate's included).
+    #[getter]
+    fn _reads(&self) -> u64 {
+        self.inner.reads()
+    }
 }

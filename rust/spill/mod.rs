@@ -49,6 +49,8 @@ pub struct SetSpill {
     offsets: Option<Vec<i64>>,
     hashes: u64,
     writes: u64,
+    /// Reads made so far ([`SetSpill::read_into`] calls; `read` takes `&self`, so atomic).
+    reads: AtomicU64,
     fail_write_at: Option<u64>,
     /// A write failed: the file and the sizes may disagree, nothing more is written or read.
     failed: bool,
@@ -70,6 +72,7 @@ impl SetSpill {
             offsets: None,
             hashes: 0,
             writes: 0,
+            reads: AtomicU64::new(0),
             fail_write_at: None,
             failed: false,
             closed: false,
@@ -89,6 +92,12 @@ impl SetSpill {
     /// Writes made so far: one per run of consecutive rows with a hash (a test counts them).
     pub fn writes(&self) -> u64 {
         self.writes
+    }
+
+    /// Reads made so far: one per [`SetSpill::read`] or [`SetSpill::read_into`] (a test counts
+    /// them: chunked verification reads once per chunk).
+    pub fn reads(&self) -> u64 {
+        self.reads.load(Ordering::Relaxed)
     }
 
     /// The directory holding the file, while it exists.
@@ -349,6 +358,7 @@ impl SetSpill {
     /// allocations use huge pages); returns the offsets.
     pub fn read_into(&self, docs: &[i64], out: &mut [u64]) -> Result<Vec<i64>> {
         let own = self.read_offsets(docs)?;
+        self.reads.fetch_add(1, Ordering::Relaxed);
         let total = own[docs.len()] as usize;
         if out.len() != total {
             return Err(Error::new(format!(
