@@ -114,11 +114,11 @@ def test_a_hopeless_radius_warns_with_the_predicted_cost(monkeypatch):
 def test_the_warning_comes_before_the_search(monkeypatch):
     texts = synth.generate(bases=10, singles=20, seed=2).texts
     order: list[str] = []
-    real_search = near._core.hamming_within
+    real_search = near._core.simhash_near_pairs
     monkeypatch.setattr(near, "SIMHASH_WARN_SECONDS", 0.0)
     monkeypatch.setattr(
         near._core,
-        "hamming_within",
+        "simhash_near_pairs",
         lambda *a, **k: (order.append("search"), real_search(*a, **k))[1],
     )
     real_warn = warnings.warn

@@ -38,6 +38,7 @@ __all__ = [
     "clusters",
     "estimate_jaccard",
     "exact_duplicates",
+    "exact_jaccard_pairs",
     "frequent_shingles",
     "hamming",
     "hamming_sample_plan",
@@ -84,10 +85,10 @@ __all__ = [
     "shingle_sets",
     "sign_texts",
     "simd",
+    "simhash_near_pairs",
     "simhash_sets",
     "simhash_sign_texts",
     "simhash_texts",
-    "verify_candidates",
     "word_counts",
 ]
 
@@ -276,8 +277,8 @@ def lsh_duplicates(
     bucket_limit: int | None = None,
 ) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
 
-# The near-pair stage (rust/near/): a MinHash run's candidates and verification, and the exact
-# verification of given candidates, on the held sets (offsets, hashes) or the run's spill.
+# The near-pair stage (rust/near/): a MinHash run's candidates and verification, the searches
+# within partitions (exact Jaccard, SimHash), on the held sets (offsets, hashes) or the spill.
 def minhash_near_pairs(
     signatures: npt.NDArray[np.uint32],
     bands: int,
@@ -295,12 +296,21 @@ def minhash_near_pairs(
     hashes: npt.NDArray[np.uint64] | None = None,
     spill: SetSpill | None = None,
 ) -> dict[str, Any]: ...
-def verify_candidates(
-    candidates: _Pairs,
+def exact_jaccard_pairs(
+    offsets: npt.NDArray[np.int64],
+    hashes: npt.NDArray[np.uint64],
+    threshold: float,
+    partitions: npt.NDArray[np.uint64] | None = None,
+) -> tuple[_Pairs, npt.NDArray[np.float32], npt.NDArray[np.uint64]]: ...
+def simhash_near_pairs(
+    fingerprints: npt.NDArray[np.uint64],
+    max_distance: int,
     threshold: float,
     *,
     threads: int,
+    exact: bool,
     verify_budget: int,
+    partitions: npt.NDArray[np.uint64] | None = None,
     offsets: npt.NDArray[np.int64] | None = None,
     hashes: npt.NDArray[np.uint64] | None = None,
     spill: SetSpill | None = None,

@@ -26,8 +26,8 @@ import numpy as np
 from neardup import _core, stages
 from neardup.banding import DEFAULT_RECALL, planned_probability
 from neardup.errors import NeardupWarning
-from neardup.evidence import Evidence, subset_sets
-from neardup.partitions import largest_partition, per_partition
+from neardup.evidence import Evidence
+from neardup.partitions import largest_partition
 from neardup.plan import Plan
 
 #: Shingle hashes (8 bytes each, so 128 MB) of the candidates' sets verified at once when the
@@ -99,11 +99,13 @@ def _set_source(ev: Evidence) -> dict[str, Any]:
     return {}
 
 
-def _verified(ev: Evidence, found: dict[str, Any], exact: bool) -> tuple[np.ndarray, np.ndarray]:
+def _verified(
+    ev: Evidence, found: dict[str, Any], drop_signatures: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """The pairs the crate verified, with what the evidence keeps: the sets read back from the
-    spill at once (``ev.sets``; the others' sets empty); after exact verification that was not
-    chunked, no signatures (similarities to the kept document are then exact Jaccard; after
-    chunks they stay the signatures' estimate)."""
+    spill at once (``ev.sets``; the others' sets empty); ``drop_signatures`` (MinHash's exact
+    verification) and not verified in chunks: no signatures (similarities to the kept document
+    are then exact Jaccard; after chunks they stay the signatures' estimate)."""
     if found["sets_read"] is not None:
         assert ev.spill is not None
         offsets, hashes = found["sets_read"]
@@ -111,28 +113,9 @@ def _verified(ev: Evidence, found: dict[str, Any], exact: bool) -> tuple[np.ndar
         ev.sets = stages.ShingleSets(
             offsets, hashes, k=ev.spill.k, unit=unit, hash_version=ev.spill.hash_version
         )
-    if exact and not found["chunks"]:
+    if drop_signatures and not found["chunks"]:
         ev.signatures = None
     return found["pairs"], found["similarity"]
-
-
-def verify_candidates(
-    plan: Plan, ev: Evidence, candidates: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The ``candidates`` (sorted pairs into ``ev.selected``) whose exact Jaccard reaches the
-    plan's threshold, with it (``rust/near/chunks.rs``): on the sets held from the sign pass,
-    else on the candidates' sets read back from its spill (``ev.sets`` then holds them), in
-    chunks of whole components read one at a time when they are more than
-    :data:`VERIFY_BUDGET` (``ev.sets`` stays None: similarities to the kept document are then
-    the signatures' estimate)."""
-    found = _core.verify_candidates(
-        np.ascontiguousarray(candidates, dtype=np.int64),
-        plan.threshold,
-        threads=plan.threads,
-        verify_budget=VERIFY_BUDGET,
-        **_set_source(ev),
-    )
-    return _verified(ev, found, exact=True)
 
 
 def _none() -> tuple[np.ndarray, np.ndarray]:
@@ -156,12 +139,9 @@ def near_pairs(
     elif plan.method == "exact-jaccard":
         sets = evidence.sets
         assert sets is not None
-
-        def brute(rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-            part = sets if rows is None else subset_sets(sets, rows)
-            return _core.all_pairs_jaccard(part.offsets, part.hashes, threshold)
-
-        pairs, sims, sizes = per_partition(partitions, m, brute)
+        pairs, sims, sizes = _core.exact_jaccard_pairs(
+            sets.offsets, sets.hashes, threshold, _keys(partitions)
+        )
         info["candidates"] = int((sizes * (sizes - 1) // 2).sum())
     elif plan.method == "minhash":
         pairs, sims = _minhash_pairs(plan, evidence, info)
@@ -201,7 +181,7 @@ def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.n
     info["pairs_used"] = mode
     info["candidates"] = found["candidates"]
     info["lsh_passes"] = found["passes"]
-    return _verified(ev, found, exact)
+    return _verified(ev, found, drop_signatures=exact)
 
 
 def _search_info(
@@ -253,16 +233,24 @@ def _simhash_pairs(
     info["simhash_search"] = search.search
     info["simhash_predicted_comparisons"] = int(search.comparisons)
     _warn_quadratic(plan, search)
+    exact = plan.verify == "exact"
+    found = _core.simhash_near_pairs(
+        np.ascontiguousarray(fingerprints),
+        radius,
+        plan.threshold,
+        threads=plan.threads,
+        exact=exact,
+        verify_budget=VERIFY_BUDGET,
+        partitions=_keys(partitions),
+        **(_set_source(ev) if exact else {}),
+    )
+    info["candidates"] = found["candidates"]
+    return _verified(ev, found)
 
-    def within(rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        part = fingerprints if rows is None else fingerprints[rows]
-        return _core.hamming_within(part, radius, np.ones(len(part), dtype=bool), plan.threads)
 
-    candidates, distance, _ = per_partition(partitions, len(fingerprints), within)
-    info["candidates"] = len(candidates)
-    if plan.verify == "estimate":
-        return candidates, (1.0 - distance / plan.simhash_bits).astype(np.float32)
-    return verify_candidates(plan, ev, candidates)
+def _keys(partitions: np.ndarray | None) -> np.ndarray | None:
+    """The partition keys as the crate takes them (uint64 per unique document), or None."""
+    return None if partitions is None else np.ascontiguousarray(partitions, dtype=np.uint64)
 
 
 def _warn_quadratic(plan: Plan, search: stages.HammingSearch) -> None:

@@ -4,7 +4,7 @@ Each document's key is a 64-bit hash (:func:`neardup._validate.check_keys`), car
 document store. The engine mixes it into the exact-copy keys (:func:`salt_digests`) and into
 every MinHash slot (:func:`salt_signatures`), so exact duplicates and LSH candidates are found
 per partition by the one pass and the one LSH run; exact Jaccard and SimHash search each
-partition alone (:func:`per_partition`). The Ray engine salts its blocks the same way.
+partition alone (``rust/near/within.rs``). The Ray engine salts its blocks the same way.
 
 >>> salt_digests(np.array([[1, 2]], dtype=np.uint64), np.array([3], dtype=np.uint64)).tolist()
 [[2, 1]]
@@ -70,36 +70,3 @@ def largest_partition(partitions: np.ndarray | None, m: int) -> Any:
         return slice(None)
     values, inverse, counts = np.unique(partitions, return_inverse=True, return_counts=True)
     return np.flatnonzero(inverse.reshape(-1) == int(np.argmax(counts))) if len(values) else []
-
-
-def per_partition(
-    partitions: np.ndarray | None, m: int, search: Any
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``search(rows)`` (pairs into ``rows`` and their values) run on the rows of each
-    partition of two or more (``search(None)``, all ``m`` rows, when ``partitions`` is
-    None): (pairs i < j in row numbers, sorted; their values; the partitions' sizes). The
-    cost is the sum of the partitions' (one crate call each), with no pair across two.
-
-    >>> def every(rows):
-    ...     pairs = np.array([[0, 1]]) if len(rows) > 1 else np.zeros((0, 2), np.int64)
-    ...     return pairs, np.ones(len(pairs))
-    >>> per_partition(np.array([7, 9, 7, 9]), 4, every)[0].tolist()
-    [[0, 2], [1, 3]]
-    """
-    if partitions is None:  # every row: ``search(None)``
-        pairs, values = search(None)
-        return pairs, values, np.array([m], dtype=np.int64)
-    order = np.argsort(partitions, kind="stable")
-    ordered = partitions[order]
-    bounds = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1], True])
-    sizes = np.diff(bounds)
-    found, values = [np.zeros((0, 2), dtype=np.int64)], []
-    for g in np.flatnonzero(sizes >= 2).tolist():
-        rows = order[bounds[g] : bounds[g + 1]]  # increasing: the sort is stable
-        pairs, value = search(rows)
-        found.append(rows[np.asarray(pairs, dtype=np.int64).reshape(-1, 2)])
-        values.append(value)
-    pairs = np.concatenate(found)
-    value = np.concatenate(values) if values else np.zeros(0, dtype=np.float32)
-    sort = np.lexsort((pairs[:, 1], pairs[:, 0]))
-    return pairs[sort], value[sort], sizes

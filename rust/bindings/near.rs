@@ -1,39 +1,20 @@
 //! The near-pair stage's part of `neardup._core`: a MinHash run's candidates and their
-//! verification (`rust/near/`), and the exact verification of given candidates (SimHash's),
+//! verification, and the searches within partitions (exact Jaccard, SimHash) (`rust/near/`),
 //! from the sets held (arrays) or spilled (the run's `SetSpill`); the GIL released for the work.
 
 use super::spill::SetSpill;
 use super::{contiguous, pair_matrix, run, sets_view, signature_rows};
-use crate::error::{reserve, Error, Result};
-use crate::near::{self, MinHashNear, PairsMode, SetSource, Verified};
-use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use crate::error::{Error, Result};
+use crate::near::{self, MinHashNear, PairsMode, SetSource, SimHashNear, Verified};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(minhash_near_pairs, m)?)?;
-    m.add_function(wrap_pyfunction!(verify_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_jaccard_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(simhash_near_pairs, m)?)?;
     Ok(())
-}
-
-/// Candidate pairs int64[m, 2] as the crate's (u32, u32), each index below `n`.
-fn candidate_pairs(pairs: &PyReadonlyArray2<'_, i64>, n: usize) -> Result<Vec<(u32, u32)>> {
-    if pairs.shape()[1] != 2 {
-        return Err(Error::new("candidates must have shape (m, 2)"));
-    }
-    let flat = contiguous(pairs, "candidates")?;
-    let mut out = Vec::new();
-    reserve(&mut out, flat.len() / 2, "the candidates")?;
-    for (row, p) in flat.chunks_exact(2).enumerate() {
-        if p.iter().any(|&i| i < 0 || i as u64 >= n as u64) {
-            return Err(Error::new(format!(
-                "candidates[{row}] = ({}, {}) is out of range for {n} documents",
-                p[0], p[1]
-            )));
-        }
-        out.push((p[0] as u32, p[1] as u32));
-    }
-    Ok(out)
 }
 
 /// The sets to verify from: the held arrays, or the spill (exactly one of them, or neither).
@@ -125,32 +106,97 @@ fn minhash_near_pairs<'py>(
     Ok(out)
 }
 
-/// The `candidates` (sorted pairs into the unique documents) whose exact Jaccard reaches
-/// `threshold`, on the held sets (`offsets`, `hashes`) or those of the finished `spill` (read
-/// past `verify_budget` shingles in chunks of whole components): what `verified_dict` holds.
+/// The partition keys (uint64 per document) of a search within partitions, or None.
+fn keys<'a>(
+    partitions: &'a Option<PyReadonlyArray1<'_, u64>>,
+    n: usize,
+) -> Result<Option<&'a [u64]>> {
+    let Some(array) = partitions else {
+        return Ok(None);
+    };
+    let keys = contiguous(array, "partitions")?;
+    if keys.len() != n {
+        return Err(Error::new(format!(
+            "partitions must hold one key per document ({n}), got {}",
+            keys.len()
+        )));
+    }
+    Ok(Some(keys))
+}
+
+/// Every pair of the same partition (`partitions`: uint64 per document; None: one) whose
+/// exact Jaccard reaches `threshold`, by brute force: (pairs int64[m, 2] sorted, similarity
+/// float32[m], the partitions' sizes uint64[p] in order of key).
 #[pyfunction]
-#[pyo3(signature = (candidates, threshold, *, threads, verify_budget, offsets=None, hashes=None, spill=None))]
-#[allow(clippy::too_many_arguments)] // the Python signature
-fn verify_candidates<'py>(
+#[pyo3(signature = (offsets, hashes, threshold, partitions=None))]
+#[allow(clippy::type_complexity)] // (pairs, similarity, sizes), as Python sees them
+fn exact_jaccard_pairs<'py>(
     py: Python<'py>,
-    candidates: PyReadonlyArray2<'py, i64>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    hashes: PyReadonlyArray1<'py, u64>,
+    threshold: f64,
+    partitions: Option<PyReadonlyArray1<'py, u64>>,
+) -> PyResult<(
+    Bound<'py, numpy::PyArray2<i64>>,
+    Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyArray1<u64>>,
+)> {
+    let sets = sets_view(&offsets, &hashes)?;
+    let keys = keys(&partitions, sets.len())?;
+    let found = run(py, || near::exact_jaccard_pairs(sets, threshold, keys))?;
+    Ok((
+        pair_matrix(py, found.pairs)?,
+        found.values.into_pyarray(py),
+        found.sizes.into_pyarray(py),
+    ))
+}
+
+/// SimHash near pairs of `fingerprints` (uint64[m, bits / 64]) within `max_distance` of each
+/// other in each partition, the similarity their distance estimates, or (`exact`) verified by
+/// exact Jaccard on the held sets or the spill's: what `verified_dict` holds, and
+/// ``candidates``.
+#[pyfunction]
+#[pyo3(signature = (
+    fingerprints, max_distance, threshold, *, threads, exact, verify_budget, partitions=None,
+    offsets=None, hashes=None, spill=None
+))]
+#[allow(clippy::too_many_arguments)] // the Python signature
+fn simhash_near_pairs<'py>(
+    py: Python<'py>,
+    fingerprints: PyReadonlyArray2<'py, u64>,
+    max_distance: u32,
     threshold: f64,
     threads: usize,
+    exact: bool,
     verify_budget: u64,
+    partitions: Option<PyReadonlyArray1<'py, u64>>,
     offsets: Option<PyReadonlyArray1<'py, i64>>,
     hashes: Option<PyReadonlyArray1<'py, u64>>,
     spill: Option<PyRef<'py, SetSpill>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let sets = set_source(&offsets, &hashes, &spill)?
-        .ok_or_else(|| Error::new("exact verification needs the sets held or spilled"))?;
-    let n = match sets {
-        SetSource::Held(view) => view.len(),
-        SetSource::Spilled(spill) => spill.sizes()?.len(),
+    let words = fingerprints.shape()[1];
+    let data = contiguous(&fingerprints, "fingerprints")?;
+    let keys = keys(&partitions, fingerprints.shape()[0])?;
+    let sets = set_source(&offsets, &hashes, &spill)?;
+    let sets = match (exact, sets) {
+        (false, _) => None,
+        (true, Some(sets)) => Some(sets),
+        (true, None) => {
+            return Err(Error::new("exact verification needs the sets held or spilled").into())
+        }
     };
-    let candidates = candidate_pairs(&candidates, n)?;
-    let found = run(py, || {
+    let options = SimHashNear {
+        max_distance,
+        bits: words * 64,
+        threshold,
+        threads,
+        verify_budget,
+    };
+    let (found, candidates) = run(py, || {
         crate::lsh::check_threshold(threshold)?;
-        near::verify_candidates(&candidates, sets, threshold, threads, verify_budget)
+        near::simhash_pairs(data, words, &options, keys, sets)
     })?;
-    verified_dict(py, found)
+    let out = verified_dict(py, found)?;
+    out.set_item("candidates", candidates)?;
+    Ok(out)
 }

@@ -1,5 +1,6 @@
-//! The near-pair stage of a MinHash run: the LSH candidate search, its verification, and the
-//! decisions between them, made once here for every executor that runs the whole stage.
+//! The near-pair stage: for a MinHash run the LSH candidate search, its verification, and the
+//! decisions between them, made once here for every executor that runs the whole stage; the
+//! searches that run on each partition alone (exact Jaccard, SimHash) in [`within`].
 //!
 //! - `pairs` auto: every verified pair while the LSH buckets hold at most `spanning_limit`
 //!   pairs, else a spanning forest of the clusters ([`crate::spanning`]). The count comes from
@@ -12,8 +13,10 @@
 //!   leaders: a component's pairs never leave it).
 
 pub mod chunks;
+pub mod within;
 
 pub use chunks::{chunk_of, in_pairs, verify_candidates, SetSource, Verified};
+pub use within::{exact_jaccard_pairs, simhash_pairs, SimHashNear};
 
 use crate::duplicates::Verify;
 use crate::error::{Error, Result};

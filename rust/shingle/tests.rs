@@ -128,3 +128,35 @@ fn zero_k_and_bad_offsets_are_errors() {
     assert!(SetsView::new(&[1, 2], &[1, 2]).is_err());
     assert!(SetsView::new(&[0, 1], &[1, 2]).is_err());
 }
+
+#[test]
+fn the_vectorised_order_check_accepts_exactly_the_sorted_duplicate_free_sets() {
+    // small random arrays cut into sets (empty ones too): SetsView::new accepts them exactly
+    // when every set is strictly increasing, whatever happens at the boundaries
+    let mut state = 0x853c_49e6_748f_ea9bu64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..2000 {
+        let len = (next() % 12) as usize;
+        let hashes: Vec<u64> = (0..len).map(|_| next() % 6).collect();
+        let mut offsets = vec![0i64];
+        while (*offsets.last().unwrap() as usize) < len {
+            let step = (next() % 4) as i64; // 0: an empty set
+            offsets.push((offsets.last().unwrap() + step).min(len as i64));
+        }
+        let sorted = offsets.windows(2).all(|w| {
+            hashes[w[0] as usize..w[1] as usize]
+                .windows(2)
+                .all(|p| p[0] < p[1])
+        });
+        assert_eq!(
+            SetsView::new(&offsets, &hashes).is_ok(),
+            sorted,
+            "{offsets:?} {hashes:?}"
+        );
+    }
+}
