@@ -245,6 +245,54 @@ pub fn report_pairs(
     }
 }
 
+/// What a run reports and how it chose: the pairs, the mode used, and the count of all pairs
+/// when `pairs="auto"` turned to spanning because they outnumbered its limit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunReport {
+    pub reported: Reported,
+    pub mode: Mode,
+    pub over_limit: Option<u64>,
+}
+
+/// The pairs a run reports, the decision made once for every executor: spanning when asked
+/// (`asked`, None for auto) or when the near-pair stage already searched a spanning forest;
+/// else every pair, unless auto's `spanning_limit` is passed (then spanning: the same clusters,
+/// one pair per joined document); more than `max_pairs` of them is an error rather than an
+/// output nobody can hold.
+pub fn run_report(
+    first: &[i64],
+    pairs: &[i64],
+    similarity: &[f32],
+    asked: Option<Mode>,
+    searched_spanning: bool,
+    spanning_limit: u64,
+    max_pairs: u64,
+) -> Result<RunReport> {
+    let mut over_limit = None;
+    let mode = if searched_spanning || asked == Some(Mode::Spanning) {
+        Mode::Spanning
+    } else {
+        let total = all_pairs_count(first, pairs)?;
+        if asked.is_none() && total > spanning_limit {
+            over_limit = Some(total);
+            Mode::Spanning
+        } else if total > max_pairs {
+            return Err(Error::Resource(format!(
+                "pairs='all' would report {total} pairs; use pairs='spanning' or 'auto' (same \
+                 clusters, one pair per joined document)"
+            )));
+        } else {
+            Mode::All
+        }
+    };
+    let reported = report_pairs(first, pairs, similarity, mode)?;
+    Ok(RunReport {
+        reported,
+        mode,
+        over_limit,
+    })
+}
+
 /// All pairs `i < j` of positions sharing a label, flat and sorted by `(i, j)`.
 pub fn label_pairs(labels: &[i64]) -> Result<Vec<i64>> {
     let mut order: Vec<i64> = Vec::new();
@@ -316,6 +364,29 @@ fn sorted(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_report_chooses_spanning_past_the_limit_and_refuses_past_the_maximum() {
+        // documents 0,1 exact copies; 2,3 exact copies; the near pair (0, 2): 6 pairs in all
+        let (first, pairs, sims) = ([0, 0, 2, 2], [0, 2], [0.5f32]);
+        let all = run_report(&first, &pairs, &sims, None, false, 6, 6).unwrap();
+        assert_eq!(
+            (all.mode, all.over_limit, all.reported.similarity.len()),
+            (Mode::All, None, 6)
+        );
+        let over = run_report(&first, &pairs, &sims, None, false, 5, 6).unwrap();
+        assert_eq!((over.mode, over.over_limit), (Mode::Spanning, Some(6)));
+        assert_eq!(over.reported.similarity.len(), 3);
+        let searched = run_report(&first, &pairs, &sims, None, true, 100, 100).unwrap();
+        assert_eq!((searched.mode, searched.over_limit), (Mode::Spanning, None));
+        let asked = Some(Mode::All);
+        assert!(matches!(
+            run_report(&first, &pairs, &sims, asked, false, 0, 5),
+            Err(Error::Resource(_))
+        ));
+        let fits = run_report(&first, &pairs, &sims, asked, false, 0, 6).unwrap();
+        assert_eq!(fits.mode, Mode::All);
+    }
 
     #[test]
     fn pairs_within_groups_by_group_then_rank() {

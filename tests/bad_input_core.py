@@ -402,6 +402,20 @@ ROWS = [
         "similarity has 2 values for 1 pairs",
     ),
     _row(
+        "run_report-unknown-asked-mode",
+        lambda: _core.run_report(
+            np.array([0]),
+            NO_PAIRS,
+            np.ones(0, np.float32),
+            "most",
+            searched_spanning=False,
+            spanning_limit=10,
+            max_pairs=10,
+        ),
+        InvalidArgumentError,
+        "asked must be 'auto', 'all' or 'spanning', got \"most\"",
+    ),
+    _row(
         "report_pairs-unknown-mode",
         lambda: _core.report_pairs(np.array([0]), NO_PAIRS, np.ones(0, np.float32), "some"),
         InvalidArgumentError,

@@ -77,6 +77,7 @@ __all__ = [
     "paragraph_units",
     "remove_shingles",
     "report_pairs",
+    "run_report",
     "salt_signatures",
     "sample_keys",
     "set_digests",
@@ -390,6 +391,16 @@ def all_pairs_count(first: npt.NDArray[np.int64], pairs: _Pairs) -> int: ...
 def report_pairs(
     first: npt.NDArray[np.int64], pairs: _Pairs, similarity: npt.NDArray[np.float32], mode: str
 ) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
+def run_report(
+    first: npt.NDArray[np.int64],
+    pairs: _Pairs,
+    similarity: npt.NDArray[np.float32],
+    asked: str,
+    *,
+    searched_spanning: bool,
+    spanning_limit: int,
+    max_pairs: int,
+) -> tuple[_Pairs, npt.NDArray[np.float32], str, int | None]: ...
 def index_band_keys(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int
 ) -> npt.NDArray[np.uint64]: ...

@@ -14,7 +14,7 @@
 Each stage is one crate object or a plain function over numpy arrays (``_core.SignPass``, with
 :func:`neardup.sign.sign_batch` where boilerplate is stripped; :func:`neardup.near.near_pairs`;
 then the crate's ``_core.cluster_labels``, ``_core.keep_mask`` (:func:`neardup.keep.keep_mask`),
-``_core.all_pairs_count`` and ``_core.report_pairs``), so a distributed executor can run it
+``_core.run_report``), so a distributed executor can run it
 per partition.
 
 >>> from neardup.plan import make_plan
@@ -40,7 +40,6 @@ from neardup import spill as spill_module
 from neardup._texts import core_texts, reindexed
 from neardup.banding import planned_banding, planned_probability, planned_sample
 from neardup.boilerplate import FrequencyCounter, summarize
-from neardup.errors import ResourceError
 from neardup.evidence import Evidence
 from neardup.keep import keep_mask, policy_measure
 from neardup.near import near_pairs
@@ -281,23 +280,19 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
         mode = info.get("pairs_used", resolved.pairs)
         if not report:  # the search's mode stays on record; nothing is expanded
             pairs, sims = pairs[:0], sims[:0]
-        elif mode != "spanning":
-            total = _core.all_pairs_count(first, pairs)
-            if resolved.pairs == "auto" and total > resolved.spanning_limit:
-                mode = "spanning"
-                info["pairs_reason"] = f"all pairs would be {total:,} > spanning_limit"
-            elif total > MAX_REPORTED_PAIRS:
-                raise ResourceError(
-                    f"pairs='all' would report {total:,} pairs; use pairs='spanning' or 'auto' "
-                    "(same clusters, one pair per joined document)"
-                )
-            else:
-                mode = "all"
-        info["pairs_used"] = mode
-        if report:
-            pairs, sims = _core.report_pairs(
-                first, pairs, sims.astype(np.float32, copy=False), mode
+        else:
+            pairs, sims, mode, over = _core.run_report(
+                first,
+                pairs,
+                sims.astype(np.float32, copy=False),
+                resolved.pairs,
+                searched_spanning=mode == "spanning",
+                spanning_limit=resolved.spanning_limit,
+                max_pairs=MAX_REPORTED_PAIRS,
             )
+            if over is not None:
+                info["pairs_reason"] = f"all pairs would be {over:,} > spanning_limit"
+        info["pairs_used"] = mode
         info["pairs_reported"] = len(pairs)
     empty = collapsed["empty"] if resolved.uses_shingles else np.zeros(len(first), bool)
     return Outcome(

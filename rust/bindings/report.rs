@@ -1,5 +1,6 @@
 //! After the pass, in `neardup._core`: `cluster_labels` (`rust/cluster.rs`), `keep_mask`
-//! (`rust/keep.rs`), and the pairs a run reports, `report_pairs`/`all_pairs_count`, with the
+//! (`rust/keep.rs`), and the pairs a run reports, `run_report` (which mode, then
+//! `report_pairs`; `all_pairs_count` counts "all" without making them), with the
 //! one pairs-within-groups, `pairs_within_groups`/`label_pairs` (`rust/report.rs`).
 
 use super::{contiguous, matrix, run};
@@ -18,6 +19,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(keep_mask, m)?)?;
     m.add_function(wrap_pyfunction!(all_pairs_count, m)?)?;
     m.add_function(wrap_pyfunction!(report_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(run_report, m)?)?;
     Ok(())
 }
 
@@ -160,4 +162,59 @@ fn report_pairs<'py>(
         crate::report::report_pairs(first, pairs, similarity, mode)
     })?;
     Ok((matrix(py, out.pairs, 2)?, out.similarity.into_pyarray(py)))
+}
+
+/// (pairs int64[m, 2] sorted, similarity float32[m], mode used, all pairs' count when auto
+/// turned to spanning past `spanning_limit` or None): the pairs a run reports. `asked`: the
+/// plan's "auto" / "all" / "spanning"; `searched_spanning`: the near-pair stage already chose
+/// a spanning forest; past `max_pairs` all pairs is a `ResourceError`.
+#[pyfunction]
+#[pyo3(signature = (first, pairs, similarity, asked, *, searched_spanning, spanning_limit, max_pairs))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)] // the Python signature
+fn run_report<'py>(
+    py: Python<'py>,
+    first: PyReadonlyArray1<'py, i64>,
+    pairs: PyReadonlyArrayDyn<'py, i64>,
+    similarity: PyReadonlyArray1<'py, f32>,
+    asked: &str,
+    searched_spanning: bool,
+    spanning_limit: u64,
+    max_pairs: u64,
+) -> PyResult<(
+    Bound<'py, PyArray2<i64>>,
+    Bound<'py, PyArray1<f32>>,
+    &'static str,
+    Option<u64>,
+)> {
+    let asked = match asked {
+        "auto" => None,
+        other => Some(Mode::parse(other).map_err(|_| {
+            Error::new(format!(
+                "asked must be 'auto', 'all' or 'spanning', got {other:?}"
+            ))
+        })?),
+    };
+    let (first, pairs) = (contiguous(&first, "first")?, flat_pairs(&pairs)?);
+    let similarity = contiguous(&similarity, "similarity")?;
+    let out = run(py, || {
+        crate::report::run_report(
+            first,
+            pairs,
+            similarity,
+            asked,
+            searched_spanning,
+            spanning_limit,
+            max_pairs,
+        )
+    })?;
+    let mode = match out.mode {
+        Mode::All => "all",
+        Mode::Spanning => "spanning",
+    };
+    Ok((
+        matrix(py, out.reported.pairs, 2)?,
+        out.reported.similarity.into_pyarray(py),
+        mode,
+        out.over_limit,
+    ))
 }
