@@ -139,7 +139,7 @@ def test_second_pass_over_the_store_gives_what_the_held_sets_give(monkeypatch):
 def test_candidate_bound_counts_bucket_pairs_band_by_band():
     # Signatures with many equal bands (small slot alphabet): the bound is the sum over bands
     # of m(m - 1)/2 per bucket, and stops early once past the limit.
-    from neardup.near import candidate_bound
+    candidate_bound = _core.lsh_bucket_pairs_bound
 
     rng = np.random.default_rng(11)
     for n, bands, rows in [(0, 4, 2), (1, 3, 3), (300, 8, 2), (5000, 16, 1)]:

@@ -12,7 +12,6 @@ import pytest
 import neardup
 from neardup import _core
 from neardup.errors import NeardupWarning
-from neardup.near import candidate_bound
 
 VOCABULARY = np.array([f"w{i}" for i in range(20_000)])
 FOOTER = " ".join(f"footer{i}" for i in range(30))
@@ -50,7 +49,7 @@ def test_shared_footer_gives_at_most_one_candidate_per_document(seed):
     # Every bucket whole, the footer's buckets would hold far more pairs.
     sig = neardup.minhash(texts)
     bands, rows = result.params["bands"], result.params["rows"]
-    whole = candidate_bound(sig, bands, rows, 2**62, 1, 0.3, None)
+    whole = _core.lsh_bucket_pairs_bound(sig, bands, rows, 2**62, 1, 0.3, None)
     assert whole > 100 * (result.params["candidates"] + result.params["screened"])
 
 
@@ -62,7 +61,7 @@ def test_bucket_pairs_per_document_do_not_grow_with_n():
     for limit in (32, None):
         for texts in (small, large):
             sig = neardup.minhash(texts, seed=1)
-            bound = candidate_bound(sig, 64, 2, 2**62, 1, 0.3, limit)
+            bound = _core.lsh_bucket_pairs_bound(sig, 64, 2, 2**62, 1, 0.3, limit)
             per_doc[(limit, len(texts))] = bound / len(texts)
     assert per_doc[(None, 6_000)] > 3 * per_doc[(None, 1_500)]
     assert per_doc[(32, 6_000)] < 1.5 * per_doc[(32, 1_500)] + 1

@@ -9,7 +9,6 @@ import pytest
 import neardup
 from neardup import _core, stages
 from neardup.errors import InvalidArgumentError
-from neardup.near import candidate_bound
 
 THREADS = (1, 2, 3)
 
@@ -56,7 +55,10 @@ def test_lsh_stages_do_not_depend_on_threads(signatures, texts, bands, rows):
                 ]
             )
     for limit in (0, 1000, len(pairs[0]), 2**62):
-        bounds = {t: candidate_bound(signatures, bands, rows, limit, threads=t) for t in THREADS}
+        bounds = {
+            t: _core.lsh_bucket_pairs_bound(signatures, bands, rows, limit, threads=t)
+            for t in THREADS
+        }
         assert len(set(bounds.values())) == 1, bounds
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import neardup
-from neardup import engine, near, spill, stages
+from neardup import _core, engine, near, spill, stages
 from neardup.plan import make_plan
 from neardup.spill import SetSpill
 from neardup.stores import MemoryStore
@@ -100,10 +100,12 @@ def test_bucket_components_are_those_of_the_lsh_candidate_graph():
         candidates = stages.lsh_candidates(sig, bands, rows, **rule)
         in_candidates = stages.lsh_candidate_rows(sig, bands, rows, **rule)
         for threads in (1, 2, 3):
-            labels, wanted, count = near.bucket_components(sig, bands, rows, threads, 0.5, limit)
+            labels, wanted, count = _core.lsh_bucket_components(
+                sig, bands, rows, threads, 0.5, limit
+            )
             np.testing.assert_array_equal(labels, stages.clusters(candidates, len(sig)))
             np.testing.assert_array_equal(wanted, in_candidates)
-            assert count == near.candidate_bound(sig, bands, rows, 2**62, 1, 0.5, limit)
+            assert count == _core.lsh_bucket_pairs_bound(sig, bands, rows, 2**62, 1, 0.5, limit)
             assert 0 < wanted.sum() < len(sig)
 
 

@@ -42,53 +42,6 @@ VERIFY_BUDGET = 1 << 24
 RECALL_WARNING = 1e-3
 
 
-def candidate_bound(
-    signatures: np.ndarray,
-    bands: int,
-    rows: int,
-    limit: int,
-    threads: int = 1,
-    threshold: float | None = None,
-    bucket_limit: int | None = None,
-) -> int:
-    """An upper bound on LSH candidate pairs, counted band by band (stops past ``limit``),
-    ``threads`` bands at a time (the same bound for every thread count), large buckets split
-    as ``bucket_limit`` says (:func:`neardup.stages.lsh_candidates`).
-
-    >>> sig = stages.minhash(["a b c"] * 4, num_perm=8, k=1)
-    >>> candidate_bound(sig, 4, 2, 100)
-    24
-    """
-    return _core.lsh_bucket_pairs_bound(
-        np.ascontiguousarray(signatures), bands, rows, limit, threads, threshold, bucket_limit
-    )
-
-
-def bucket_components(
-    signatures: np.ndarray,
-    bands: int,
-    rows: int,
-    threads: int = 1,
-    threshold: float | None = None,
-    bucket_limit: int | None = None,
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """(int64[m] component labels: each one's lowest document, bool[m] in some bucket of two
-    or more, the bucket pairs :func:`candidate_bound` counts, over every band) of the LSH
-    bucket graph (documents sharing a band key are linked, the keys of
-    ``stages.lsh_candidates``), one band at a time on ``threads`` threads: memory for a band's
-    keys per thread, not for every band's (``stages.lsh_duplicates`` holds them all), and no
-    candidate pairs listed.
-
-    >>> sig = stages.minhash(["a b c d e f", "a b c d e f", "x y z"], num_perm=16, k=2)
-    >>> labels, wanted, bucket_pairs = bucket_components(sig, 8, 2)
-    >>> labels.tolist(), wanted.tolist(), bucket_pairs
-    ([0, 0, 2], [True, True, False], 8)
-    """
-    return _core.lsh_bucket_components(
-        np.ascontiguousarray(signatures), bands, rows, threads, threshold, bucket_limit
-    )
-
-
 def _set_source(ev: Evidence) -> dict[str, Any]:
     """The sets exact verification reads (``_core.minhash_near_pairs`` /
     ``verify_candidates``): those the sign pass held, else its spill (or neither)."""
