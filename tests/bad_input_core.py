@@ -56,6 +56,20 @@ def _signatures(n: int = 3, num_perm: int = 8) -> np.ndarray:
     return neardup.minhash(GOOD + ["other words here"] * (n - 2), num_perm=num_perm)
 
 
+def _near(**options: Any) -> dict[str, Any]:
+    """Keyword options of ``_core.minhash_near_pairs``, good unless overridden."""
+    good = {
+        "bucket_limit": None,
+        "pairs": "all",
+        "spanning_limit": 100,
+        "exact": False,
+        "screen": True,
+        "threads": 1,
+        "verify_budget": 1000,
+    }
+    return {**good, **options}
+
+
 def _row(name: str, call: Callable[[], Any], raises: type[BaseException], match: str) -> Row:
     return Row(name=f"core: {name}", call=lambda _tmp: call(), raises=raises, match=match)
 
@@ -400,6 +414,76 @@ ROWS = [
         ),
         InvalidArgumentError,
         "similarity has 2 values for 1 pairs",
+    ),
+    # The near-pair stage (rust/near/): options, and sets that are not the signatures' rows.
+    _row(
+        "minhash_near_pairs-unknown-pairs-mode",
+        lambda: _core.minhash_near_pairs(_signatures(), 4, 2, 0.5, **_near(pairs="most")),
+        InvalidArgumentError,
+        "pairs must be 'auto', 'all' or 'spanning', got \"most\"",
+    ),
+    _row(
+        "minhash_near_pairs-exact-without-sets",
+        lambda: _core.minhash_near_pairs(_signatures(), 4, 2, 0.5, **_near(exact=True)),
+        InvalidArgumentError,
+        "exact verification needs the sets held or spilled",
+    ),
+    _row(
+        "minhash_near_pairs-offsets-without-hashes",
+        lambda: _core.minhash_near_pairs(
+            _signatures(), 4, 2, 0.5, **_near(exact=True), offsets=GOOD_SETS.offsets
+        ),
+        InvalidArgumentError,
+        r"give the held sets \(offsets and hashes, both\) or the spill",
+    ),
+    _row(
+        "minhash_near_pairs-fewer-sets-than-signatures",
+        lambda: _core.minhash_near_pairs(
+            _signatures(3),
+            4,
+            2,
+            0.5,
+            **_near(exact=True),
+            offsets=GOOD_SETS.offsets,
+            hashes=GOOD_SETS.hashes,
+        ),
+        InvalidArgumentError,
+        "the held sets are 2 for 3 documents",
+    ),
+    _row(
+        "simhash_near_pairs-fewer-sets-than-fingerprints",
+        lambda: _core.simhash_near_pairs(
+            np.zeros((3, 1), np.uint64),
+            3,
+            0.5,
+            threads=1,
+            exact=True,
+            verify_budget=100,
+            offsets=GOOD_SETS.offsets,
+            hashes=GOOD_SETS.hashes,
+        ),
+        InvalidArgumentError,
+        "the held sets are 2 for 3 documents",
+    ),
+    _row(
+        "simhash_near_pairs-partition-keys-of-another-length",
+        lambda: _core.simhash_near_pairs(
+            np.zeros((3, 1), np.uint64),
+            3,
+            0.5,
+            threads=1,
+            exact=False,
+            verify_budget=100,
+            partitions=np.zeros(5, np.uint64),
+        ),
+        InvalidArgumentError,
+        r"partitions must hold one key per document \(3\), got 5",
+    ),
+    _row(
+        "exact_jaccard_pairs-unsorted-set",
+        lambda: _core.exact_jaccard_pairs(UNSORTED.offsets, UNSORTED.hashes, 0.5),
+        InputError,
+        "shingle set 0 is not sorted and duplicate-free",
     ),
     _row(
         "run_report-unknown-asked-mode",

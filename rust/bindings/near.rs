@@ -27,9 +27,10 @@ fn set_source<'a>(
         (Some(o), Some(h), None) => Ok(Some(SetSource::Held(sets_view(o, h)?))),
         (None, None, Some(spill)) => Ok(Some(SetSource::Spilled(&spill.inner))),
         (None, None, None) => Ok(None),
-        _ => {
-            Err(Error::new("give the held sets (offsets and hashes) or the spill, not both").into())
-        }
+        _ => Err(Error::new(
+            "give the held sets (offsets and hashes, both) or the spill, not both",
+        )
+        .into()),
     }
 }
 

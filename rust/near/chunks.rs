@@ -17,6 +17,24 @@ pub enum SetSource<'a> {
     Spilled(&'a SetSpill),
 }
 
+impl SetSource<'_> {
+    /// Checks that the source holds a set for each of the `n` documents searched (the
+    /// signatures' rows), so a caller's mismatch is named as such rather than as a pair out of
+    /// range.
+    pub fn check_documents(&self, n: usize) -> Result<()> {
+        let (held, what) = match self {
+            SetSource::Held(view) => (view.len(), "held sets"),
+            SetSource::Spilled(spill) => (spill.documents()?, "spilled sets"),
+        };
+        if held != n {
+            return Err(Error::new(format!(
+                "the {what} are {held} for {n} documents: one set per signature row"
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// Verified pairs, with the sets read back from the spill to verify them when they were read
 /// at once (the wanted documents' sets, the others empty: CSR offsets over every document).
 pub struct Verified {

@@ -105,6 +105,9 @@ pub fn minhash_pairs(
             "exact verification needs the sets held or spilled",
         ));
     }
+    if let Some(sets) = &sets {
+        sets.check_documents(signatures.len() / num_perm.max(1))?;
+    }
     let spilled = match sets {
         Some(SetSource::Spilled(spill)) => Some(spill),
         _ => None,

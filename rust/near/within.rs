@@ -115,6 +115,9 @@ pub fn simhash_pairs(
 ) -> Result<(Verified, u64)> {
     let o = options;
     let all = Rows::new(fingerprints, words);
+    if let Some(sets) = &sets {
+        sets.check_documents(all.len())?;
+    }
     let within = |part: &[u64]| {
         let active = vec![true; Rows::new(part, words).len()];
         crate::hamming::within(part, words, o.max_distance, &active, o.threads)

@@ -308,6 +308,11 @@ impl SetSpill {
             .ok_or_else(|| Error::new("the spill is read after finish() only"))
     }
 
+    /// The documents [`SetSpill::finish`] closed the file over.
+    pub fn documents(&self) -> Result<usize> {
+        Ok(self.finished()?.len() - 1)
+    }
+
     /// int64[n]: the set size of each document (after [`SetSpill::finish`]).
     pub fn sizes(&self) -> Result<Vec<i64>> {
         let offsets = self.finished()?;
