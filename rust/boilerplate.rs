@@ -130,6 +130,35 @@ impl Lookup {
     }
 }
 
+/// The shingles to drop (any order, repeats allowed), looked up fast: what
+/// [`remove_shingles`] drops, and the sign pass strips from each set it signs.
+#[derive(Debug, Clone)]
+pub struct Dropped(Lookup);
+
+impl Dropped {
+    pub fn new(drop: &[u64]) -> Result<Self> {
+        let mut keys = Vec::new();
+        reserve(&mut keys, drop.len(), "the shingles to drop")?;
+        keys.extend_from_slice(drop);
+        keys.sort_unstable();
+        keys.dedup();
+        Ok(Dropped(Lookup::new(keys)?))
+    }
+
+    /// Whether `hash` is dropped.
+    #[inline]
+    pub fn contains(&self, hash: u64) -> bool {
+        self.0.position(hash).is_some()
+    }
+
+    /// Removes the dropped shingles from `set` (order kept); returns how many went.
+    pub fn strip(&self, set: &mut Vec<u64>) -> usize {
+        let before = set.len();
+        set.retain(|&h| !self.contains(h));
+        before - set.len()
+    }
+}
+
 /// Shingle sets with some shingles removed, and how many each document lost.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stripped {
@@ -140,20 +169,11 @@ pub struct Stripped {
 
 /// `sets` without the shingles in `drop` (any order, repeats allowed).
 pub fn remove_shingles(sets: SetsView, drop: &[u64]) -> Result<Stripped> {
-    let mut keys = Vec::new();
-    reserve(&mut keys, drop.len(), "the shingles to drop")?;
-    keys.extend_from_slice(drop);
-    keys.sort_unstable();
-    keys.dedup();
-    let lookup = Lookup::new(keys)?;
+    let dropped = Dropped::new(drop)?;
     let n = sets.len();
     let mut removed = filled_vec(n, 0i64, "the removed counts")?;
     for (i, r) in removed.iter_mut().enumerate() {
-        *r = sets
-            .get(i)
-            .iter()
-            .filter(|&&h| lookup.position(h).is_some())
-            .count() as i64;
+        *r = sets.get(i).iter().filter(|&&h| dropped.contains(h)).count() as i64;
     }
     let total: i64 = removed.iter().sum();
     let mut hashes = Vec::new();
@@ -168,7 +188,7 @@ pub fn remove_shingles(sets: SetsView, drop: &[u64]) -> Result<Stripped> {
         if removed[i] == 0 {
             hashes.extend_from_slice(set);
         } else {
-            hashes.extend(set.iter().filter(|&&h| lookup.position(h).is_none()));
+            hashes.extend(set.iter().filter(|&&h| !dropped.contains(h)));
         }
         offsets[i + 1] = hashes.len() as i64;
     }
@@ -363,6 +383,11 @@ mod tests {
         assert_eq!(stripped.hashes, vec![2, 3, 4, 5]);
         assert_eq!(stripped.offsets, vec![0, 1, 2, 3, 4]);
         assert_eq!(stripped.removed, vec![1, 1, 0, 0]);
+        let dropped = Dropped::new(&[3, 1, 1, 99]).unwrap();
+        let mut set = vec![1, 2, 3, 4];
+        assert_eq!(dropped.strip(&mut set), 2);
+        assert_eq!(set, vec![2, 4]);
+        assert!(dropped.contains(99) && !dropped.contains(2));
     }
 
     #[test]

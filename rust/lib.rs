@@ -16,7 +16,9 @@
 //! [`collapse`] does for a whole pass, keeping what the later stages need of unique documents;
 //! past the memory budget, the sign pass writes the unique documents' sets to a [`spill`]
 //! file that exact verification reads them back from; [`sign_pass`] is that pass, batch
-//! by batch (signing, collapse, the sets held or spilled); [`near`] is the near-pair stage
+//! by batch, for every method (shingling, the run's [`boilerplate`] shingles stripped,
+//! signing; the SHA-256 methods' [`exact`] digests; collapse; the sets held or spilled);
+//! [`near`] is the near-pair stage
 //! (for MinHash the candidate search, all pairs or a spanning forest, verification on the sets
 //! held or read back from the spill, at once or in chunks; exact Jaccard and SimHash per
 //! partition); [`jaccard::all_pairs`] is the brute-force search.

@@ -3,12 +3,15 @@
 //! unique documents' shingle sets kept where exact verification will want them: held in
 //! memory while they fit the budget (written straight into the held buffer by the signing
 //! call, then compacted in place), else appended to the [`SetSpill`] file, else dropped when
-//! only an estimate is wanted. Batches the caller signed itself (boilerplate stripped, the
-//! SHA-256 methods, exact Jaccard) come in through [`SignPass::add_signed`] and take the same
-//! path from the collapse on.
+//! only an estimate is wanted. The boilerplate shingles of the run, when it strips them, are
+//! taken out of each set after its digest, before it is signed and kept (their counts kept for
+//! the run's statistics); exact Jaccard keeps the sets unsigned; the SHA-256 methods key each
+//! document by its SHA-256 alone, without sets.
 
+use crate::boilerplate::Dropped;
 use crate::collapse::{Collapse, SignedRows};
-use crate::error::{Error, Result};
+use crate::error::{filled_vec, reserve_amortized, Error, Result};
+use crate::exact::sha256_digests;
 use crate::hashing::HashVersion;
 use crate::minhash::Algorithm;
 use crate::rows::{gather_rows, gather_rows_in_place};
@@ -31,6 +34,19 @@ pub enum Signature {
     SimHash {
         bits: usize,
     },
+    /// Nothing: the sets and their digests alone (exact Jaccard).
+    None,
+}
+
+/// What a batch's documents are keyed (and signed) by.
+#[derive(Clone, Copy, Debug)]
+pub enum Method {
+    /// Their shingle sets: a set's digest is the exact-copy key, and the set (without the
+    /// boilerplate shingles, when the pass strips them) is signed and kept.
+    Shingles(Signature),
+    /// The SHA-256 of each document's bytes, or of its normalised text (`normalized`): the
+    /// exact-copy key alone, no sets (the SHA-256 methods).
+    Sha256 { normalized: bool },
 }
 
 /// How a batch of texts is shingled and signed (the plan's options, checked once by it).
@@ -40,7 +56,15 @@ pub struct SignOptions {
     pub unit: Unit,
     pub version: HashVersion,
     pub threads: usize,
-    pub signature: Signature,
+    pub method: Method,
+}
+
+/// Per document read, its set size before the boilerplate shingles were stripped and how
+/// many were (the run's boilerplate statistics).
+#[derive(Debug, Default)]
+pub struct StripCounts {
+    pub sizes: Vec<i64>,
+    pub removed: Vec<i64>,
 }
 
 /// Which unique documents' sets the pass keeps for exact verification, and the memory it may
@@ -82,7 +106,7 @@ enum BatchSets<'a> {
 
 /// The sign pass; see the module documentation.
 pub struct SignPass {
-    options: Option<SignOptions>,
+    options: SignOptions,
     policy: SetPolicy,
     /// First exact duplicates, and the unique documents' digests, set sizes and signatures.
     pub collapse: Collapse,
@@ -95,6 +119,10 @@ pub struct SignPass {
     /// Each document's partition key, XORed into its digest (empty: no partitions), so a copy
     /// only of another partition's document is never found.
     salts: Vec<u64>,
+    /// The boilerplate shingles stripped from every set before it is signed and kept.
+    strip: Option<Dropped>,
+    /// What stripping removed (None: nothing is stripped).
+    pub stripped: Option<StripCounts>,
 }
 
 /// A zeroed vector of `len` hashes, or an error: the allocator's zeroed memory (`calloc`: a
@@ -153,10 +181,20 @@ fn as_i64(rows: &[usize]) -> Vec<i64> {
 }
 
 impl SignPass {
-    /// A pass that signs texts with `options` (None: every batch comes signed, through
-    /// [`SignPass::add_signed`]) and keeps sets by `policy`.
-    pub fn new(options: Option<SignOptions>, policy: SetPolicy, salts: Vec<u64>) -> Self {
-        SignPass {
+    /// A pass that signs texts with `options` and keeps sets by `policy`, the shingles `drop`
+    /// (any order; none: nothing stripped) stripped from every set first.
+    pub fn new(
+        options: SignOptions,
+        policy: SetPolicy,
+        salts: Vec<u64>,
+        drop: &[u64],
+    ) -> Result<Self> {
+        let strip = if drop.is_empty() {
+            None
+        } else {
+            Some(Dropped::new(drop)?)
+        };
+        Ok(SignPass {
             options,
             policy,
             collapse: Collapse::new(),
@@ -169,7 +207,9 @@ impl SignPass {
             used: 0,
             scratch: Vec::new(),
             salts,
-        }
+            stripped: strip.as_ref().map(|_| StripCounts::default()),
+            strip,
+        })
     }
 
     /// XORs the partition keys of the next `digests.len() / 2` documents into their digests.
@@ -203,13 +243,18 @@ impl SignPass {
         self.keeping == Keeping::Held
     }
 
-    /// Shingles, digests and signs the next batch in one call, collapses its exact copies
-    /// (within partitions, when the pass has their keys) and keeps its unique documents'
-    /// sets; `lengths` per row, or empty.
+    /// Shingles, digests and signs the next batch in one call (its sets stripped of the
+    /// boilerplate shingles first, when the pass has them; the SHA-256 methods: digests
+    /// alone), collapses its exact copies (within partitions, when the pass has their keys)
+    /// and keeps its unique documents' sets; `lengths` per row, or empty.
     pub fn sign(&mut self, texts: &[&str], lengths: &[i64], spill: &mut SetSpill) -> Result<()> {
-        let options = self
-            .options
-            .ok_or_else(|| Error::new("this sign pass takes signed batches only"))?;
+        let options = self.options;
+        let signature = match options.method {
+            Method::Shingles(signature) => signature,
+            Method::Sha256 { normalized } => {
+                return self.sign_sha256(texts, lengths, normalized, options)
+            }
+        };
         let where_to = match self.keeping {
             Keeping::Held => {
                 if self.held.len() < self.policy.budget {
@@ -231,7 +276,8 @@ impl SignPass {
             BatchSets::Slice(_) => KeptSets::Not,
         };
         let o = options;
-        let (signatures, mut digests, offsets, own) = match o.signature {
+        let strip = self.strip.as_ref();
+        let (signatures, mut digests, offsets, own, before) = match signature {
             Signature::MinHash {
                 num_perm,
                 seed,
@@ -239,29 +285,60 @@ impl SignPass {
             } => {
                 let s = signing::sign_texts(
                     texts, o.k, o.unit, o.version, num_perm, seed, algorithm, o.threads, keep,
+                    strip,
                 )?;
-                (Sig::MinHash(s.signatures), s.digests, s.offsets, s.hashes)
+                (
+                    Sig::MinHash(s.signatures),
+                    s.digests,
+                    s.offsets,
+                    s.hashes,
+                    s.before,
+                )
             }
             Signature::SimHash { bits } => {
                 let s = signing::simhash_sign_texts(
-                    texts, o.k, o.unit, o.version, bits, o.threads, keep,
+                    texts, o.k, o.unit, o.version, bits, o.threads, keep, strip,
                 )?;
-                (Sig::SimHash(s.signatures), s.digests, s.offsets, s.hashes)
+                (
+                    Sig::SimHash(s.signatures),
+                    s.digests,
+                    s.offsets,
+                    s.hashes,
+                    s.before,
+                )
+            }
+            Signature::None => {
+                let s = signing::set_texts(texts, o.k, o.unit, o.version, o.threads, keep, strip)?;
+                (Sig::None, s.digests, s.offsets, s.hashes, s.before)
             }
         };
         self.salt(&mut digests)?;
+        // Sizes after stripping: a document with shingles left takes part in the near pairs;
+        // one with shingles before may be an exact copy (its digest is of the whole set).
         let sizes: Vec<i64> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
         let live: Vec<bool> = sizes.iter().map(|&size| size > 0).collect();
+        let groupable: Vec<bool> = match &self.stripped {
+            Some(_) => before.iter().map(|&size| size > 0).collect(),
+            None => live.clone(),
+        };
         let chosen = self.collapse.add(&SignedRows {
             digests: &digests,
-            groupable: &live,
+            groupable: &groupable,
             live: &live,
             lengths,
             set_sizes: &sizes,
         })?;
+        if let Some(counts) = &mut self.stripped {
+            reserve_amortized(&mut counts.sizes, before.len(), "set sizes")?;
+            reserve_amortized(&mut counts.removed, before.len(), "stripped counts")?;
+            counts.sizes.extend_from_slice(&before);
+            let removed = before.iter().zip(&sizes).map(|(&was, &is)| was - is);
+            counts.removed.extend(removed);
+        }
         match &signatures {
             Sig::MinHash(matrix) => self.collapse.add_minhash(matrix, texts.len(), &chosen)?,
             Sig::SimHash(matrix) => self.collapse.add_simhash(matrix, texts.len(), &chosen)?,
+            Sig::None => {}
         }
         let sets = match (&own, where_to) {
             (Some(hashes), _) => BatchSets::Slice(hashes),
@@ -270,46 +347,27 @@ impl SignPass {
         self.keep(&offsets, sets, &chosen, spill)
     }
 
-    /// Adds a batch the caller signed (salted here, as `sign` does): as [`Collapse::add`], then
-    /// keeps the sets (`offsets`/`hashes`, of every row) of its unique documents; returns
-    /// those rows, whose signatures [`Collapse::add_minhash`] expects next.
-    pub fn add_signed(
+    /// The SHA-256 methods' batch: each document's digest (of its bytes, or its normalised
+    /// text) the exact-copy key; every document groupable, none with sets.
+    fn sign_sha256(
         &mut self,
-        batch: &SignedRows,
-        sets: Option<(&[i64], &[u64])>,
-        spill: &mut SetSpill,
-    ) -> Result<Vec<usize>> {
-        if self.keeping != Keeping::Dropped
-            && batch.set_sizes.is_empty()
-            && !batch.groupable.is_empty()
-        {
-            return Err(Error::new(
-                "a batch without set sizes while the pass keeps sets",
-            ));
-        }
-        let mut digests = batch.digests.to_vec();
+        texts: &[&str],
+        lengths: &[i64],
+        normalized: bool,
+        o: SignOptions,
+    ) -> Result<()> {
+        let mut digests = sha256_digests(texts, normalized, o.version, o.threads)?;
         self.salt(&mut digests)?;
-        let chosen = self.collapse.add(&SignedRows {
+        let every = filled_vec(texts.len(), true, "documents")?;
+        let none = filled_vec(texts.len(), false, "documents")?;
+        self.collapse.add(&SignedRows {
             digests: &digests,
-            ..*batch
+            groupable: &every,
+            live: &none,
+            lengths,
+            set_sizes: &[],
         })?;
-        match sets {
-            Some((offsets, hashes)) => {
-                if offsets.len() != batch.groupable.len() + 1 {
-                    return Err(Error::new(format!(
-                        "{} set offsets for {} documents",
-                        offsets.len(),
-                        batch.groupable.len()
-                    )));
-                }
-                self.keep(offsets, BatchSets::Slice(hashes), &chosen, spill)?
-            }
-            None if self.keeping != Keeping::Dropped && !chosen.is_empty() => {
-                return Err(Error::new("a batch without sets while the pass keeps them"));
-            }
-            None => {}
-        }
-        Ok(chosen)
+        Ok(())
     }
 
     /// Grows the held buffer to `len` hashes (a zeroed block, the held ones copied over).
@@ -416,10 +474,11 @@ impl SignPass {
     }
 }
 
-/// A batch's signatures, of one kind.
+/// A batch's signatures, of one kind, or none.
 enum Sig {
     MinHash(Vec<u32>),
     SimHash(Vec<u64>),
+    None,
 }
 
 #[cfg(test)]

@@ -51,68 +51,55 @@ def test_all_pairs_are_those_of_the_uncollapsed_corpus(case):
     assert {tuple(p) for p in spanning.tolist()} <= set(want)
 
 
-def _collapse(digests, groupable):
-    """Each document's first exact duplicate over one batch (what the sign pass does)."""
-    collapse = _core.SignPass()
-    collapse.add(np.ascontiguousarray(digests), np.ascontiguousarray(groupable), groupable)
-    return collapse.finish()["first"]
+def _collapse(texts, method="minhash", batch=None, lengths=None, **options):
+    """The sign pass's collapse over batches of ``batch`` documents (all at once: None)."""
+    sign_pass = _core.SignPass(method=method, k=2, **options)
+    step = batch or max(1, len(texts))
+    for a in range(0, len(texts), step):
+        sign_pass.sign(texts[a : a + step], None if lengths is None else lengths[a : a + step])
+    return sign_pass.finish()
 
 
 def test_collapse_keeps_first_occurrences_and_leaves_empty_documents_alone():
     texts = ["a b c", "", "A b, c!", "", "x y z", "a b c"]
-    b = sign.sign_batch(neardup.make_plan(k=2), texts, np.zeros(0, np.uint64))
-    assert _collapse(b.digests, b.groupable).tolist() == [0, 1, 0, 3, 4, 0]
-    sha = sign.sign_batch(neardup.make_plan(method="sha256"), texts, np.zeros(0, np.uint64))
-    assert _collapse(sha.digests, sha.groupable).tolist() == [0, 1, 2, 1, 4, 0]
+    assert _collapse(texts)["first"].tolist() == [0, 1, 0, 3, 4, 0]
+    assert _collapse(texts, "sha256")["first"].tolist() == [0, 1, 2, 1, 4, 0]
 
 
 def test_collapse_across_batches_matches_one_collapse():
     rng = np.random.default_rng(3)
-    digests = rng.integers(0, 6, size=(200, 2)).astype(np.uint64)
-    groupable = rng.random(200) > 0.1
-    live = groupable & (rng.random(200) > 0.2)
+    texts = [" ".join(rng.choice(list("abcd"), size=rng.integers(0, 4))) for _ in range(200)]
     lengths = rng.integers(0, 99, size=200)
-    signatures = rng.integers(0, 2**32, size=(200, 4)).astype(np.uint32)
-    collapse = _core.SignPass()
-    chosen = []
-    for a in range(0, 200, 37):
-        rows = collapse.add(
-            digests[a : a + 37], groupable[a : a + 37], live[a : a + 37], lengths[a : a + 37]
-        )
-        collapse.add_minhash(signatures[a : a + 37])
-        chosen.append(a + rows)
-    assert len(collapse) == 200
-    batched = collapse.finish()
-    first = _collapse(digests, groupable)
-    np.testing.assert_array_equal(batched["first"], first)
-    # the unique documents with shingles, with their digests and signatures, in order
-    selected = np.flatnonzero(live & (first == np.arange(200)))
-    np.testing.assert_array_equal(np.concatenate(chosen), selected)
-    np.testing.assert_array_equal(batched["selected"], selected)
-    np.testing.assert_array_equal(batched["digests"], digests[selected])
-    np.testing.assert_array_equal(batched["signatures"], signatures[selected])
-    np.testing.assert_array_equal(batched["lengths"], lengths)
-    np.testing.assert_array_equal(batched["empty"], ~groupable)
-    # against the definition: the lowest position with the same digest, if both groupable
+    whole = _collapse(texts, lengths=lengths, num_perm=4)
+    first = whole["first"]
+    sets = neardup.shingles(texts, k=2)
+    groupable = sets.sizes() > 0
+    # against the definition: the lowest position with the same set, if both have shingles
+    rows = [sets.hashes[sets.offsets[i] : sets.offsets[i + 1]].tobytes() for i in range(200)]
     for i in range(200):
-        same = [j for j in range(i) if groupable[j] and (digests[j] == digests[i]).all()]
+        same = [j for j in range(i) if groupable[j] and rows[j] == rows[i]]
         same = same if groupable[i] else []
         assert first[i] == (same[0] if same else i)
+    # the unique documents with shingles, with their digests and signatures, in order
+    selected = np.flatnonzero(groupable & (first == np.arange(200)))
+    assert 0 < len(selected) < 100
+    for batch in (1, 37, 200):
+        batched = _collapse(texts, batch=batch, lengths=lengths, num_perm=4)
+        np.testing.assert_array_equal(batched["first"], first)
+        np.testing.assert_array_equal(batched["selected"], selected)
+        np.testing.assert_array_equal(batched["digests"], sign.set_digests(sets)[selected])
+        want = neardup.minhash(sets, num_perm=4)[selected]
+        np.testing.assert_array_equal(batched["signatures"], want)
+        np.testing.assert_array_equal(batched["lengths"], lengths)
+        np.testing.assert_array_equal(batched["empty"], ~groupable)
 
 
 def test_collapse_refuses_inconsistent_batches():
-    collapse = _core.SignPass()
-    with pytest.raises(NeardupError):
-        collapse.add(np.zeros((3, 2), np.uint64), np.ones(2, bool), np.ones(2, bool))
-    with pytest.raises(NeardupError):
-        collapse.add(np.zeros((2, 2), np.uint64), np.ones(2, bool), np.ones(3, bool))
-    collapse.add(np.zeros((2, 2), np.uint64), np.ones(2, bool), np.ones(2, bool))
-    collapse.add_minhash(np.zeros((2, 4), np.uint32))
-    collapse.add(np.ones((1, 2), np.uint64), np.ones(1, bool), np.ones(1, bool))
-    with pytest.raises(NeardupError):  # another width than the earlier rows'
-        collapse.add_minhash(np.zeros((1, 5), np.uint32))
-    with pytest.raises(NeardupError):  # SimHash after MinHash
-        collapse.add_simhash(np.zeros((1, 1), np.uint64), whole_batch=False)
+    sign_pass = _core.SignPass(k=2)
+    with pytest.raises(NeardupError, match="lengths"):
+        sign_pass.sign(["a b", "c d"], np.zeros(3, np.int64))
+    with pytest.raises(NeardupError, match="lengths"):
+        _core.SignPass(method="sha256").sign(["a b", "c d"], np.zeros(1, np.int64))
 
 
 def test_keep_longest_breaks_ties_by_position():

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from neardup import _core, stages
+from neardup.boilerplate import frequent_shingles, remove_shingles
 from neardup.errors import NeardupError
 from neardup.spill import SetSpill
 
@@ -95,18 +96,66 @@ def test_bad_use_is_refused():
     with pytest.raises(NeardupError, match="needs a spill"):
         _core.SignPass(spill_past_budget=True)
     with pytest.raises(NeardupError, match="method"):
-        _core.SignPass(method="sha256")
-    with pytest.raises(NeardupError, match="signed batches only"):
-        _core.SignPass().sign(["a b"])
-    holding = _core.SignPass(hold=True, budget=10)
-    with pytest.raises(NeardupError, match="set sizes"):
-        holding.add(np.zeros((1, 2), np.uint64), np.ones(1, bool), np.ones(1, bool))
-    with pytest.raises(NeardupError, match="together"):
-        holding.add(
-            np.zeros((1, 2), np.uint64),
-            np.ones(1, bool),
-            np.ones(1, bool),
-            None,
-            np.ones(1, np.int64),
-            np.array([0, 1]),
-        )
+        _core.SignPass(method="sha512")
+
+
+BOILERPLATE = [f"menu home about us {t} contact" for t in TEXTS]
+
+
+@pytest.mark.parametrize("method", ["minhash", "simhash", "exact-jaccard"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_stripping_signs_and_keeps_the_stripped_sets(method, threads):
+    """With ``drop``: the digests of the whole sets (copies stay copies), the signatures and
+    held sets of the stripped ones, each document's size before and shingles stripped."""
+    texts = [*BOILERPLATE, "menu home about us", ""]
+    first, _, sets = _expected(texts)
+    drop = frequent_shingles(sets, 0.3)
+    assert drop.size
+    stripped, removed = remove_shingles(sets, drop)
+    live = stripped.sizes() > 0
+    selected = np.flatnonzero((first == np.arange(len(texts))) & live)
+    options = {"method": method, "k": 3, "num_perm": 16, "threads": threads}
+    sign_pass = _core.SignPass(drop=drop, hold=True, budget=1 << 20, **options)
+    for a in range(0, len(texts), 7):
+        sign_pass.sign(texts[a : a + 7])
+    out = sign_pass.finish()
+    np.testing.assert_array_equal(out["first"], first)
+    np.testing.assert_array_equal(out["selected"], selected)
+    np.testing.assert_array_equal(out["empty"], sets.sizes() == 0)
+    assert not live[-2] and not out["empty"][-2]  # all boilerplate: emptied, not empty
+    np.testing.assert_array_equal(out["set_sizes"], stripped.sizes()[selected])
+    assert out["shingled"] == len(stripped.hashes)
+    np.testing.assert_array_equal(out["stripped"][0], sets.sizes())
+    np.testing.assert_array_equal(out["stripped"][1], removed)
+    offsets, hashes = out["sets"]
+    np.testing.assert_array_equal(np.diff(offsets), stripped.sizes()[selected])
+    keep = np.repeat(np.isin(np.arange(len(texts)), selected), stripped.sizes())
+    np.testing.assert_array_equal(hashes, stripped.hashes[keep])
+    want = {
+        "minhash": lambda: stages.minhash(stripped, num_perm=16)[selected],
+        "simhash": lambda: stages.simhash(stripped)[selected],
+        "exact-jaccard": lambda: None,
+    }[method]()
+    if want is None:
+        assert out["signatures"] is None
+    else:
+        np.testing.assert_array_equal(out["signatures"], want)
+    plain = _core.SignPass(drop=np.zeros(0, np.uint64), **options)
+    plain.sign(texts)
+    assert plain.finish()["stripped"] is None  # nothing to strip: no statistics
+
+
+@pytest.mark.parametrize("normalized", [False, True])
+def test_the_sha256_methods_collapse_by_digest_alone(normalized):
+    texts = ["Hi there", "hi THERE!", "", "Hi there", "", "other"]
+    method = "sha256-normalized" if normalized else "sha256"
+    sign_pass = _core.SignPass(method=method)
+    sign_pass.sign(texts[:4])
+    sign_pass.sign(texts[4:], np.arange(2, dtype=np.int64))
+    out = sign_pass.finish()
+    want = stages.exact_duplicates(texts, normalized=normalized)
+    np.testing.assert_array_equal(out["first"], want)
+    assert out["first"][4] == 2  # empty documents are copies of each other here
+    assert len(out["selected"]) == 0 and out["sets"] is None and out["signatures"] is None
+    assert not out["empty"].any() and out["shingled"] == 0
+    assert out["lengths"].tolist() == [0, 0, 0, 0, 0, 1]

@@ -456,8 +456,9 @@ class IndexMirror:
         top_k: int,
     ) -> list[list[tuple[str, float]]]: ...
 
-# The sign pass of a run (rust/sign_pass.rs over rust/collapse.rs): batches in, first exact
-# duplicates, the unique documents' digests, signatures and sets (held or spilled) out.
+# The sign pass of a run (rust/sign_pass.rs over rust/collapse.rs): batches of texts in (their
+# sets stripped of the `drop` shingles), first exact duplicates, the unique documents' digests,
+# signatures and sets (held or spilled), and what stripping removed out.
 @final
 class SignPass:
     def __new__(
@@ -465,12 +466,13 @@ class SignPass:
         spill: SetSpill | None = None,
         *,
         salts: npt.NDArray[np.uint64] | None = None,
+        drop: npt.NDArray[np.uint64] | None = None,
         hold: bool = False,
         needed_up_to: int = 0,
         spill_past_budget: bool = False,
         estimate_only: bool = False,
         budget: int = 0,
-        method: str | None = None,
+        method: str = "minhash",
         k: int = 5,
         unit: str = "word",
         hash_version: int = 2,
@@ -487,20 +489,6 @@ class SignPass:
         self,
         texts: list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
         lengths: npt.NDArray[np.int64] | None = None,
-    ) -> None: ...
-    def add(
-        self,
-        digests: npt.NDArray[np.uint64],
-        groupable: npt.NDArray[np.bool_],
-        live: npt.NDArray[np.bool_],
-        lengths: npt.NDArray[np.int64] | None = None,
-        set_sizes: npt.NDArray[np.int64] | None = None,
-        offsets: npt.NDArray[np.int64] | None = None,
-        hashes: npt.NDArray[np.uint64] | None = None,
-    ) -> npt.NDArray[np.int64]: ...
-    def add_minhash(self, signatures: npt.NDArray[np.uint32], whole_batch: bool = True) -> None: ...
-    def add_simhash(
-        self, fingerprints: npt.NDArray[np.uint64], whole_batch: bool = True
     ) -> None: ...
     def finish(self) -> dict[str, Any]: ...
 

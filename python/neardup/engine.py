@@ -11,8 +11,8 @@
 
 :func:`run` chains them over a document store (:mod:`neardup.stores`): the texts given to
 :func:`neardup.find_duplicates` or the files of ``neardup dedup``, so both keep the same rows.
-Each stage is one crate object or a plain function over numpy arrays (``_core.SignPass``, with
-:func:`neardup.sign.sign_batch` where boilerplate is stripped; :func:`neardup.near.near_pairs`;
+Each stage is one crate object or a plain function over numpy arrays (``_core.SignPass``;
+:func:`neardup.near.near_pairs`;
 then the crate's ``_core.cluster_labels``, ``_core.keep_mask`` (:func:`neardup.keep.keep_mask`),
 ``_core.run_report``), so a distributed executor can run it
 per partition.
@@ -45,7 +45,7 @@ from neardup.keep import keep_mask, policy_measure
 from neardup.near import near_pairs
 from neardup.partitions import partition_salts, salt_signatures
 from neardup.plan import Plan
-from neardup.sign import batch_shingles, sign_batch, sign_rows
+from neardup.sign import batch_shingles
 from neardup.spill import SetSpill
 from neardup.stores import DocumentStore, char_lengths
 
@@ -199,38 +199,19 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
     probe = plan.resolve(0) if plan.method != "auto" else plan
     signing = probe.method in ("minhash", "auto", "simhash")
     salts = partition_salts(plan, store)
-    # MinHash or SimHash without boilerplate to strip: one core call a batch shingles,
-    # digests, signs and collapses it and keeps its sets; else sign.sign_batch signs it.
-    one_pass = signing and not drop.size
+    # One core call a batch shingles it (the boilerplate shingles stripped), digests and
+    # signs it, collapses it and keeps its sets (the SHA-256 methods: digests it).
     sign_pass = _core.SignPass(
         spill.core,
         salts=salts,
+        drop=drop,
         **_set_policy(plan, probe, hold_budget(store)),
-        **(_sign_options(plan) if one_pass else {}),
+        **_sign_options(plan),
     )
-    sizes: list[np.ndarray] = []  # set sizes before stripping (boilerplate statistics)
-    removed: list[np.ndarray] = []  # shingles stripped per document
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
-            if one_pass:
-                lengths = char_lengths(batch.texts) if plan.keep == "longest" else None
-                _checked(batch, lambda t, n=lengths: sign_pass.sign(core_texts(t), n))
-                continue
-            b = _checked(batch, lambda t: sign_batch(plan, t, drop))
-            sets = () if b.sets is None else (b.sets.offsets, b.sets.hashes)
-            chosen = sign_pass.add(
-                np.ascontiguousarray(b.digests), b.groupable, b.live, b.lengths, b.set_sizes, *sets
-            )
-            if b.sizes is not None:
-                sizes.append(b.sizes)
-                removed.append(b.removed)
-            if len(chosen) and signing:
-                assert b.sets is not None
-                signatures = sign_rows(probe, b.sets, chosen)
-                if signatures.dtype == np.uint32:
-                    sign_pass.add_minhash(signatures, whole_batch=False)
-                else:
-                    sign_pass.add_simhash(signatures, whole_batch=False)
+            lengths = char_lengths(batch.texts) if plan.keep == "longest" else None
+            _checked(batch, lambda t, n=lengths: sign_pass.sign(core_texts(t), n))
     with timer.stage("collapse"):
         collapsed = sign_pass.finish()
         first, selected = collapsed["first"], collapsed["selected"]
@@ -238,9 +219,10 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
     resolved = plan.resolve(len(selected))
     info: dict[str, Any] = {"documents": len(first), "unique": len(selected)}
     info["exact_duplicates"] = int(np.count_nonzero(first != np.arange(len(first))))
-    if sizes:
+    stripped = collapsed["stripped"]  # (set sizes before stripping, shingles stripped)
+    if stripped is not None:
         info["boilerplate"] = summarize(
-            sizes, removed, plan.strip_boilerplate or 0.1, int(drop.size)
+            [stripped[0]], [stripped[1]], plan.strip_boilerplate or 0.1, int(drop.size)
         ).as_dict()
     held = collapsed["sets"]
     evidence = Evidence(
@@ -396,9 +378,10 @@ def _set_policy(plan: Plan, probe: Plan, budget: int) -> dict[str, Any]:
 
 
 def _sign_options(plan: Plan) -> dict[str, Any]:
-    """The options of the sign pass's one core call a batch (the plan's, checked once)."""
+    """The options of the sign pass's one core call a batch (the plan's, checked once):
+    ``auto`` signs as MinHash does."""
     return {
-        "method": "simhash" if plan.method == "simhash" else "minhash",
+        "method": "minhash" if plan.method == "auto" else plan.method,
         "k": plan.k,
         "unit": plan.unit,
         "hash_version": plan.hash_version,

@@ -86,9 +86,8 @@ def sign_batch(
     For MinHash or SimHash without boilerplate stripping the batch is also signed
     (``SignedBatch.signatures``: signatures or fingerprints), in the same core call; its sets
     are then returned only when ``keep_sets``. (The local engine's sign pass is
-    ``_core.SignPass``, which also collapses and keeps the sets; this is the Ray engine's map
-    and the local engine's path when boilerplate is stripped or the method needs no
-    signatures.)
+    ``_core.SignPass``, which also strips, collapses and keeps the sets, for every method;
+    this is the Ray engine's map.)
 
     >>> from neardup.plan import make_plan
     >>> b = sign_batch(make_plan(k=2), ["a b c", "", "a b c"], np.zeros(0, np.uint64))

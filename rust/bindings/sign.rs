@@ -93,7 +93,7 @@ fn sign_texts<'py>(
     let algorithm = Algorithm::parse(algorithm)?;
     let sign = |strs: &[&str], unit: Unit, version: HashVersion, keep: KeptSets<'_>| {
         signing::sign_texts(
-            strs, k, unit, version, num_perm, seed, algorithm, threads, keep,
+            strs, k, unit, version, num_perm, seed, algorithm, threads, keep, None,
         )
     };
     one_pass(
@@ -127,7 +127,7 @@ fn simhash_sign_texts<'py>(
     at: usize,
 ) -> PyResult<SignedArrays<'py, u64>> {
     let sign = |strs: &[&str], unit: Unit, version: HashVersion, keep: KeptSets<'_>| {
-        signing::simhash_sign_texts(strs, k, unit, version, bits, threads, keep)
+        signing::simhash_sign_texts(strs, k, unit, version, bits, threads, keep, None)
     };
     one_pass(
         py,

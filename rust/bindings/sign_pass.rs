@@ -4,13 +4,12 @@
 
 use super::spill::SetSpill;
 use super::{contiguous, matrix, run, Texts};
-use crate::collapse::{Collapse, SignedRows};
 use crate::error::Error;
 use crate::hashing::HashVersion;
 use crate::minhash::Algorithm;
 use crate::shingle::Unit;
-use crate::sign_pass::{SetPolicy, SignOptions, Signature};
-use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use crate::sign_pass::{Method, SetPolicy, SignOptions, Signature};
+use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -19,15 +18,12 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// The sign pass of one run: `sign(texts)` per batch (or `add` for batches signed by the
-/// caller), then `finish()`.
+/// The sign pass of one run: `sign(texts)` per batch, then `finish()`.
 #[pyclass(module = "neardup._core")]
 struct SignPass {
     inner: crate::sign_pass::SignPass,
     /// Where the sets go past the budget (None: they are never spilled).
     spill: Option<Py<SetSpill>>,
-    /// The rows of the last `add`ed batch that are new unique documents (for its signatures).
-    chosen: Vec<usize>,
 }
 
 /// An int64 array argument as a slice, or empty when not given.
@@ -67,27 +63,32 @@ impl SignPass {
 
 #[pymethods]
 impl SignPass {
-    /// `method` "minhash" or "simhash" signs texts (`sign`) with the given options; None takes
-    /// signed batches only (`add`). `salts` uint64[n]: each document's partition key, mixed
-    /// into its exact-copy digest (None: no partitions). The set policy: `hold` sets at all; hold every one while
-    /// there are at most `needed_up_to` unique documents; else up to `budget` hashes, then
-    /// to `spill` (`spill_past_budget`) or nowhere; `estimate_only`: held only while needed.
+    /// `method` "minhash" or "simhash" signs texts (`sign`) with the given options,
+    /// "exact-jaccard" shingles and digests them, "sha256" and "sha256-normalized" digest
+    /// them alone. `salts` uint64[n]: each document's
+    /// partition key, mixed into its exact-copy digest (None: no partitions). `drop`
+    /// uint64[d]: the boilerplate shingles stripped from every set after its digest, before
+    /// it is signed and kept (None or empty: none). The set policy: `hold` sets at all; hold
+    /// every one while there are at most `needed_up_to` unique documents; else up to `budget`
+    /// hashes, then to `spill` (`spill_past_budget`) or nowhere; `estimate_only`: held only
+    /// while needed.
     #[new]
     #[pyo3(signature = (
-        spill=None, *, salts=None, hold=false, needed_up_to=0, spill_past_budget=false, estimate_only=false,
-        budget=0, method=None, k=5, unit="word", hash_version=2, threads=1, num_perm=128,
-        seed=0, algorithm="classic", simhash_bits=64
+        spill=None, *, salts=None, drop=None, hold=false, needed_up_to=0, spill_past_budget=false,
+        estimate_only=false, budget=0, method="minhash", k=5, unit="word", hash_version=2, threads=1,
+        num_perm=128, seed=0, algorithm="classic", simhash_bits=64
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         spill: Option<Py<SetSpill>>,
         salts: Option<PyReadonlyArray1<'_, u64>>,
+        drop: Option<PyReadonlyArray1<'_, u64>>,
         hold: bool,
         needed_up_to: usize,
         spill_past_budget: bool,
         estimate_only: bool,
         budget: usize,
-        method: Option<&str>,
+        method: &str,
         k: usize,
         unit: &str,
         hash_version: u32,
@@ -100,30 +101,34 @@ impl SignPass {
         if spill_past_budget && spill.is_none() {
             return Err(Error::new("spill_past_budget needs a spill").into());
         }
-        let signature = match method {
-            None => None,
-            Some("minhash") => Some(Signature::MinHash {
+        let method = match method {
+            "minhash" => Method::Shingles(Signature::MinHash {
                 num_perm,
                 seed,
                 algorithm: Algorithm::parse(algorithm)?,
             }),
-            Some("simhash") => Some(Signature::SimHash { bits: simhash_bits }),
-            Some(other) => {
+            "simhash" => Method::Shingles(Signature::SimHash { bits: simhash_bits }),
+            "exact-jaccard" => Method::Shingles(Signature::None),
+            "sha256" => Method::Sha256 { normalized: false },
+            "sha256-normalized" => Method::Sha256 { normalized: true },
+            other => {
                 return Err(Error::new(format!(
-                    "method must be 'minhash', 'simhash' or None, not {other:?}"
+                    "method must be 'minhash', 'simhash', 'exact-jaccard', 'sha256' or \
+                     'sha256-normalized', not {other:?}"
                 ))
                 .into())
             }
         };
-        let options = match signature {
-            None => None,
-            Some(signature) => Some(SignOptions {
-                k,
-                unit: Unit::parse(unit)?,
-                version: HashVersion::new(hash_version)?,
-                threads,
-                signature,
-            }),
+        let options = SignOptions {
+            k,
+            unit: Unit::parse(unit)?,
+            version: HashVersion::new(hash_version)?,
+            threads,
+            method,
+        };
+        let drop = match &drop {
+            Some(array) => contiguous(array, "drop")?,
+            None => &[],
         };
         let salts = match &salts {
             Some(array) => contiguous(array, "salts")?.to_vec(),
@@ -137,9 +142,8 @@ impl SignPass {
             budget,
         };
         Ok(SignPass {
-            inner: crate::sign_pass::SignPass::new(options, policy, salts),
+            inner: crate::sign_pass::SignPass::new(options, policy, salts, drop)?,
             spill,
-            chosen: Vec::new(),
         })
     }
 
@@ -169,73 +173,14 @@ impl SignPass {
         self.with_spill(py, |pass, spill| pass.sign(&strs, lengths, spill))
     }
 
-    /// Adds a batch the caller signed: digests uint64[n, 2] (salted), groupable and live
-    /// bool[n], lengths and set sizes int64[n] or None, its sets (`offsets` int64[n+1],
-    /// `hashes`) when kept; returns int64[c], its rows that are new unique documents with
-    /// shingles, whose signatures `add_minhash`/`add_simhash` take next.
-    #[pyo3(signature = (digests, groupable, live, lengths=None, set_sizes=None, offsets=None, hashes=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn add<'py>(
-        &mut self,
-        py: Python<'py>,
-        digests: PyReadonlyArray2<'py, u64>,
-        groupable: PyReadonlyArray1<'py, bool>,
-        live: PyReadonlyArray1<'py, bool>,
-        lengths: Option<PyReadonlyArray1<'py, i64>>,
-        set_sizes: Option<PyReadonlyArray1<'py, i64>>,
-        offsets: Option<PyReadonlyArray1<'py, i64>>,
-        hashes: Option<PyReadonlyArray1<'py, u64>>,
-    ) -> PyResult<Bound<'py, numpy::PyArray1<i64>>> {
-        let batch = SignedRows {
-            digests: contiguous(&digests, "digests")?,
-            groupable: contiguous(&groupable, "groupable")?,
-            live: contiguous(&live, "live")?,
-            lengths: or_empty(&lengths, "lengths")?,
-            set_sizes: or_empty(&set_sizes, "set_sizes")?,
-        };
-        let sets = match (&offsets, &hashes) {
-            (Some(offsets), Some(hashes)) => Some((
-                contiguous(offsets, "offsets")?,
-                contiguous(hashes, "hashes")?,
-            )),
-            (None, None) => None,
-            _ => return Err(Error::new("offsets and hashes come together").into()),
-        };
-        let chosen = self.with_spill(py, |pass, spill| pass.add_signed(&batch, sets, spill))?;
-        let rows: Vec<i64> = chosen.iter().map(|&row| row as i64).collect();
-        self.chosen = chosen;
-        Ok(rows.into_pyarray(py))
-    }
-
-    /// Appends MinHash signatures uint32[r, P] of the last `add`ed batch's new unique
-    /// documents: taken from the whole batch's (`whole_batch`), or theirs alone, in order.
-    #[pyo3(signature = (signatures, whole_batch=true))]
-    fn add_minhash(
-        &mut self,
-        py: Python<'_>,
-        signatures: PyReadonlyArray2<'_, u32>,
-        whole_batch: bool,
-    ) -> PyResult<()> {
-        self.add_rows(py, signatures, whole_batch, Collapse::add_minhash)
-    }
-
-    /// `add_minhash` for SimHash fingerprints uint64[r, w].
-    #[pyo3(signature = (fingerprints, whole_batch=true))]
-    fn add_simhash(
-        &mut self,
-        py: Python<'_>,
-        fingerprints: PyReadonlyArray2<'_, u64>,
-        whole_batch: bool,
-    ) -> PyResult<()> {
-        self.add_rows(py, fingerprints, whole_batch, Collapse::add_simhash)
-    }
-
     /// Ends the pass: a dict of ``first`` int64[n], ``empty`` bool[n] (not groupable),
     /// ``lengths`` int64[n], ``selected`` int64[m] (the unique documents with shingles),
     /// ``digests`` uint64[m, 2], ``set_sizes`` int64[m] (empty when not given), ``shingled``
     /// (shingles of every document read), ``signatures`` (uint32[m, P], uint64[m, w] or
-    /// None), ``sets`` ((offsets int64[m+1], hashes) when every set is held, else None) and
-    /// ``spilled``; the pass is empty afterwards.
+    /// None), ``sets`` ((offsets int64[m+1], hashes) when every set is held, else None),
+    /// ``spilled`` and ``stripped`` ((sizes int64[n], the set sizes before stripping; removed
+    /// int64[n], the shingles stripped) when the pass strips boilerplate, else None); the
+    /// pass is empty afterwards.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
         match self.inner.take_held() {
@@ -245,6 +190,16 @@ impl SignPass {
             None => out.set_item("sets", py.None())?,
         }
         out.set_item("spilled", self.inner.spilled())?;
+        match self.inner.stripped.take() {
+            Some(counts) => out.set_item(
+                "stripped",
+                (
+                    counts.sizes.into_pyarray(py),
+                    counts.removed.into_pyarray(py),
+                ),
+            )?,
+            None => out.set_item("stripped", py.None())?,
+        }
         let pass = std::mem::take(&mut self.inner.collapse);
         out.set_item("first", pass.first.into_pyarray(py))?;
         let empty: Vec<bool> = pass.groupable.iter().map(|&g| !g).collect();
@@ -262,33 +217,5 @@ impl SignPass {
             out.set_item("signatures", py.None())?;
         }
         Ok(out)
-    }
-}
-
-impl SignPass {
-    /// Hands a signature matrix to the collapse stage's `add` (MinHash or SimHash), the rows
-    /// kept those [`SignPass::rows`] says.
-    fn add_rows<T: numpy::Element + Sync>(
-        &mut self,
-        py: Python<'_>,
-        matrix: PyReadonlyArray2<'_, T>,
-        whole_batch: bool,
-        add: fn(&mut Collapse, &[T], usize, &[usize]) -> crate::error::Result<()>,
-    ) -> PyResult<()> {
-        let n = matrix.shape()[0];
-        let rows = self.rows(whole_batch, n);
-        let slice = contiguous(&matrix, "signatures")?;
-        let collapse = &mut self.inner.collapse;
-        run(py, || add(collapse, slice, n, &rows))
-    }
-
-    /// The rows of a signature matrix of `n` rows to keep: the last batch's new unique
-    /// documents, or all `n` (the matrix is theirs alone).
-    fn rows(&mut self, whole_batch: bool, n: usize) -> Vec<usize> {
-        if whole_batch {
-            std::mem::take(&mut self.chosen)
-        } else {
-            (0..n).collect()
-        }
     }
 }

@@ -1,6 +1,7 @@
 //! Signing drivers: MinHash signatures and SimHash fingerprints of every document (texts
 //! shingled on the fly, or precomputed shingle sets), on one thread or several.
 
+use crate::boilerplate::Dropped;
 use crate::error::{filled_vec, matrix_len, probe_allocation, reserve, Error, Result};
 use crate::hashing::HashVersion;
 use crate::minhash::{Algorithm, Signer};
@@ -58,6 +59,9 @@ pub struct SignedTexts<W = u32> {
     /// The sorted, duplicate-free sets themselves (`offsets` index them), when kept and not
     /// written into the caller's buffer.
     pub hashes: Option<Vec<u64>>,
+    /// `n` sizes of the sets before the boilerplate shingles were stripped from them (empty
+    /// when nothing was stripped; `offsets` give the sizes after).
+    pub before: Vec<i64>,
 }
 
 /// Where [`sign_texts`] puts the sets it keeps.
@@ -155,11 +159,25 @@ impl RowSigner for SimHashRows {
     }
 }
 
+/// No signature: the sets and digests alone (exact Jaccard, [`set_texts`]).
+struct NoRows;
+
+impl RowSigner for NoRows {
+    type Word = u32;
+    type State = ();
+    fn width(&self) -> usize {
+        0
+    }
+    fn sign(&self, _: &[u64], _: bool, _: &mut [u32], _: &mut ()) {}
+}
+
 /// Shingle sets, their digests and their MinHash signatures in one pass over the texts: each
 /// document is shingled, sorted and de-duplicated once into a scratch buffer, digested and
 /// signed while it is in cache, and its set kept as `keep` says (exact verification holds
 /// them). Same bits as `ShingleSets::build`, then `set_digest` of each set, then
-/// [`minhash_sets`].
+/// [`minhash_sets`]. With `strip`, the digest is of the whole set (identical documents stay
+/// exact copies) and the set signed and kept is the one without the dropped shingles: the
+/// bits of `boilerplate::remove_shingles` over the sets, then [`minhash_sets`].
 #[allow(clippy::too_many_arguments)]
 pub fn sign_texts(
     texts: &[&str],
@@ -171,6 +189,7 @@ pub fn sign_texts(
     algorithm: Algorithm,
     threads: usize,
     keep: KeptSets<'_>,
+    strip: Option<&Dropped>,
 ) -> Result<SignedTexts> {
     signature_matrix(0, num_perm, algorithm)?; // the checks, before any work
     matrix_len(texts.len(), num_perm, "signatures")?;
@@ -182,6 +201,7 @@ pub fn sign_texts(
         version,
         threads,
         keep,
+        strip,
         &MinHashRows(signer, num_perm),
     )
 }
@@ -190,6 +210,7 @@ pub fn sign_texts(
 /// MinHash signatures: same sets, digests and offsets; the fingerprints of
 /// [`simhash_sets`] over the sets. The SimHash sign pass writes the sets it keeps straight
 /// into the caller's buffer too, instead of a new vector per batch copied there after.
+#[allow(clippy::too_many_arguments)]
 pub fn simhash_sign_texts(
     texts: &[&str],
     k: usize,
@@ -198,14 +219,31 @@ pub fn simhash_sign_texts(
     bits: usize,
     threads: usize,
     keep: KeptSets<'_>,
+    strip: Option<&Dropped>,
 ) -> Result<SignedTexts<u64>> {
     let words = simhash::words_for(bits)?;
     matrix_len(texts.len(), words, "fingerprints")?;
-    sign_rows(texts, k, unit, version, threads, keep, &SimHashRows(words))
+    let signer = SimHashRows(words);
+    sign_rows(texts, k, unit, version, threads, keep, strip, &signer)
 }
 
-/// The one pass of [`sign_texts`] and [`simhash_sign_texts`], signing each document with
-/// `signer`.
+/// [`sign_texts`] without signatures (`signatures` empty): the sets, their digests and
+/// offsets, for exact Jaccard.
+pub fn set_texts(
+    texts: &[&str],
+    k: usize,
+    unit: Unit,
+    version: HashVersion,
+    threads: usize,
+    keep: KeptSets<'_>,
+    strip: Option<&Dropped>,
+) -> Result<SignedTexts> {
+    sign_rows(texts, k, unit, version, threads, keep, strip, &NoRows)
+}
+
+/// The one pass of [`sign_texts`], [`simhash_sign_texts`] and [`set_texts`], signing each
+/// document with `signer`, after stripping the `strip` shingles from its set.
+#[allow(clippy::too_many_arguments)]
 fn sign_rows<S: RowSigner>(
     texts: &[&str],
     k: usize,
@@ -213,6 +251,7 @@ fn sign_rows<S: RowSigner>(
     version: HashVersion,
     threads: usize,
     keep: KeptSets<'_>,
+    strip: Option<&Dropped>,
     signer: &S,
 ) -> Result<SignedTexts<S::Word>> {
     let width = signer.width();
@@ -226,8 +265,12 @@ fn sign_rows<S: RowSigner>(
                 digests: filled_vec(rows.len() * 2, 0, "set digests")?,
                 offsets: Vec::new(),
                 hashes: None,
+                before: Vec::new(),
             };
             reserve(&mut block.offsets, rows.len(), "set offsets")?;
+            if strip.is_some() {
+                reserve(&mut block.before, rows.len(), "set sizes")?;
+            }
             let mut scratch = Vec::new();
             let mut state = S::State::default();
             let mut digester = UnsortedDigest::default();
@@ -236,7 +279,8 @@ fn sign_rows<S: RowSigner>(
                 prefetch_next(texts, i);
                 scratch.clear();
                 let digest = &mut block.digests[2 * row..2 * row + 2];
-                let sorted = !matches!(sink, Sink::Drop);
+                // Stripping looks the set's distinct shingles up: it is sorted first.
+                let sorted = !matches!(sink, Sink::Drop) || strip.is_some();
                 let size = if !sorted {
                     // Sets not kept: digested and signed unsorted, repeats and all; no sort at all.
                     shingler.hashes_into(texts[i], &mut scratch);
@@ -246,6 +290,10 @@ fn sign_rows<S: RowSigner>(
                 } else {
                     shingler.append_set(texts[i], &mut scratch);
                     digest.copy_from_slice(&set_digest(&scratch));
+                    if let Some(dropped) = strip {
+                        block.before.push(scratch.len() as i64);
+                        dropped.strip(&mut scratch);
+                    }
                     sink.put(&scratch);
                     scratch.len()
                 };
@@ -324,15 +372,20 @@ fn join_blocks<W: Copy>(
             .first()
             .and_then(|b| b.hashes.as_ref())
             .map(|_| Vec::new()),
+        before: Vec::new(),
     };
     reserve(&mut joined.signatures, n * num_perm, "signatures")?;
     reserve(&mut joined.digests, n * 2, "set digests")?;
+    if blocks.iter().any(|b| !b.before.is_empty()) {
+        reserve(&mut joined.before, n, "set sizes")?;
+    }
     if let Some(hashes) = joined.hashes.as_mut() {
         reserve(hashes, base as usize, "shingle sets")?;
     }
     for block in blocks {
         joined.signatures.extend_from_slice(&block.signatures);
         joined.digests.extend_from_slice(&block.digests);
+        joined.before.extend_from_slice(&block.before);
         if let (Some(all), Some(part)) = (joined.hashes.as_mut(), block.hashes) {
             all.extend_from_slice(&part);
         }

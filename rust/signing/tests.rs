@@ -69,6 +69,7 @@ fn one_pass_signing_equals_sets_then_signatures() {
                         algorithm,
                         threads,
                         keep,
+                        None,
                     )
                     .unwrap();
                     assert_eq!(got.signatures, want);
@@ -103,9 +104,17 @@ fn one_pass_signing_equals_sets_then_signatures() {
                         1 => KeptSets::Own,
                         _ => KeptSets::Into(&mut buffer),
                     };
-                    let got =
-                        simhash_sign_texts(&texts, 3, Unit::Word, version, bits, threads, keep)
-                            .unwrap();
+                    let got = simhash_sign_texts(
+                        &texts,
+                        3,
+                        Unit::Word,
+                        version,
+                        bits,
+                        threads,
+                        keep,
+                        None,
+                    )
+                    .unwrap();
                     assert_eq!(got.signatures, want);
                     assert_eq!(got.offsets, sets.offsets);
                     assert_eq!(got.hashes.is_some(), case == 1 || case == 3);
@@ -122,9 +131,17 @@ fn one_pass_signing_equals_sets_then_signatures() {
             }
         }
     }
-    assert!(
-        simhash_sign_texts(&["a"], 1, Unit::Word, HashVersion::V2, 32, 1, KeptSets::Not).is_err()
-    );
+    assert!(simhash_sign_texts(
+        &["a"],
+        1,
+        Unit::Word,
+        HashVersion::V2,
+        32,
+        1,
+        KeptSets::Not,
+        None
+    )
+    .is_err());
     // Equal sets, equal digests; the empty set is (0, 0).
     let got = sign_texts(
         &["a b a b", "b a b a b", ""],
@@ -136,6 +153,7 @@ fn one_pass_signing_equals_sets_then_signatures() {
         Algorithm::Classic,
         1,
         KeptSets::Not,
+        None,
     )
     .unwrap();
     assert_eq!(got.digests[0..2], got.digests[2..4]);
@@ -152,12 +170,94 @@ fn one_pass_signing_equals_sets_then_signatures() {
             Algorithm::Classic,
             threads,
             KeptSets::Not,
+            None,
         )
     };
     assert!(sign(1, 4, 1).is_ok());
     assert!(sign(0, 4, 1).is_err());
     assert!(sign(1, 0, 1).is_err());
     assert!(sign(1, 4, 0).is_err());
+}
+
+#[test]
+fn stripped_signing_equals_remove_shingles_then_signatures() {
+    use crate::boilerplate::{frequent_shingles, remove_shingles, Dropped};
+    let texts: Vec<String> = (0..700)
+        .map(|i| match i % 4 {
+            0 => String::new(),
+            1 => "menu home about contact".to_string(), // boilerplate alone: emptied
+            _ => format!("doc {} words {} menu home about contact", i / 3, i % 11),
+        })
+        .collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let whole = ShingleSets::build(&texts, 2, Unit::Word, HashVersion::V2).unwrap();
+    let view = SetsView::new(&whole.offsets, &whole.hashes).unwrap();
+    let drop = frequent_shingles(view, 0.3).unwrap();
+    assert!(!drop.is_empty());
+    let stripped = remove_shingles(view, &drop).unwrap();
+    let after = SetsView::new(&stripped.offsets, &stripped.hashes).unwrap();
+    let dropped = Dropped::new(&drop).unwrap();
+    let sizes: Vec<i64> = whole.offsets.windows(2).map(|w| w[1] - w[0]).collect();
+    let minhash = minhash_sets(after, 8, 3, 1, Algorithm::Classic, HashVersion::V2).unwrap();
+    let simhash = simhash_sets(after, 64, 1).unwrap();
+    for threads in [1, 2] {
+        for own in [false, true] {
+            let keep = || if own { KeptSets::Own } else { KeptSets::Not };
+            let v2 = HashVersion::V2;
+            let classic = Algorithm::Classic;
+            let got = sign_texts(
+                &texts,
+                2,
+                Unit::Word,
+                v2,
+                8,
+                3,
+                classic,
+                threads,
+                keep(),
+                Some(&dropped),
+            )
+            .unwrap();
+            assert_eq!(got.signatures, minhash);
+            let sim = simhash_sign_texts(
+                &texts,
+                2,
+                Unit::Word,
+                v2,
+                64,
+                threads,
+                keep(),
+                Some(&dropped),
+            )
+            .unwrap();
+            assert_eq!(sim.signatures, simhash);
+            let sets =
+                set_texts(&texts, 2, Unit::Word, v2, threads, keep(), Some(&dropped)).unwrap();
+            assert!(sets.signatures.is_empty());
+            for out in [&got.offsets, &sim.offsets, &sets.offsets] {
+                assert_eq!(out, &stripped.offsets);
+            }
+            assert_eq!(got.before, sizes);
+            assert_eq!(sets.before, sizes);
+            // the digests are of the whole sets: identical documents stay exact copies
+            assert_eq!(got.digests, set_digests(view).unwrap());
+            assert_eq!(sets.digests, got.digests);
+            let kept = if own { Some(&stripped.hashes) } else { None };
+            assert_eq!(got.hashes.as_ref(), kept);
+        }
+    }
+    let plain = set_texts(
+        &texts,
+        2,
+        Unit::Word,
+        HashVersion::V2,
+        2,
+        KeptSets::Own,
+        None,
+    )
+    .unwrap();
+    assert!(plain.before.is_empty());
+    assert_eq!(plain.hashes.as_ref(), Some(&whole.hashes));
 }
 
 #[test]
