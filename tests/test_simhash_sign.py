@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from neardup import _core, stages
+from neardup.errors import InvalidArgumentError
 from neardup.plan import make_plan
-from neardup.sign import set_digests, sign_batch
+from neardup.sign import set_digests, sign_texts
 
 TEXTS = [f"doc {i} has words {i % 7} and more words {i // 3} here" for i in range(300)] + [
     "",
@@ -56,8 +57,8 @@ def test_the_sign_pass_holds_the_sets_its_simhash_call_wrote() -> None:
     assert np.array_equal(hashes, sets.hashes)  # the empty documents add no hash
     # not kept (verify="estimate"): no sets at all, the same fingerprints
     plan = make_plan(method="simhash", threshold=0.9, k=3)
-    b = sign_batch(plan, TEXTS, np.zeros(0, np.uint64), False)
-    assert b.sets is None and np.array_equal(b.signatures, stages.simhash(sets, bits=64))
+    fingerprints, _, _, kept = sign_texts(plan, TEXTS)
+    assert kept is None and np.array_equal(fingerprints, stages.simhash(sets, bits=64))
 
 
 def vm_flags(address: int) -> str:
@@ -82,3 +83,9 @@ def test_held_sets_buffer_declines_huge_pages() -> None:
     sign_pass.sign(TEXTS)
     _, held = sign_pass.finish()["sets"]
     assert " nh" in vm_flags(held.ctypes.data + (1 << 20))  # room past the sets, untouched
+
+
+def test_sign_texts_refuses_a_plan_that_does_not_sign() -> None:
+    for method in ("exact-jaccard", "sha256"):
+        with pytest.raises(InvalidArgumentError, match="signs MinHash or SimHash plans"):
+            sign_texts(make_plan(method=method), TEXTS)

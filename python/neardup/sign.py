@@ -1,27 +1,25 @@
-"""The sign pass of one batch (:func:`sign_batch`): shingle sets, their digests (the
-exact-duplicate key), boilerplate stripping and MinHash signatures or SimHash fingerprints,
-the per-partition map every executor runs (:mod:`neardup.engine` locally, :mod:`neardup.ray`
-per Ray block).
+"""Signing outside the engine's sign pass (``_core.SignPass``): one batch's signatures, set
+digests and sizes in one core call (:func:`sign_texts`, the Ray engine's map per block), a
+batch's shingle sets under a plan (the boilerplate counting passes), the signatures of chosen
+rows (:func:`sign_rows`, for explain), and the digests that key exact duplicates.
 
 >>> from neardup.plan import make_plan
->>> b = sign_batch(make_plan(k=2), ["a b c", "a b c"], np.zeros(0, np.uint64))
->>> bool((b.digests[0] == b.digests[1]).all())
+>>> _, digests, _, _ = sign_texts(make_plan(k=2), ["a b c", "a b c"])
+>>> bool((digests[0] == digests[1]).all())
 True
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from neardup import _core, stages
 from neardup._texts import as_core_texts, core_texts
-from neardup.boilerplate import remove_shingles
+from neardup.errors import InvalidArgumentError
 from neardup.evidence import subset_sets
 from neardup.plan import Plan
-from neardup.stores import char_lengths
 
 
 def set_digests(sets: stages.ShingleSets) -> np.ndarray:
@@ -52,117 +50,50 @@ def sha256_digests(
     return _core.sha256_digests(core_texts(texts), bool(normalized), hash_version, threads)
 
 
-@dataclass
-class SignedBatch:
-    """What the sign pass keeps of one batch (per document unless said otherwise)."""
-
-    digests: np.ndarray  # uint64[n, 2], the exact-duplicate key
-    groupable: np.ndarray  # bool[n]: may join an exact group (empty documents may not)
-    live: np.ndarray  # bool[n]: has shingles after stripping (takes part in near pairs)
-    lengths: np.ndarray  # int64[n] characters (keep="longest"), else zeros
-    sets: stages.ShingleSets | None  # the (stripped) sets of the batch, if kept
-    sizes: np.ndarray | None = None  # set sizes before stripping (boilerplate statistics)
-    removed: np.ndarray | None = None  # shingles stripped per document
-    signatures: np.ndarray | None = None  # MinHash uint32[n, P] / SimHash uint64[n, w], one pass
-    shingled: bool = True  # False for the SHA-256 methods (no sets, no signatures)
-    set_sizes: np.ndarray | None = None  # int64[n] sizes of the sets signed, kept or not
-
-
-def _signs_in_one_pass(plan: Plan, drop: np.ndarray) -> bool:
-    """Whether :func:`sign_batch` signs too (MinHash or SimHash, no boilerplate to strip
-    first): then one core call shingles, digests and signs each document while it is in
-    cache."""
-    return plan.method in ("minhash", "auto", "simhash") and not drop.size
-
-
-def sign_batch(
-    plan: Plan,
-    texts: Any,
-    drop: np.ndarray,
-    keep_sets: bool = True,
-) -> SignedBatch:
-    """Shingle one batch, digest its sets, strip the ``drop`` shingles: the per-partition map.
-
-    For MinHash or SimHash without boilerplate stripping the batch is also signed
-    (``SignedBatch.signatures``: signatures or fingerprints), in the same core call; its sets
-    are then returned only when ``keep_sets``. (The local engine's sign pass is
-    ``_core.SignPass``, which also strips, collapses and keeps the sets, for every method;
-    this is the Ray engine's map.)
+def sign_texts(
+    plan: Plan, texts: Any, keep_sets: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, stages.ShingleSets | None]:
+    """(MinHash signatures uint32[n, P] or SimHash fingerprints uint64[n, w], set digests
+    uint64[n, 2], set sizes int64[n], the shingle sets when ``keep_sets``) of one batch of a
+    MinHash (``auto`` too) or SimHash plan, in one core call that shingles, digests and signs
+    each document while it is in cache: the Ray engine's map. (The local engine's sign pass,
+    which also strips boilerplate, collapses exact copies and keeps the sets for every
+    method, is ``_core.SignPass``.)
 
     >>> from neardup.plan import make_plan
-    >>> b = sign_batch(make_plan(k=2), ["a b c", "", "a b c"], np.zeros(0, np.uint64))
-    >>> b.live.tolist(), b.groupable.tolist(), b.signatures.shape
-    ([True, False, True], [True, False, True], (3, 128))
+    >>> sig, digests, sizes, _ = sign_texts(make_plan(k=2), ["a b c", "", "a b c"])
+    >>> sig.shape, sizes.tolist(), bool((digests[0] == digests[2]).all())
+    ((3, 128), [2, 0, 2], True)
     """
-    lengths = char_lengths(texts) if plan.keep == "longest" else None
-    if not plan.uses_shingles:
-        normalized = plan.method == "sha256-normalized"
-        digests = sha256_digests(texts, normalized, plan.hash_version, plan.threads)
-        n = len(digests)
-        every = np.ones(n, dtype=bool)
-        zeros = np.zeros(n, dtype=np.int64)
-        return SignedBatch(
-            digests, every, ~every, zeros if lengths is None else lengths, None, shingled=False
+    if plan.method not in ("minhash", "auto", "simhash"):
+        raise InvalidArgumentError(
+            f"sign_texts signs MinHash or SimHash plans, not {plan.method!r}"
         )
-    if _signs_in_one_pass(plan, drop):
-        core = core_texts(texts)
-        signatures, digests, offsets, hashes = (
-            _core.simhash_sign_texts(
-                core,
-                plan.k,
-                plan.unit,
-                plan.hash_version,
-                plan.simhash_bits,
-                plan.threads,
-                keep_sets,
-            )
-            if plan.method == "simhash"
-            else _core.sign_texts(
-                core,
-                plan.k,
-                plan.unit,
-                plan.hash_version,
-                plan.num_perm,
-                plan.seed,
-                plan.algorithm,
-                plan.threads,
-                keep_sets,
-            )
+    core = core_texts(texts)
+    signatures: np.ndarray  # uint32 signatures or uint64 fingerprints
+    if plan.method == "simhash":
+        signatures, digests, offsets, hashes = _core.simhash_sign_texts(
+            core, plan.k, plan.unit, plan.hash_version, plan.simhash_bits, plan.threads, keep_sets
         )
-        sizes = np.diff(offsets)
-        unit: Any = plan.unit
-        kept = None
-        if hashes is not None:
-            kept = stages.ShingleSets(
-                offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version
-            )
-        n = len(sizes)
-        return SignedBatch(
-            digests,
-            sizes > 0,
-            sizes > 0,
-            np.zeros(n, dtype=np.int64) if lengths is None else lengths,
-            kept,
-            signatures=signatures,
-            set_sizes=sizes,
+    else:
+        signatures, digests, offsets, hashes = _core.sign_texts(
+            core,
+            plan.k,
+            plan.unit,
+            plan.hash_version,
+            plan.num_perm,
+            plan.seed,
+            plan.algorithm,
+            plan.threads,
+            keep_sets,
         )
-    sets = batch_shingles(plan, texts)
-    n = len(sets)
-    sizes = sets.sizes()
-    digests = set_digests(sets)  # of the full sets: identical documents stay exact duplicates
-    removed = None
-    if drop.size:
-        sets, removed = remove_shingles(sets, drop)
-    return SignedBatch(
-        digests,
-        sizes > 0,
-        sets.sizes() > 0,
-        np.zeros(n, dtype=np.int64) if lengths is None else lengths,
-        sets,
-        sizes if drop.size else None,
-        removed,
-        set_sizes=sets.sizes(),
-    )
+    unit: Any = plan.unit
+    sets = None
+    if hashes is not None:
+        sets = stages.ShingleSets(
+            offsets, hashes, k=plan.k, unit=unit, hash_version=plan.hash_version
+        )
+    return signatures, digests, np.diff(offsets), sets
 
 
 def batch_shingles(plan: Plan, texts: Any) -> stages.ShingleSets:

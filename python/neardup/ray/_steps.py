@@ -29,7 +29,7 @@ from neardup._core import mix64
 from neardup._texts import as_core_texts
 from neardup.errors import InputError
 from neardup.plan import Plan
-from neardup.sign import sign_batch
+from neardup.sign import sign_texts
 
 #: Empty int64 pairs, the shape every step returns when it has nothing.
 NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
@@ -140,7 +140,7 @@ def sign_partition(
     within_column: str | None = None,
 ) -> Signed:
     """Set digests, shingle counts and MinHash signatures (SimHash fingerprints) of one
-    partition, by the local engine's :func:`neardup.sign.sign_batch` (no band keys yet: the
+    partition, by :func:`neardup.sign.sign_texts` (no band keys yet: the
     banding is chosen from a sample of every partition's signatures).
 
     The texts go to Rust as one Arrow array (no per-row Python object). ``within_column``
@@ -149,14 +149,11 @@ def sign_partition(
     exact links and LSH buckets stay within partitions.
     """
     texts = check_texts(table.column(text_column), start, where, text_column)
-    # the local engine's sign pass (sets, digests and signatures in one core call)
-    batch = sign_batch(plan, texts, np.zeros(0, np.uint64), keep_sets=False)
-    assert batch.set_sizes is not None  # no stripping: every set signed whole
-    sizes = batch.set_sizes
+    # sets, digests and signatures in one core call, the sets not kept
+    signatures, digests, sizes, _ = sign_texts(plan, texts)
     live = np.flatnonzero(sizes > 0)
-    digests = batch.digests[live]
-    assert batch.signatures is not None  # MinHash or SimHash, signed in the same call
-    signatures = batch.signatures[live]
+    digests = digests[live]
+    signatures = signatures[live]
     if within_column is not None:
         from neardup._validate import check_keys
         from neardup.partitions import salt_digests, salt_signatures
