@@ -15,7 +15,6 @@ checks arguments and builds the results.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -190,15 +189,13 @@ class FrequencyCounter:
     counts = property(lambda self: self._counter.counts)
 
 
-def summarize(
-    sizes: Iterable[np.ndarray], removed: Iterable[np.ndarray], max_df: float, n_dropped: int
-) -> StripStats:
-    """Combine per-batch sizes/removed counts into one :class:`StripStats`.
+def summarize(sizes: np.ndarray, removed: np.ndarray, max_df: float, n_dropped: int) -> StripStats:
+    """The run's :class:`StripStats` from each document's set size before stripping and the
+    shingles stripped from it (the sign pass's ``finish()["stripped"]``).
 
-    >>> summarize([np.array([4])], [np.array([1])], 0.1, 1).mean_share_stripped
+    >>> summarize(np.array([4]), np.array([1]), 0.1, 1).mean_share_stripped
     0.25
     """
-    s_list, r_list = list(sizes), list(removed)
-    s = np.concatenate(s_list) if s_list else np.zeros(0, np.int64)
-    r = np.concatenate(r_list) if r_list else np.zeros(0, np.int64)
-    return _stats(s, r, max_df, n_dropped)
+    return _stats(
+        np.asarray(sizes, dtype=np.int64), np.asarray(removed, dtype=np.int64), max_df, n_dropped
+    )

@@ -219,10 +219,11 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
     resolved = plan.resolve(len(selected))
     info: dict[str, Any] = {"documents": len(first), "unique": len(selected)}
     info["exact_duplicates"] = int(np.count_nonzero(first != np.arange(len(first))))
-    stripped = collapsed["stripped"]  # (set sizes before stripping, shingles stripped)
-    if stripped is not None:
+    if collapsed["stripped"] is not None:
+        # each document's set size before stripping, and the shingles stripped from it
+        before, removed = collapsed["stripped"]
         info["boilerplate"] = summarize(
-            [stripped[0]], [stripped[1]], plan.strip_boilerplate or 0.1, int(drop.size)
+            before, removed, plan.strip_boilerplate or 0.1, int(drop.size)
         ).as_dict()
     held = collapsed["sets"]
     evidence = Evidence(
