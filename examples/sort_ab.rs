@@ -1,7 +1,8 @@
-//! A/B of the shingle-set sort (`sort_unstable` then de-duplication against
-//! `shingle::SetSorter`) on the shingle hashes of a corpus file (documents separated by NUL
-//! bytes), rounds interleaved: `cargo run --release --example sort_ab -- texts.bin`. Under
-//! callgrind, `SORT=std|buckets ROUNDS=1` runs one of them. A profiling aid, not a test.
+//! A/B of the shingle-set sort on the shingle hashes of a corpus file (documents separated by
+//! NUL bytes), rounds interleaved: `sort_unstable` then de-duplication ("std"),
+//! `shingle::SetSorter`'s buckets alone ("buckets") and its default, the ordered hash table
+//! ("table"): `cargo run --release --example sort_ab -- texts.bin`. Under callgrind,
+//! `SORT=std|buckets|table ROUNDS=1` runs one of them. A profiling aid, not a test.
 use _core::hashing::HashVersion;
 use _core::shingle::{SetSorter, Shingler, Unit};
 use std::time::Instant;
@@ -22,10 +23,11 @@ fn main() {
     let only = std::env::var("SORT").ok();
     let mut sorter = SetSorter::default();
     let mut work = hashes.clone();
-    let (mut best_std, mut best_buckets) = (f64::MAX, f64::MAX);
+    let methods = ["std", "buckets", "table"];
+    let mut best = [f64::MAX; 3];
     for _ in 0..rounds {
-        for method in ["std", "buckets"] {
-            if only.as_deref().is_some_and(|o| o != method) {
+        for (m, method) in methods.iter().enumerate() {
+            if only.as_deref().is_some_and(|o| o != *method) {
                 continue;
             }
             work.copy_from_slice(&hashes);
@@ -33,27 +35,24 @@ fn main() {
             let mut unique = 0;
             for w in offsets.windows(2) {
                 let set = &mut work[w[0]..w[1]];
-                unique += if method == "std" {
-                    set.sort_unstable();
-                    let mut u = usize::from(!set.is_empty());
-                    for i in 1..set.len() {
-                        if set[i] != set[u - 1] {
-                            set[u] = set[i];
-                            u += 1;
+                unique += match m {
+                    0 => {
+                        set.sort_unstable();
+                        let mut u = usize::from(!set.is_empty());
+                        for i in 1..set.len() {
+                            if set[i] != set[u - 1] {
+                                set[u] = set[i];
+                                u += 1;
+                            }
                         }
+                        u
                     }
-                    u
-                } else {
-                    sorter.sort_dedup(set)
+                    1 => sorter.sort_dedup_by_buckets(set),
+                    _ => sorter.sort_dedup(set),
                 };
             }
             let secs = t.elapsed().as_secs_f64();
-            let best = if method == "std" {
-                &mut best_std
-            } else {
-                &mut best_buckets
-            };
-            *best = best.min(secs);
+            best[m] = best[m].min(secs);
             println!(
                 "{method:<8} {secs:.4} s ({unique} unique of {})",
                 hashes.len()
@@ -61,7 +60,11 @@ fn main() {
         }
     }
     println!(
-        "best: std {best_std:.4} s, buckets {best_buckets:.4} s, ratio {:.2}",
-        best_std / best_buckets
+        "best: std {:.4} s, buckets {:.4} s, table {:.4} s; std/table {:.2}, buckets/table {:.2}",
+        best[0],
+        best[1],
+        best[2],
+        best[0] / best[2],
+        best[1] / best[2]
     );
 }

@@ -228,6 +228,8 @@ impl Shingler {
 pub struct SetSorter {
     scratch: Vec<u64>,
     ends: Vec<u32>,
+    /// The ordered hash table of [`Self::table_sort_dedup`], all zeros between calls.
+    table: Vec<u64>,
 }
 
 impl SetSorter {
@@ -237,10 +239,83 @@ impl SetSorter {
     const MAX_BITS: u32 = 16;
     /// Buckets up to this size are sorted by insertion in place.
     const INSERTION: usize = 16;
+    /// Sets up to this size are sorted through the ordered hash table (its 2^17 slots, 1 MB,
+    /// stay in the cache); larger ones by the buckets.
+    const MAX_TABLE: usize = 1 << 16;
+    /// The most slots one insertion into the table may probe before the buckets take over.
+    const MAX_PROBE: usize = 64;
 
     /// Sorts `values` ascending with every value once at the front; returns how many there are.
     pub fn sort_dedup(&mut self, values: &mut [u64]) -> usize {
+        if (Self::SMALL..=Self::MAX_TABLE).contains(&values.len()) {
+            if let Some(unique) = self.table_sort_dedup(values) {
+                return unique;
+            }
+        }
         self.sort_buckets::<true>(values)
+    }
+
+    /// [`Self::sort_dedup`] by the buckets alone (the table never tried): the same result, for
+    /// A/B timings (`examples/sort_ab.rs`) and tests.
+    pub fn sort_dedup_by_buckets(&mut self, values: &mut [u64]) -> usize {
+        self.sort_buckets::<true>(values)
+    }
+
+    /// [`Self::sort_dedup`] through an ordered hash table (Amble and Knuth's ordered linear
+    /// probing): each value goes to the slot its top bits name or the first one after it, and
+    /// a larger value met on the way moves on in its place, so the table read front to back
+    /// is the sorted set, repeats found on insertion. At most half full, a value takes about
+    /// two probes; one pass over the table then compacts it. None (the table cleared) when an
+    /// insertion probes more than [`Self::MAX_PROBE`] slots: values that cluster (not uniform
+    /// hashes) are sorted by the buckets instead, so no input costs more than they do.
+    fn table_sort_dedup(&mut self, values: &mut [u64]) -> Option<usize> {
+        let slots = (2 * values.len()).next_power_of_two();
+        let shift = 64 - slots.trailing_zeros();
+        let table = &mut self.table;
+        // Kept all zeros between calls (0 marks an empty slot; a value 0 is counted apart).
+        if table.len() < slots + Self::MAX_PROBE {
+            table.resize(slots + Self::MAX_PROBE, 0);
+        }
+        let table = &mut table[..slots + Self::MAX_PROBE];
+        let mut zero = false;
+        for &value in values.iter() {
+            if value == 0 {
+                zero = true;
+                continue;
+            }
+            let mut v = value;
+            let mut placed = false;
+            for at in (v >> shift) as usize..(v >> shift) as usize + Self::MAX_PROBE {
+                let slot = table[at];
+                if slot == v || slot == 0 {
+                    // A repeat (a value moved on is never in the table twice), or room.
+                    table[at] = v;
+                    placed = true;
+                    break;
+                }
+                if slot > v {
+                    table[at] = v;
+                    v = slot;
+                }
+            }
+            if !placed {
+                table.fill(0);
+                return None;
+            }
+        }
+        // Compacted in place (the write index never passes the read one), without a branch
+        // per slot; then out, and the table zeroed for the next set.
+        let mut unique = 0;
+        for at in 0..table.len() {
+            let slot = table[at];
+            table[unique] = slot;
+            unique += usize::from(slot != 0);
+        }
+        let first = usize::from(zero);
+        values[0] = 0;
+        values[first..first + unique].copy_from_slice(&table[..unique]);
+        table.fill(0);
+        Some(first + unique)
     }
 
     /// Sorts `values` ascending, repeats kept (uniform values, such as LSH band keys).

@@ -67,16 +67,23 @@ fn version_2_word_shingles_combine_token_hashes() {
 }
 
 #[test]
-fn the_bucket_sort_equals_sort_then_dedup() {
+fn the_table_and_the_bucket_sort_equal_sort_then_dedup() {
     let mut sorter = SetSorter::default();
     let mut state = 7u64;
-    for len in (0..300).chain([1000, 5000, 200_000]) {
-        for skew in [0u32, 20, 60] {
-            // Uniform values, values with few distinct top bits, and many repeats.
+    for len in (0..300).chain([1000, 5000, 65_536, 65_537, 200_000]) {
+        // Uniform values; few distinct top bits (the table's probes run out: the buckets take
+        // over, and the next set finds the table cleared); a few small values, 0 among them;
+        // uniform values each about three times, 0 among them.
+        for skew in [0u32, 20, 60, 1] {
             let values: Vec<u64> = (0..len)
                 .map(|i| {
                     state = mix64(state.wrapping_add(i as u64));
-                    (state >> skew) % if skew == 60 { 7 } else { u64::MAX }
+                    match skew {
+                        60 => state % 7,
+                        1 if state % 50 == 0 => 0,
+                        1 => mix64(state % (len as u64 / 3 + 1)),
+                        _ => state >> skew,
+                    }
                 })
                 .collect();
             let mut want = values.clone();
@@ -85,6 +92,20 @@ fn the_bucket_sort_equals_sort_then_dedup() {
             let mut got = values.clone();
             let unique = sorter.sort_dedup(&mut got);
             assert_eq!(&got[..unique], &want[..], "len {len} skew {skew}");
+            let mut by_buckets = values.clone();
+            let unique = sorter.sort_dedup_by_buckets(&mut by_buckets);
+            assert_eq!(&by_buckets[..unique], &want[..], "len {len} skew {skew}");
+            if (48..=65_536).contains(&len) {
+                // The table sorts what is spread (uniform, or few values) and declines a
+                // cluster longer than its probes (all of them in slot 0's).
+                let mut by_table = values.clone();
+                let tried = sorter.table_sort_dedup(&mut by_table);
+                let clustered = skew == 20 && len > SetSorter::MAX_PROBE;
+                assert_eq!(tried.is_some(), !clustered, "len {len} skew {skew}");
+                if let Some(unique) = tried {
+                    assert_eq!(&by_table[..unique], &want[..], "len {len} skew {skew}");
+                }
+            }
             let mut sorted = values.clone();
             sorter.sort(&mut sorted);
             let mut want_sorted = values.clone();
