@@ -285,17 +285,16 @@ impl SetSorter {
             }
             let mut v = value;
             let mut placed = false;
-            for at in (v >> shift) as usize..(v >> shift) as usize + Self::MAX_PROBE {
-                let slot = table[at];
-                if slot == v || slot == 0 {
+            let home = (v >> shift) as usize;
+            for slot in &mut table[home..home + Self::MAX_PROBE] {
+                if *slot == v || *slot == 0 {
                     // A repeat (a value moved on is never in the table twice), or room.
-                    table[at] = v;
+                    *slot = v;
                     placed = true;
                     break;
                 }
-                if slot > v {
-                    table[at] = v;
-                    v = slot;
+                if *slot > v {
+                    std::mem::swap(slot, &mut v);
                 }
             }
             if !placed {
