@@ -221,7 +221,7 @@ impl Shingler {
 ///
 /// Shingle hashes are uniform 64-bit values, so their top bits place each one close to its
 /// rank. A set of 48 to 65,536 hashes goes into an ordered hash table of at least twice as
-/// many slots ([`SetSorter::sort_dedup`]), read back in order ([`compact`]'s vector paths); on
+/// many slots ([`SetSorter::sort_dedup`]), read back in order (rust/shingle/compact.rs's vector paths); on
 /// the 100,000 documents of the article corpus 1.8x faster than the buckets below and 1.9x
 /// faster than `sort_unstable` then de-duplication (AVX-512; 1.7x with AVX2, 1.5x without
 /// either: `cargo run --release --example sort_ab -- texts.bin`). Other sets, and values that
