@@ -220,16 +220,16 @@ impl Shingler {
 /// Sorts shingle hashes and removes repeats, reusing its buffers from one set to the next.
 ///
 /// Shingle hashes are uniform 64-bit values, so their top bits place each one close to its
-/// rank. A set of 48 to 65,536 hashes goes into an ordered hash table of at least twice as
-/// many slots ([`SetSorter::sort_dedup`]), read back in order (rust/shingle/compact.rs's vector paths); on
-/// the 100,000 documents of the article corpus 1.8x faster than the buckets below and 1.9x
-/// faster than `sort_unstable` then de-duplication (AVX-512; 1.7x with AVX2, 1.5x without
-/// either: `cargo run --release --example sort_ab -- texts.bin`). Other sets, and values that
-/// cluster in the table, go through one counting pass on the top bits that spreads them over
-/// about one bucket per two hashes, each bucket then sorted on its own and copied back without
-/// repeats: 36 % fewer instructions than `sort_unstable` (callgrind, `SORT=std|buckets`);
-/// skewed values only make buckets larger, then sorted with `sort_unstable`, so no input is
-/// worse than O(n log n).
+/// rank. A set of 48 to 65,536 hashes goes into an ordered hash table of at least twice as many
+/// slots ([`SetSorter::sort_dedup`]), read back in order (rust/shingle/compact.rs's vector
+/// paths); on the 100,000 documents of the article corpus 1.8x faster than the buckets below
+/// and 1.9x faster than `sort_unstable` then de-duplication (AVX-512; 1.7x with AVX2, 1.5x
+/// without either: `cargo run --release --example sort_ab -- texts.bin`). Other sets, and
+/// values that cluster in the table, go through one counting pass on the top bits that spreads
+/// them over about one bucket per two hashes, each bucket then sorted on its own and copied
+/// back without repeats: 36 % fewer instructions than `sort_unstable` (callgrind,
+/// `SORT=std|buckets`); skewed values only make buckets larger, then sorted with
+/// `sort_unstable`, so no input is worse than O(n log n).
 #[derive(Debug, Clone, Default)]
 pub struct SetSorter {
     scratch: Vec<u64>,
