@@ -2,7 +2,7 @@
 //! spill file, at once or one chunk of whole connected components at a time when the
 //! candidates' sets are more than the verification budget.
 
-use crate::error::{reserve, Error, Result};
+use crate::error::{probe_allocation, reserve, Error, Result};
 use crate::rows::{Rows, ScoredPairs};
 use crate::shingle::SetsView;
 use crate::spill::SetSpill;
@@ -149,11 +149,24 @@ pub fn in_chunks(
             members[c as usize].push(doc as u32);
         }
     }
+    let chunks: Vec<Vec<i64>> = members
+        .iter()
+        .map(|docs| docs.iter().map(|&d| d as i64).collect())
+        .collect();
+    // One buffer, as large as the largest chunk's sets, takes every chunk in turn: a fresh one
+    // per chunk was fresh pages each time, faulted in by the read (at 1,000,000 documents,
+    // most of the command line's kernel time).
+    let mut largest = 0;
+    for wide in &chunks {
+        largest = largest.max(*spill.read_offsets(wide)?.last().expect("m + 1 offsets") as usize);
+    }
+    probe_allocation(largest, 8, "the sets read from the spill")?;
+    let mut hashes = vec![0u64; largest];
     let mut found: Vec<((u32, u32), f32)> = Vec::new();
-    for docs in &members {
-        let wide: Vec<i64> = docs.iter().map(|&d| d as i64).collect();
-        let (offsets, hashes) = spill.read(&wide)?;
-        let (pairs, similarity) = verify(docs, SetsView::new(&offsets, &hashes)?)?;
+    for (docs, wide) in members.iter().zip(&chunks) {
+        let total = *spill.read_offsets(wide)?.last().expect("m + 1 offsets") as usize;
+        let offsets = spill.read_into(wide, &mut hashes[..total])?;
+        let (pairs, similarity) = verify(docs, SetsView::new(&offsets, &hashes[..total])?)?;
         reserve(&mut found, pairs.len(), "the pairs verified")?;
         found.extend(
             pairs
@@ -161,9 +174,9 @@ pub fn in_chunks(
                 .map(|(a, b)| (docs[a as usize], docs[b as usize]))
                 .zip(similarity),
         );
-        drop((offsets, hashes));
-        trim_heap();
     }
+    drop(hashes);
+    trim_heap();
     found.sort_unstable_by_key(|&(pair, _)| pair);
     let (pairs, similarity) = found.into_iter().unzip();
     Ok(Verified {
@@ -174,9 +187,9 @@ pub fn in_chunks(
     })
 }
 
-/// Hands the C heap's free pages back to the system between chunks (glibc's `malloc_trim`;
-/// elsewhere nothing): a chunk's sets, freed, would otherwise stay in the peak RSS of the
-/// chunks after it.
+/// Hands the C heap's free pages back to the system after the chunks (glibc's `malloc_trim`;
+/// elsewhere nothing): the memory verification freed would otherwise stay in the peak RSS of
+/// the stages after it.
 fn trim_heap() {
     // SAFETY: malloc_trim only releases free memory of glibc's heap; it reads no pointer of
     // ours and has no precondition.
