@@ -322,35 +322,23 @@ impl SignPass {
                 num_perm,
                 seed,
                 algorithm,
-            } => {
-                let s = signing::sign_texts(
+            } => Sig::parts(
+                signing::sign_texts(
                     texts, o.k, o.unit, o.version, num_perm, seed, algorithm, o.threads, keep,
                     strip,
-                )?;
-                (
-                    Sig::MinHash(s.signatures),
-                    s.digests,
-                    s.offsets,
-                    s.hashes,
-                    s.before,
-                )
-            }
-            Signature::SimHash { bits } => {
-                let s = signing::simhash_sign_texts(
+                )?,
+                Sig::MinHash,
+            ),
+            Signature::SimHash { bits } => Sig::parts(
+                signing::simhash_sign_texts(
                     texts, o.k, o.unit, o.version, bits, o.threads, keep, strip,
-                )?;
-                (
-                    Sig::SimHash(s.signatures),
-                    s.digests,
-                    s.offsets,
-                    s.hashes,
-                    s.before,
-                )
-            }
-            Signature::None => {
-                let s = signing::set_texts(texts, o.k, o.unit, o.version, o.threads, keep, strip)?;
-                (Sig::None, s.digests, s.offsets, s.hashes, s.before)
-            }
+                )?,
+                Sig::SimHash,
+            ),
+            Signature::None => Sig::parts(
+                signing::set_texts(texts, o.k, o.unit, o.version, o.threads, keep, strip)?,
+                |_| Sig::None,
+            ),
         };
         self.salt(&mut digests)?;
         // Sizes after stripping: a document with shingles left takes part in the near pairs;
@@ -522,6 +510,17 @@ enum Sig {
     MinHash(Vec<u32>),
     SimHash(Vec<u64>),
     None,
+}
+
+/// A batch's [`signing::SignedTexts`] taken apart: its signatures (as `Sig`), digests, set
+/// offsets, the sets when not written into the pass's buffer, and the sizes before stripping.
+type BatchParts = (Sig, Vec<u64>, Vec<i64>, Option<Vec<u64>>, Vec<i64>);
+
+impl Sig {
+    fn parts<W>(signed: signing::SignedTexts<W>, sig: impl FnOnce(Vec<W>) -> Sig) -> BatchParts {
+        let s = signed;
+        (sig(s.signatures), s.digests, s.offsets, s.hashes, s.before)
+    }
 }
 
 #[cfg(test)]
