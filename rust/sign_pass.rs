@@ -156,25 +156,10 @@ fn zeroed(len: usize, what: &str) -> Result<Vec<u64>> {
 /// 200,000 article documents spent 1.1 s in the kernel with huge pages, 0.3 s with small
 /// ones; docs/performance.md).
 fn zeroed_small_pages(len: usize, what: &str) -> Result<Vec<u64>> {
-    let buffer = zeroed(len, what)?;
+    #[allow(unused_mut)] // advised on Linux only
+    let mut buffer = zeroed(len, what)?;
     #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        let start = (buffer.as_ptr() as usize).div_ceil(PAGE) * PAGE;
-        let end = (buffer.as_ptr() as usize + len * 8) / PAGE * PAGE;
-        if end > start {
-            // SAFETY: [start, end) holds whole pages inside `buffer`'s own allocation, which
-            // lives on; MADV_NOHUGEPAGE only changes how the kernel backs them (no contents,
-            // no mapping changed), and a failure (an old kernel) leaves them as they were.
-            unsafe {
-                libc::madvise(
-                    start as *mut libc::c_void,
-                    end - start,
-                    libc::MADV_NOHUGEPAGE,
-                );
-            }
-        }
-    }
+    advise_pages(&mut buffer, libc::MADV_NOHUGEPAGE);
     Ok(buffer)
 }
 
@@ -185,26 +170,27 @@ fn zeroed_small_pages(len: usize, what: &str) -> Result<Vec<u64>> {
 /// the call is not supported, the pages fault in as before.
 fn populate(room: &mut [u64]) {
     #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        let start = (room.as_ptr() as usize).div_ceil(PAGE) * PAGE;
-        let end = (room.as_ptr() as usize + room.len() * 8) / PAGE * PAGE;
-        if end > start {
-            // SAFETY: [start, end) holds whole pages inside `room`, which the caller borrows
-            // mutably (no other reference reads them meanwhile); MADV_POPULATE_WRITE faults
-            // them in writable without changing their contents (it never writes data), and a
-            // failure (an older kernel: EINVAL) changes nothing.
-            unsafe {
-                libc::madvise(
-                    start as *mut libc::c_void,
-                    end - start,
-                    libc::MADV_POPULATE_WRITE,
-                );
-            }
-        }
-    }
+    advise_pages(room, libc::MADV_POPULATE_WRITE);
     #[cfg(not(target_os = "linux"))]
     let _ = room;
+}
+
+/// `madvise(advice)` over the whole pages inside `room`.
+#[cfg(target_os = "linux")]
+fn advise_pages(room: &mut [u64], advice: libc::c_int) {
+    const PAGE: usize = 4096;
+    let start = (room.as_ptr() as usize).div_ceil(PAGE) * PAGE;
+    let end = (room.as_ptr() as usize + room.len() * 8) / PAGE * PAGE;
+    if end > start {
+        // SAFETY: [start, end) holds whole pages inside `room`, which the caller borrows
+        // mutably (nothing else reads or writes them meanwhile). The advices given here,
+        // MADV_NOHUGEPAGE (how the kernel backs the pages) and MADV_POPULATE_WRITE (backed
+        // now), change neither the contents nor the mapping, and a failure (an older kernel)
+        // leaves the pages as they were.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, advice);
+        }
+    }
 }
 
 fn as_i64(rows: &[usize]) -> Vec<i64> {
