@@ -163,6 +163,11 @@ fn zeroed_small_pages(len: usize, what: &str) -> Result<Vec<u64>> {
     Ok(buffer)
 }
 
+/// The most hashes of the held buffer populated ahead of a batch's writes (32 MB): a batch of
+/// the default 8,192 documents of a few KB each fits, and a guess that overshoots costs at
+/// most this much memory.
+const POPULATE_AHEAD: usize = 1 << 22;
+
 /// Asks the kernel to back `room`'s whole pages with memory now, in one call
 /// (`MADV_POPULATE_WRITE`, Linux 5.14), instead of one page fault at each page's first write:
 /// the held sets are written front to back, a page at a time, and on a virtual machine each
@@ -279,9 +284,11 @@ impl SignPass {
                     self.grow_held(self.policy.budget)?;
                 }
                 // The batch's sets, about one hash per six bytes of text (a word and its
-                // separator), are written here next: their pages populated in one call.
+                // separator), are written here next: their pages populated in one call, at
+                // most POPULATE_AHEAD hashes of them (text with few words would otherwise
+                // leave pages populated and never written, resident until the run ends).
                 let expected = texts.iter().map(|t| t.len() / 6).sum::<usize>();
-                let ahead = (self.used + expected).min(self.held.len());
+                let ahead = (self.used + expected.min(POPULATE_AHEAD)).min(self.held.len());
                 if ahead > self.populated {
                     populate(&mut self.held[self.populated..ahead]);
                     self.populated = ahead;
