@@ -61,8 +61,9 @@ def test_the_sign_pass_holds_the_sets_its_simhash_call_wrote() -> None:
     assert kept is None and np.array_equal(fingerprints, stages.simhash(sets, bits=64))
 
 
-def vm_flags(address: int) -> str:
-    """The ``VmFlags`` line of the mapping holding ``address`` (/proc/self/smaps)."""
+def smaps_line(address: int, field: str) -> str:
+    """The ``field`` line (e.g. ``VmFlags:``) of the mapping holding ``address``
+    (/proc/self/smaps)."""
     with open("/proc/self/smaps") as f:
         lines = f.read().splitlines()
     for i, line in enumerate(lines):
@@ -70,8 +71,13 @@ def vm_flags(address: int) -> str:
         if "-" in head and all(c in "0123456789abcdef-" for c in head):
             lo, hi = (int(x, 16) for x in head.split("-"))
             if lo <= address < hi:
-                return next(x for x in lines[i + 1 :] if x.startswith("VmFlags:"))
+                return next(x for x in lines[i + 1 :] if x.startswith(field))
     raise AssertionError(f"no mapping holds {address:#x}")
+
+
+def vm_flags(address: int) -> str:
+    """The ``VmFlags`` line of the mapping holding ``address``."""
+    return smaps_line(address, "VmFlags:")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's madvise")
@@ -83,6 +89,27 @@ def test_held_sets_buffer_declines_huge_pages() -> None:
     sign_pass.sign(TEXTS)
     _, held = sign_pass.finish()["sets"]
     assert " nh" in vm_flags(held.ctypes.data + (1 << 20))  # room past the sets, untouched
+
+
+def resident_kb() -> int:
+    """This process's resident memory (``VmRSS``, /proc/self/status), in KB."""
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's madvise")
+def test_held_pages_populated_ahead_are_bounded() -> None:
+    """The sign pass populates the held buffer's pages ahead of a batch from a guess (a hash
+    per six bytes of text), at most 32 MB of them: a batch of 60 MB of one-word documents,
+    guessed at 80 MB of hashes, adds about 32 MB of resident memory, not 80."""
+    texts = ["x" * (1 << 20)] * 60  # one document's set of one shingle, and 59 copies of it
+    sign_pass = _core.SignPass(hold=True, budget=1 << 25, method="minhash", k=3)  # 256 MB
+    before = resident_kb()
+    sign_pass.sign(texts)
+    grown = resident_kb() - before
+    assert grown <= 48 * 1024, grown  # (about 0 where the kernel cannot populate)
+    _, held = sign_pass.finish()["sets"]
+    assert len(held) == 1
 
 
 def test_sign_texts_refuses_a_plan_that_does_not_sign() -> None:
