@@ -156,15 +156,15 @@ pub fn in_chunks(
     // One buffer, as large as the largest chunk's sets, takes every chunk in turn: a fresh one
     // per chunk was fresh pages each time, faulted in by the read (at 1,000,000 documents,
     // most of the command line's kernel time).
-    let mut largest = 0;
+    let mut totals = Vec::with_capacity(chunks.len());
     for wide in &chunks {
-        largest = largest.max(*spill.read_offsets(wide)?.last().expect("m + 1 offsets") as usize);
+        totals.push(*spill.read_offsets(wide)?.last().expect("m + 1 offsets") as usize);
     }
+    let largest = totals.iter().copied().max().unwrap_or(0);
     probe_allocation(largest, 8, "the sets read from the spill")?;
     let mut hashes = vec![0u64; largest];
     let mut found: Vec<((u32, u32), f32)> = Vec::new();
-    for (docs, wide) in members.iter().zip(&chunks) {
-        let total = *spill.read_offsets(wide)?.last().expect("m + 1 offsets") as usize;
+    for ((docs, wide), &total) in members.iter().zip(&chunks).zip(&totals) {
         let offsets = spill.read_into(wide, &mut hashes[..total])?;
         let (pairs, similarity) = verify(docs, SetsView::new(&offsets, &hashes[..total])?)?;
         reserve(&mut found, pairs.len(), "the pairs verified")?;
