@@ -13,7 +13,8 @@ Band t's boilerplate bucket then holds Binomial(n, prod share[p] over its r slot
 kept whole it gives m(m - 1)/2 pairs. Split as ``rust/lsh/groups.rs`` splits it (the parts are
 never dense: the documents are unrelated), each split keeps Binomial(m, share[next slot]) of
 the part together and leaves the rest alone, until a part has at most two documents. The
-simulation is checked against the real grouper (``candidate_bound``) at the measured size.
+simulation is checked against the real grouper (``_core.lsh_bucket_pairs_bound``) at the
+measured size.
 
     python benches/scale_simulation.py            # the table of docs/ray.md, "Scale"
 """
@@ -25,8 +26,8 @@ import argparse
 import numpy as np
 
 import neardup
+from neardup import _core
 from neardup.banding import BUCKET_LIMIT
-from neardup.near import candidate_bound
 
 
 def slot_shares(signatures: np.ndarray) -> np.ndarray:
@@ -74,8 +75,10 @@ def main() -> None:
         f"footer corpus: {args.measure:,} documents signed; slot shares of the footer: "
         f"median {np.median(shares):.3f}, max {shares.max():.3f}; banding {bands}x{rows}"
     )
-    real = candidate_bound(signatures, bands, rows, 2**62, 1, plan.threshold, BUCKET_LIMIT)
-    whole = candidate_bound(signatures, bands, rows, 2**62, 1, plan.threshold, None)
+    real = _core.lsh_bucket_pairs_bound(
+        signatures, bands, rows, 2**62, 1, plan.threshold, BUCKET_LIMIT
+    )
+    whole = _core.lsh_bucket_pairs_bound(signatures, bands, rows, 2**62, 1, plan.threshold, None)
     rng = np.random.default_rng(args.seed)
     model = np.mean(
         [simulate(args.measure, shares, bands, rows, BUCKET_LIMIT, rng) for _ in range(20)]

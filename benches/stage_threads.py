@@ -35,10 +35,9 @@ import numpy as np
 from compare_cli_api import corpus
 
 import neardup
-from neardup import stages
+from neardup import _core, stages
 from neardup.banding import banding_sample
 from neardup.io import open_source
-from neardup.near import candidate_bound
 from neardup.sign import sha256_digests
 
 
@@ -61,7 +60,7 @@ def _stages(texts: list[str], path: str) -> dict[str, Callable[[int], Any]]:
 
     return {
         "lsh_candidates (exact banding)": lambda t: stages.lsh_candidates(sig, *exact, threads=t),
-        "candidate_bound": lambda t: candidate_bound(sig, *estimate, 2**62, threads=t),
+        "candidate_bound": lambda t: _core.lsh_bucket_pairs_bound(sig, *estimate, 2**62, threads=t),
         "lsh_candidate_rows": lambda t: stages.lsh_candidate_rows(sig, *exact, threads=t),
         "lsh_duplicates estimate": lambda t: stages.lsh_duplicates(sig, *estimate, 0.5, threads=t),
         "lsh_duplicates estimate spanning": lambda t: stages.lsh_duplicates(
