@@ -56,9 +56,28 @@ def _signatures(n: int = 3, num_perm: int = 8) -> np.ndarray:
     return neardup.minhash(GOOD + ["other words here"] * (n - 2), num_perm=num_perm)
 
 
+def _stage(signatures: Any, m: int = 3, **options: Any) -> Any:
+    """``_core.near_stage`` over ``m`` unique documents, each its own first copy, with
+    ``signatures`` and the keyword options of :func:`_near` (MinHash, 4 bands of 2 rows)."""
+    positions = np.arange(m, dtype=np.int64)
+    return _core.near_stage(
+        positions,
+        positions,
+        np.zeros((m, 2), np.uint64),
+        np.zeros(m, np.int64),
+        0,
+        signatures,
+        **_near(**options),
+    )
+
+
 def _near(**options: Any) -> dict[str, Any]:
-    """Keyword options of ``_core.minhash_near_pairs``, good unless overridden."""
+    """Keyword options of ``_core.near_stage``, good unless overridden."""
     good = {
+        "method": "minhash",
+        "threshold": 0.5,
+        "bands": 4,
+        "rows": 2,
         "bucket_limit": None,
         "pairs": "all",
         "spanning_limit": 100,
@@ -417,48 +436,68 @@ ROWS = [
     ),
     # The near-pair stage (rust/near/): options, and sets that are not the signatures' rows.
     _row(
-        "minhash_near_pairs-unknown-pairs-mode",
-        lambda: _core.minhash_near_pairs(_signatures(), 4, 2, 0.5, **_near(pairs="most")),
+        "near_stage-unknown-pairs-mode",
+        lambda: _stage(_signatures(), pairs="most"),
         InvalidArgumentError,
         "pairs must be 'auto', 'all' or 'spanning', got \"most\"",
     ),
     _row(
-        "minhash_near_pairs-exact-without-sets",
-        lambda: _core.minhash_near_pairs(_signatures(), 4, 2, 0.5, **_near(exact=True)),
+        "near_stage-unknown-method",
+        lambda: _stage(_signatures(), method="cosine"),
+        InvalidArgumentError,
+        'no near stage for method "cosine"',
+    ),
+    _row(
+        "near_stage-signatures-of-another-method",
+        lambda: _stage(np.zeros((3, 1), np.uint64)),
+        InvalidArgumentError,
+        "the signatures are not those of the method",
+    ),
+    _row(
+        "near_stage-signatures-of-another-dtype",
+        lambda: _stage(np.zeros((3, 8), np.int32)),
+        InvalidArgumentError,
+        r"signatures must be uint32\[m, P\] \(MinHash\) or uint64\[m, w\] \(SimHash\)",
+    ),
+    _row(
+        "near_stage-fewer-signatures-than-documents",
+        lambda: _stage(_signatures(3), m=4),
+        InvalidArgumentError,
+        "3 signature rows for 4 unique documents",
+    ),
+    _row(
+        "near_stage-exact-without-sets",
+        lambda: _stage(_signatures(), exact=True),
         InvalidArgumentError,
         "exact verification needs the sets held or spilled",
     ),
     _row(
-        "minhash_near_pairs-offsets-without-hashes",
-        lambda: _core.minhash_near_pairs(
-            _signatures(), 4, 2, 0.5, **_near(exact=True), offsets=GOOD_SETS.offsets
-        ),
+        "near_stage-exact-jaccard-without-sets",
+        lambda: _stage(None, method="exact-jaccard"),
+        InvalidArgumentError,
+        "exact Jaccard needs every set held",
+    ),
+    _row(
+        "near_stage-offsets-without-hashes",
+        lambda: _stage(_signatures(), exact=True, offsets=GOOD_SETS.offsets),
         InvalidArgumentError,
         r"give the held sets \(offsets and hashes, both\) or the spill",
     ),
     _row(
-        "minhash_near_pairs-fewer-sets-than-signatures",
-        lambda: _core.minhash_near_pairs(
-            _signatures(3),
-            4,
-            2,
-            0.5,
-            **_near(exact=True),
-            offsets=GOOD_SETS.offsets,
-            hashes=GOOD_SETS.hashes,
+        "near_stage-fewer-sets-than-signatures",
+        lambda: _stage(
+            _signatures(3), exact=True, offsets=GOOD_SETS.offsets, hashes=GOOD_SETS.hashes
         ),
         InvalidArgumentError,
         "the held sets are 2 for 3 documents",
     ),
     _row(
-        "simhash_near_pairs-fewer-sets-than-fingerprints",
-        lambda: _core.simhash_near_pairs(
+        "near_stage-simhash-fewer-sets-than-fingerprints",
+        lambda: _stage(
             np.zeros((3, 1), np.uint64),
-            3,
-            0.5,
-            threads=1,
+            method="simhash",
+            max_distance=3,
             exact=True,
-            verify_budget=100,
             offsets=GOOD_SETS.offsets,
             hashes=GOOD_SETS.hashes,
         ),
@@ -466,22 +505,21 @@ ROWS = [
         "the held sets are 2 for 3 documents",
     ),
     _row(
-        "simhash_near_pairs-partition-keys-of-another-length",
-        lambda: _core.simhash_near_pairs(
+        "near_stage-partition-keys-of-another-length",
+        lambda: _stage(
             np.zeros((3, 1), np.uint64),
-            3,
-            0.5,
-            threads=1,
-            exact=False,
-            verify_budget=100,
+            method="simhash",
+            max_distance=3,
             partitions=np.zeros(5, np.uint64),
         ),
         InvalidArgumentError,
-        r"partitions must hold one key per document \(3\), got 5",
+        r"partitions must hold one key per unique document \(3\), got 5",
     ),
     _row(
-        "exact_jaccard_pairs-unsorted-set",
-        lambda: _core.exact_jaccard_pairs(UNSORTED.offsets, UNSORTED.hashes, 0.5),
+        "near_stage-exact-jaccard-unsorted-set",
+        lambda: _stage(
+            None, m=2, method="exact-jaccard", offsets=UNSORTED.offsets, hashes=UNSORTED.hashes
+        ),
         InputError,
         "shingle set 0 is not sorted and duplicate-free",
     ),

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import neardup
-from neardup import near, stages, synth
+from neardup import _core, near, stages, synth
 from neardup.errors import NeardupWarning
 from neardup.plan import make_plan
 
@@ -111,23 +111,30 @@ def test_a_hopeless_radius_warns_with_the_predicted_cost(monkeypatch):
     assert "method='minhash'" in message
 
 
-def test_the_warning_comes_before_the_search(monkeypatch):
-    texts = synth.generate(bases=10, singles=20, seed=2).texts
-    order: list[str] = []
-    real_search = near._core.simhash_near_pairs
-    monkeypatch.setattr(near, "SIMHASH_WARN_SECONDS", 0.0)
-    monkeypatch.setattr(
-        near._core,
-        "simhash_near_pairs",
-        lambda *a, **k: (order.append("search"), real_search(*a, **k))[1],
-    )
-    real_warn = warnings.warn
-    monkeypatch.setattr(
-        near.warnings, "warn", lambda *a, **k: (order.append("warn"), real_warn(*a, **k))[1]
-    )
-    with pytest.warns(NeardupWarning):
-        neardup.find_duplicates(texts, threshold=0.3, method="simhash")
-    assert order == ["warn", "search"]
+def test_the_warning_comes_before_the_search():
+    # The crate takes the GIL back between planning the search and running it: a search that
+    # fails (exact verification without sets) still has the plan handed over first.
+    fingerprints = neardup.simhash(synth.generate(bases=10, singles=20, seed=2).texts)
+    m = len(fingerprints)
+    positions = np.arange(m, dtype=np.int64)
+    planned: list[tuple[str, int, float, float, float]] = []
+    with pytest.raises(neardup.errors.InvalidArgumentError, match="needs the sets"):
+        _core.near_stage(
+            positions,
+            positions,
+            np.zeros((m, 2), np.uint64),
+            np.zeros(m, np.int64),
+            0,
+            np.ascontiguousarray(fingerprints.reshape(m, -1)),
+            method="simhash",
+            threshold=0.3,
+            max_distance=22,
+            exact=True,
+            before_search=planned.append,
+        )
+    assert len(planned) == 1 and planned[0][0] == "brute force"
+    distinct = planned[0][1]
+    assert 1 < distinct <= m and planned[0][4] == distinct * (distinct - 1) / 2
 
 
 def test_no_warning_where_the_search_is_cheap():

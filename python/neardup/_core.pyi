@@ -7,6 +7,7 @@ wrappers in ``neardup.stages`` convert everything else. Errors are the classes o
 """
 
 import os
+from collections.abc import Callable
 from typing import Any, final
 
 import numpy as np
@@ -36,9 +37,9 @@ __all__ = [
     "choose_banding",
     "cluster_labels",
     "clusters",
+    "decide_banding",
     "estimate_jaccard",
     "exact_duplicates",
-    "exact_jaccard_pairs",
     "frequent_shingles",
     "hamming",
     "hamming_sample_plan",
@@ -67,10 +68,10 @@ __all__ = [
     "lsh_s_star",
     "lsh_screen_min_equal",
     "lsh_split_bucket",
-    "minhash_near_pairs",
     "minhash_sets",
     "minhash_texts",
     "mix64",
+    "near_stage",
     "normalize",
     "pairs_within_groups",
     "paragraph_clean",
@@ -86,7 +87,6 @@ __all__ = [
     "shingle_sets",
     "sign_texts",
     "simd",
-    "simhash_near_pairs",
     "simhash_sets",
     "simhash_sign_texts",
     "simhash_texts",
@@ -208,6 +208,20 @@ def choose_banding(
     sign_pass: tuple[int, int] | None = None,
     n: int | None = None,
 ) -> tuple[int, int, float, int | None, str]: ...
+def decide_banding(
+    threshold: float,
+    num_perm: int,
+    exact: bool,
+    bucket_limit: int | None,
+    bands: int,
+    rows: int,
+    *,
+    given: bool,
+    sample: npt.NDArray[np.uint32] | None = None,
+    sizes: npt.NDArray[np.float64] | None = None,
+    n: int = 0,
+    sign_pass: tuple[int, int] | None = None,
+) -> tuple[int, int, float, int | None, str]: ...
 def band_hashes(
     signatures: npt.NDArray[np.uint32], bands: int, rows: int, threads: int = 1
 ) -> npt.NDArray[np.uint64]: ...
@@ -280,41 +294,33 @@ def lsh_duplicates(
 
 # The near-pair stage (rust/near/): a MinHash run's candidates and verification, the searches
 # within partitions (exact Jaccard, SimHash), on the held sets (offsets, hashes) or the spill.
-def minhash_near_pairs(
-    signatures: npt.NDArray[np.uint32],
-    bands: int,
-    rows: int,
-    threshold: float,
+def near_stage(
+    first: npt.NDArray[np.int64],
+    selected: npt.NDArray[np.int64],
+    digests: npt.NDArray[np.uint64],
+    set_sizes: npt.NDArray[np.int64],
+    shingled: int,
+    signatures: npt.NDArray[np.uint32] | npt.NDArray[np.uint64] | None,
     *,
-    bucket_limit: int | None,
-    pairs: str,
-    spanning_limit: int,
-    exact: bool,
-    screen: bool,
-    threads: int,
-    verify_budget: int,
-    offsets: npt.NDArray[np.int64] | None = None,
-    hashes: npt.NDArray[np.uint64] | None = None,
-    spill: SetSpill | None = None,
-) -> dict[str, Any]: ...
-def exact_jaccard_pairs(
-    offsets: npt.NDArray[np.int64],
-    hashes: npt.NDArray[np.uint64],
+    method: str,
     threshold: float,
-    partitions: npt.NDArray[np.uint64] | None = None,
-) -> tuple[_Pairs, npt.NDArray[np.float32], npt.NDArray[np.uint64]]: ...
-def simhash_near_pairs(
-    fingerprints: npt.NDArray[np.uint64],
-    max_distance: int,
-    threshold: float,
-    *,
-    threads: int,
-    exact: bool,
-    verify_budget: int,
+    bands: int = 1,
+    rows: int = 1,
+    given: bool = False,
+    bucket_limit: int | None = None,
+    pairs: str = "auto",
+    spanning_limit: int = 0,
+    exact: bool = False,
+    screen: bool = False,
+    threads: int = 1,
+    verify_budget: int = 0,
+    max_distance: int = 0,
+    simhash_bits: int = 64,
     partitions: npt.NDArray[np.uint64] | None = None,
     offsets: npt.NDArray[np.int64] | None = None,
     hashes: npt.NDArray[np.uint64] | None = None,
     spill: SetSpill | None = None,
+    before_search: Callable[[tuple[str, int, float, float, float]], object] | None = None,
 ) -> dict[str, Any]: ...
 def estimate_jaccard(
     signatures: npt.NDArray[np.uint32], pairs: _Pairs

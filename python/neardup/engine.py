@@ -5,17 +5,16 @@
             normalised text for the SHA-256 methods)──> first[n], and of the unique
             documents their digests, signatures/fingerprints and sets (held or spilled)
       ──resolve──> the plan for the number of unique documents (``method="auto"``)
-      ──near pairs (the only dispatch on method; :mod:`neardup.near`)──> pairs among uniques
-      ──clusters──> labels[n] (lowest position) ──keep policy──> keep[n]
+      ──near stage (one crate call, :func:`neardup.near.near_stage`: the banding, the only
+            dispatch on method, pairs among uniques, clusters)──> labels[n] (lowest position)
+      ──keep policy──> keep[n]
       ──report pairs──> all pairs (as if nothing was collapsed) or spanning pairs
 
 :func:`run` chains them over a document store (:mod:`neardup.stores`): the texts given to
 :func:`neardup.find_duplicates` or the files of ``neardup dedup``, so both keep the same rows.
-Each stage is one crate object or a plain function over numpy arrays (``_core.SignPass``;
-:func:`neardup.near.near_pairs`;
-then the crate's ``_core.cluster_labels``, ``_core.keep_mask`` (:func:`neardup.keep.keep_mask`),
-``_core.run_report``), so a distributed executor can run it
-per partition.
+Each stage is one crate call (``_core.SignPass``; ``_core.near_stage``, through
+:func:`neardup.near.near_stage`; ``_core.keep_mask`` (:func:`neardup.keep.keep_mask`);
+``_core.run_report``), so a distributed executor can run the same stages per partition.
 
 >>> from neardup.plan import make_plan
 >>> from neardup.stores import MemoryStore
@@ -26,7 +25,6 @@ per partition.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,12 +36,11 @@ import numpy as np
 from neardup import _core, stages
 from neardup import spill as spill_module
 from neardup._texts import core_texts, reindexed
-from neardup.banding import planned_banding, planned_probability, planned_sample
 from neardup.boilerplate import FrequencyCounter, summarize
 from neardup.evidence import Evidence
 from neardup.keep import keep_mask, policy_measure
-from neardup.near import near_pairs
-from neardup.partitions import partition_salts, salt_signatures
+from neardup.near import near_stage
+from neardup.partitions import partition_salts
 from neardup.plan import Plan
 from neardup.sign import batch_shingles
 from neardup.spill import SetSpill
@@ -237,26 +234,13 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
     if collapsed["spilled"]:
         spill.finish(len(selected))
     parts = None if salts is None else salts[selected]
-    if parts is not None and resolved.method == "minhash" and evidence.signatures is not None:
-        salt_signatures(evidence.signatures, parts)
-    if resolved.method == "minhash":
-        signed = (len(first), collapsed["shingled"])
-        resolved = _banding(
-            plan, resolved, collapsed.pop("digests"), evidence.signatures, set_sizes, signed, info
-        )
     with timer.stage("near pairs"):
-        local, sims, near_info = near_pairs(resolved, evidence, parts)
-        if parts is not None and len(local):
-            same = parts[local[:, 0]] == parts[local[:, 1]]
-            if not same.all():  # a chance collision of salted band keys: never a pair
-                near_info["cross_partition_dropped"] = int((~same).sum())
-                local, sims = local[same], sims[same]
-    info.update(near_info)
+        signed = (first, selected, collapsed.pop("digests"), set_sizes, collapsed["shingled"])
+        resolved, local, sims, labels = near_stage(plan, resolved, signed, evidence, parts, info)
     if salts is not None:
         info["partitions"] = len(np.unique(salts))
     evidence.spill = None  # removed when the run ends
     with timer.stage("cluster"):
-        labels = _core.cluster_labels(first, selected, local)
         measure = policy_measure(resolved.keep, labels, collapsed["lengths"], store)
         keep, rep = keep_mask(labels, measure, resolved.keep)
         pairs = selected[local] if len(local) else np.zeros((0, 2), dtype=np.int64)
@@ -281,71 +265,6 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
     return Outcome(
         resolved, pairs, sims, labels, keep, rep, first, empty, info, evidence, timer.seconds
     )
-
-
-def _banding(
-    plan: Plan,
-    resolved: Plan,
-    digests: np.ndarray,
-    signatures: Any,
-    sizes: np.ndarray,
-    sign_pass: tuple[int, int],
-    info: dict[str, Any],
-) -> Plan:
-    """The MinHash banding of the run, from :func:`neardup.banding.planned_sample` of the
-    unique documents (``digests``, ``signatures`` and shingle counts ``sizes`` row for row),
-    against the work of the sign pass ``(documents, shingles)``."""
-    if plan.bands is not None or signatures is None:
-        return run_banding(plan, resolved, None, 0, info)
-    _, sample, sample_sizes = planned_sample(digests, signatures, sizes)
-    return run_banding(plan, resolved, sample, len(signatures), info, sample_sizes, sign_pass)
-
-
-def run_banding(
-    plan: Plan,
-    resolved: Plan,
-    sample: np.ndarray | None,
-    n: int,
-    info: dict[str, Any],
-    sizes: np.ndarray | None = None,
-    sign_pass: tuple[int, int] | None = None,
-) -> Plan:
-    """The MinHash banding of a run, the one decision both executors make: the plan's when
-    it came with one (or without a ``sample``), else the one :func:`neardup.choose_banding`
-    picks from ``sample``, the signatures of :func:`neardup.banding.banding_sample` over the
-    ``n`` unique documents (the Ray engine merges it from every partition's), with their
-    shingle counts ``sizes``, against the sign pass's ``(documents, shingles)``. Its expected
-    recall, predicted candidates and reason go to ``info``.
-
-    >>> from neardup.plan import make_plan
-    >>> plan = make_plan(method="minhash", bands=20, rows=5)
-    >>> info = {}
-    >>> run_banding(plan, plan.resolve(10), None, 0, info).bands, info["banding_reason"]
-    (20, 'given')
-    """
-    assert resolved.bands is not None and resolved.rows is not None
-    if plan.bands is not None or sample is None:
-        info["expected_recall"] = planned_probability(
-            resolved.threshold, resolved.bands, resolved.rows
-        )
-        info["banding_reason"] = "given" if plan.bands is not None else "plan"
-        return resolved
-    chosen = planned_banding(
-        resolved.threshold,
-        resolved.num_perm,
-        resolved.verify,
-        resolved.bucket_limit,
-        sample,
-        n,
-        sizes,
-        sign_pass,
-    )
-    info.update(
-        expected_recall=chosen.expected_recall,
-        predicted_candidates=chosen.predicted_candidates,
-        banding_reason=chosen.reason,
-    )
-    return dataclasses.replace(resolved, bands=chosen.bands, rows=chosen.rows)
 
 
 def _signatures(resolved: Plan, signatures: np.ndarray | None) -> np.ndarray | None:

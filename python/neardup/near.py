@@ -1,33 +1,36 @@
-"""Near-duplicate pairs among the unique documents: the one place the pipeline dispatches on
-``method`` (exact Jaccard brute force, MinHash + LSH, SimHash).
+"""The near stage of a run, from the sign pass's arrays to the cluster labels: one crate call,
+``_core.near_stage`` (``rust/near/stage.rs``), which decides a MinHash run's banding, salts
+its signatures by partition, makes the one dispatch on ``method`` (exact Jaccard brute
+force, MinHash + LSH, SimHash), verifies the candidates on the sets the sign pass held or
+spilled (:mod:`neardup.spill`: the store is never read again), and clusters. This module
+passes it the plan's options, writes what it decided into ``info`` and warns where the user
+should know.
 
-Input is the :class:`Evidence` of the sign pass (signatures or fingerprints of the first
-occurrences, or all their shingle sets for exact Jaccard); exact verification of LSH or
-SimHash candidates takes the candidates' sets held from the sign pass or read back from its
-spill file (:mod:`neardup.spill`): the store is never read again.
 Pairs come back as indices into ``Evidence.selected`` (the sorted positions of the unique
 documents), with their similarity.
 
 >>> from neardup.plan import make_plan
 >>> from neardup import stages
->>> plan = make_plan(method="exact-jaccard", k=1, threshold=0.5).resolve(3)
->>> ev = Evidence(np.arange(3), sets=stages.shingles(["a b c d", "a b c e", "x y z"], k=1))
->>> near_pairs(plan, ev)[0].tolist()
+>>> plan = make_plan(method="exact-jaccard", k=1, threshold=0.5)
+>>> sets = stages.shingles(["a b c d", "a b c e", "x y z"], k=1)
+>>> ev = Evidence(np.arange(3), sets=sets)
+>>> signed = (np.arange(3), np.arange(3), np.zeros((3, 2), np.uint64), sets.sizes(), 12)
+>>> near_stage(plan, plan.resolve(3), signed, ev, None, {})[1].tolist()
 [[0, 1]]
 """
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any
 
 import numpy as np
 
 from neardup import _core, stages
-from neardup.banding import DEFAULT_RECALL, planned_probability
+from neardup.banding import DEFAULT_RECALL, banding_info
 from neardup.errors import NeardupWarning
 from neardup.evidence import Evidence
-from neardup.partitions import largest_partition
 from neardup.plan import Plan
 
 #: Shingle hashes (8 bytes each, so 128 MB) of the candidates' sets verified at once when the
@@ -41,10 +44,80 @@ VERIFY_BUDGET = 1 << 24
 #: fall, because LSH buckets were split, before a :class:`NeardupWarning` says so.
 RECALL_WARNING = 1e-3
 
+#: Predicted seconds (one thread) of the SimHash search past which the run warns first: brute
+#: force where no index pays (a wide radius), or an index whose keys are too short to pay
+#: much; either way the time grows with the square of the documents.
+SIMHASH_WARN_SECONDS = 5.0
 
-def _set_source(ev: Evidence) -> dict[str, Any]:
-    """The sets exact verification reads (``_core.minhash_near_pairs`` /
-    ``verify_candidates``): those the sign pass held, else its spill (or neither)."""
+
+def near_stage(
+    plan: Plan,
+    resolved: Plan,
+    signed: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int],
+    evidence: Evidence,
+    partitions: np.ndarray | None,
+    info: dict[str, Any],
+) -> tuple[Plan, np.ndarray, np.ndarray, np.ndarray]:
+    """(the plan with the banding used, pairs int64[k, 2] into ``evidence.selected``,
+    similarity float32[k], cluster labels int64[n]) of the unique documents the sign pass left:
+    ``signed`` is (first, selected, digests, set sizes, shingles read), ``partitions`` one key
+    per unique document (``within=``) or None. What the stage decided and counted goes to
+    ``info``; ``evidence`` keeps the sets read back for verification."""
+    first, selected, digests, set_sizes, shingled = signed
+    found = _core.near_stage(
+        first,
+        selected,
+        digests,
+        set_sizes,
+        shingled,
+        evidence.signatures,
+        partitions=None if partitions is None else np.ascontiguousarray(partitions, np.uint64),
+        before_search=lambda fields: _warn_quadratic(resolved, stages.HammingSearch(*fields)),
+        **_options(plan, resolved),
+        **_set_source(resolved, evidence),
+    )
+    if found["banding"] is not None:
+        bands, rows = banding_info(found["banding"], info)
+        resolved = dataclasses.replace(resolved, bands=bands, rows=rows)
+    info["candidates"] = found["candidates"]
+    if resolved.method == "minhash":
+        _minhash_info(resolved, found, info)
+    if found["simhash_plan"] is not None:
+        search = stages.HammingSearch(*found["simhash_plan"])
+        info["simhash_search"] = search.search
+        info["simhash_predicted_comparisons"] = int(search.comparisons)
+    if found["cross_partition_dropped"]:  # a chance collision of salted band keys
+        info["cross_partition_dropped"] = found["cross_partition_dropped"]
+    _keep_evidence(resolved, evidence, found)
+    return resolved, found["pairs"], found["similarity"], found["labels"]
+
+
+def _options(plan: Plan, resolved: Plan) -> dict[str, Any]:
+    """The resolved plan's options as ``_core.near_stage`` takes them (checked once, by the
+    plan)."""
+    return {
+        "method": resolved.method,
+        "threshold": resolved.threshold,
+        "bands": resolved.bands or 1,
+        "rows": resolved.rows or 1,
+        "given": plan.bands is not None,
+        "bucket_limit": resolved.bucket_limit,
+        "pairs": resolved.pairs,
+        "spanning_limit": resolved.spanning_limit,
+        "exact": resolved.verify == "exact",
+        "screen": resolved.algorithm == "classic",
+        "threads": resolved.threads,
+        "verify_budget": VERIFY_BUDGET,
+        "max_distance": resolved.max_hamming or 0,
+        "simhash_bits": resolved.simhash_bits,
+    }
+
+
+def _set_source(resolved: Plan, ev: Evidence) -> dict[str, Any]:
+    """The sets the stage reads (exact Jaccard; exact verification): those the sign pass
+    held, else its spill (or neither)."""
+    if resolved.verify != "exact" and resolved.method != "exact-jaccard":
+        return {}
     if ev.sets is not None:
         return {"offsets": ev.sets.offsets, "hashes": ev.sets.hashes}
     if ev.spill is not None:
@@ -52,13 +125,12 @@ def _set_source(ev: Evidence) -> dict[str, Any]:
     return {}
 
 
-def _verified(
-    ev: Evidence, found: dict[str, Any], drop_signatures: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs the crate verified, with what the evidence keeps: the sets read back from the
-    spill at once (``ev.sets``; the others' sets empty); ``drop_signatures`` (MinHash's exact
-    verification) and not verified in chunks: no signatures (similarities to the kept document
-    are then exact Jaccard; after chunks they stay the signatures' estimate)."""
+def _keep_evidence(resolved: Plan, ev: Evidence, found: dict[str, Any]) -> None:
+    """What the evidence keeps of the stage: the sets read back from the spill at once
+    (``ev.sets``; the others' sets empty); MinHash verified exactly, not in chunks: no
+    signatures (similarities to the kept document are then exact Jaccard; after chunks they
+    stay the signatures' estimate)."""
+    ev.simhash_bits = resolved.simhash_bits
     if found["sets_read"] is not None:
         assert ev.spill is not None
         offsets, hashes = found["sets_read"]
@@ -66,89 +138,30 @@ def _verified(
         ev.sets = stages.ShingleSets(
             offsets, hashes, k=ev.spill.k, unit=unit, hash_version=ev.spill.hash_version
         )
-    if drop_signatures and not found["chunks"]:
-        ev.signatures = None
-    return found["pairs"], found["similarity"]
+    searched = len(ev.selected) >= 2
+    if resolved.method == "minhash" and resolved.verify == "exact" and searched:
+        if not found["chunks"]:
+            ev.signatures = None
 
 
-def _none() -> tuple[np.ndarray, np.ndarray]:
-    return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.float32)
-
-
-def near_pairs(
-    plan: Plan, evidence: Evidence, partitions: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """(pairs int64[m, 2] into ``evidence.selected``, similarity float32[m], info) by the
-    plan's method; ``info`` records the candidates and (MinHash) the pairs mode used.
-    ``partitions`` (uint64 per unique document, ``within=``): exact Jaccard and SimHash search
-    each partition alone (MinHash gets its partitions from salted signatures, see
-    :func:`neardup.partitions.salt_signatures`)."""
-    m = len(evidence.selected)
-    threshold = plan.threshold
-    info: dict[str, Any] = {}
-    if not plan.uses_shingles or m < 2:
-        pairs, sims = _none()
-        info["candidates"] = 0
-    elif plan.method == "exact-jaccard":
-        sets = evidence.sets
-        assert sets is not None
-        pairs, sims, sizes = _core.exact_jaccard_pairs(
-            sets.offsets, sets.hashes, threshold, _keys(partitions)
-        )
-        info["candidates"] = int((sizes * (sizes - 1) // 2).sum())
-    elif plan.method == "minhash":
-        pairs, sims = _minhash_pairs(plan, evidence, info)
-    else:
-        pairs, sims = _simhash_pairs(plan, evidence, info, partitions)
-    if plan.method == "minhash" and "pairs_used" not in info:
-        info["pairs_used"] = "all" if plan.pairs == "auto" else plan.pairs
-    return pairs, sims, info
-
-
-def _minhash_pairs(plan: Plan, ev: Evidence, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    """The crate's MinHash near pairs (``rust/near/``: the candidate search, all pairs or a
-    spanning forest, verification on the held or spilled sets), with what it decided and
-    counted in ``info``."""
-    sig = ev.signatures
-    assert sig is not None and plan.bands is not None and plan.rows is not None
-    exact = plan.verify == "exact"
-    found = _core.minhash_near_pairs(
-        np.ascontiguousarray(sig),
-        plan.bands,
-        plan.rows,
-        plan.threshold,
-        bucket_limit=plan.bucket_limit,
-        pairs=plan.pairs,
-        spanning_limit=plan.spanning_limit,
-        exact=exact,
-        screen=plan.algorithm == "classic",
-        threads=plan.threads,
-        verify_budget=VERIFY_BUDGET,
-        **(_set_source(ev) if exact else {}),
-    )
-    if found["search"] is not None:
-        _search_info(plan, info, found["candidates"], *found["search"])
-    mode = "spanning" if found["spanning"] else "all"
-    if mode == "spanning" and plan.pairs == "auto":
-        info["pairs_reason"] = f"LSH buckets hold more than {plan.spanning_limit:,} pairs"
+def _minhash_info(resolved: Plan, found: dict[str, Any], info: dict[str, Any]) -> None:
+    """What a MinHash search decided and counted, in ``info``: the pairs mode used, the
+    grouping passes, and (a whole search) ``screened``, ``bucket_splits`` and
+    ``expected_recall`` (the banding's P(T), lowered where buckets were split; the banding's
+    own in ``banding_recall``). Warns when splitting lowered it."""
+    if found["passes"]:
+        mode = "spanning" if found["spanning"] else "all"
+        if mode == "spanning" and resolved.pairs == "auto":
+            info["pairs_reason"] = f"LSH buckets hold more than {resolved.spanning_limit:,} pairs"
+        info["lsh_passes"] = found["passes"]
+    else:  # nothing to search
+        mode = "all" if resolved.pairs == "auto" else resolved.pairs
     info["pairs_used"] = mode
-    info["candidates"] = found["candidates"]
-    info["lsh_passes"] = found["passes"]
-    return _verified(ev, found, drop_signatures=exact)
-
-
-def _search_info(
-    plan: Plan, info: dict[str, Any], candidates: int, screened: int, splits: int, recall: float
-) -> None:
-    """What the candidate search counted, in ``info``: ``candidates``, ``screened``,
-    ``bucket_splits`` and ``expected_recall`` (the banding's P(T), lowered where buckets were
-    split; the banding's own in ``banding_recall``). Warns when splitting lowered it."""
-    assert plan.bands is not None and plan.rows is not None
-    banding_recall = float(
-        info.get("expected_recall") or planned_probability(plan.threshold, plan.bands, plan.rows)
-    )
+    if found["search"] is None:
+        return
+    screened, splits, recall = found["search"]
+    banding_recall = float(info["expected_recall"])
     info.update(
-        candidates=candidates,
         screened=screened,
         bucket_splits=splits,
         banding_recall=banding_recall,
@@ -156,54 +169,14 @@ def _search_info(
     )
     if recall < min(banding_recall, DEFAULT_RECALL) - RECALL_WARNING:
         warnings.warn(
-            f"LSH buckets of more than {plan.bucket_limit} documents that were not mostly "
+            f"LSH buckets of more than {resolved.bucket_limit} documents that were not mostly "
             f"duplicates (shared boilerplate?) were split to keep the work linear: expected "
-            f"recall at threshold {plan.threshold:g} is {recall:.4f} instead of "
+            f"recall at threshold {resolved.threshold:g} is {recall:.4f} instead of "
             f"{banding_recall:.4f}. bucket_limit=None (--bucket-limit none) keeps every bucket "
             "whole; strip_boilerplate=0.1 removes shared text first.",
             NeardupWarning,
-            stacklevel=2,
+            stacklevel=5,
         )
-
-
-#: Predicted seconds (one thread) of the SimHash search past which the run warns first: brute
-#: force where no index pays (a wide radius), or an index whose keys are too short to pay
-#: much; either way the time grows with the square of the documents.
-SIMHASH_WARN_SECONDS = 5.0
-
-
-def _simhash_pairs(
-    plan: Plan, ev: Evidence, info: dict[str, Any], partitions: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    fingerprints = ev.signatures
-    radius = plan.max_hamming
-    assert fingerprints is not None and radius is not None
-    ev.simhash_bits = plan.simhash_bits
-    largest = largest_partition(partitions, len(fingerprints))
-    biggest = np.ascontiguousarray(fingerprints[largest])
-    every = np.ones(len(biggest), dtype=bool)
-    search = stages.HammingSearch(*_core.hamming_search_plan(biggest, radius, every, plan.threads))
-    info["simhash_search"] = search.search
-    info["simhash_predicted_comparisons"] = int(search.comparisons)
-    _warn_quadratic(plan, search)
-    exact = plan.verify == "exact"
-    found = _core.simhash_near_pairs(
-        np.ascontiguousarray(fingerprints),
-        radius,
-        plan.threshold,
-        threads=plan.threads,
-        exact=exact,
-        verify_budget=VERIFY_BUDGET,
-        partitions=_keys(partitions),
-        **(_set_source(ev) if exact else {}),
-    )
-    info["candidates"] = found["candidates"]
-    return _verified(ev, found)
-
-
-def _keys(partitions: np.ndarray | None) -> np.ndarray | None:
-    """The partition keys as the crate takes them (uint64 per unique document), or None."""
-    return None if partitions is None else np.ascontiguousarray(partitions, dtype=np.uint64)
 
 
 def _warn_quadratic(plan: Plan, search: stages.HammingSearch) -> None:

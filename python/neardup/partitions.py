@@ -57,16 +57,3 @@ def salt_signatures(signatures: np.ndarray, partitions: np.ndarray) -> None:
     (True, False)
     """
     _core.salt_signatures(signatures, np.ascontiguousarray(partitions, dtype=np.uint64))
-
-
-def largest_partition(partitions: np.ndarray | None, m: int) -> Any:
-    """The rows of the largest partition (every row without partitions): what the SimHash
-    search plan is predicted on.
-
-    >>> largest_partition(np.array([4, 9, 9], dtype=np.uint64), 3).tolist()
-    [1, 2]
-    """
-    if partitions is None:
-        return slice(None)
-    values, inverse, counts = np.unique(partitions, return_inverse=True, return_counts=True)
-    return np.flatnonzero(inverse.reshape(-1) == int(np.argmax(counts))) if len(values) else []

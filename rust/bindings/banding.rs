@@ -5,6 +5,7 @@
 use super::{contiguous, matrix, run, signature_rows};
 use crate::error::Error;
 use crate::lsh::{choose, sample, Corpus};
+use crate::near::{BandingPlan, BandingSample};
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
 };
@@ -16,6 +17,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sample_keys, m)?)?;
     m.add_function(wrap_pyfunction!(banding_sample, m)?)?;
     m.add_function(wrap_pyfunction!(choose_banding, m)?)?;
+    m.add_function(wrap_pyfunction!(decide_banding, m)?)?;
     // the crate's constants, which `neardup.banding` reads rather than copies
     m.add("DEFAULT_RECALL", choose::DEFAULT_RECALL)?;
     m.add("BUCKET_LIMIT", choose::BUCKET_LIMIT)?;
@@ -93,7 +95,7 @@ fn banding_sample<'py>(
 }
 
 /// (bands, rows, expected recall, predicted candidates, reason) of `neardup.Banding`.
-type Chosen = (usize, usize, f64, Option<u128>, String);
+pub(super) type Chosen = (usize, usize, f64, Option<u128>, String);
 
 #[pyfunction]
 #[pyo3(signature = (
@@ -142,11 +144,65 @@ fn choose_banding(
         });
         choose::choose(threshold, num_perm, exact, recall, bucket_limit, corpus)
     })?;
-    Ok((
+    Ok(chosen_fields(chosen))
+}
+
+/// A banding as Python sees it (``Chosen``).
+pub(super) fn chosen_fields(chosen: choose::Banding) -> Chosen {
+    (
         chosen.bands,
         chosen.rows,
         chosen.expected_recall,
         chosen.predicted_candidates,
         chosen.reason,
-    ))
+    )
+}
+
+/// The banding of a MinHash run (`rust/near/stage.rs`'s `decide_banding`, the one decision
+/// every executor makes): the plan's (`bands`, `rows`) when `given` or without a `sample`,
+/// else the choice from the `sample` signatures (with their shingle counts `sizes`) of `n`
+/// distinct sets against the sign pass's (documents, shingles), as ``Chosen``.
+#[pyfunction]
+#[pyo3(signature = (
+    threshold, num_perm, exact, bucket_limit, bands, rows, *, given, sample=None, sizes=None,
+    n=0, sign_pass=None
+))]
+#[allow(clippy::too_many_arguments)] // the Python signature
+fn decide_banding(
+    py: Python<'_>,
+    threshold: f64,
+    num_perm: usize,
+    exact: bool,
+    bucket_limit: Option<usize>,
+    bands: usize,
+    rows: usize,
+    given: bool,
+    sample: Option<PyReadonlyArray2<'_, u32>>,
+    sizes: Option<PyReadonlyArray1<'_, f64>>,
+    n: u64,
+    sign_pass: Option<(u64, u64)>,
+) -> PyResult<Chosen> {
+    let plan = BandingPlan {
+        threshold,
+        bands,
+        rows,
+        given,
+        exact,
+        bucket_limit,
+        num_perm,
+    };
+    let signatures = sample.as_ref().map(signature_rows).transpose()?;
+    let sizes = sizes.as_ref().map(|s| contiguous(s, "sizes")).transpose()?;
+    let chosen = run(py, || {
+        crate::lsh::check_threshold(threshold)?;
+        let sample = signatures.map(|(width, signatures)| BandingSample {
+            signatures,
+            width,
+            sizes,
+            n,
+            sign_pass,
+        });
+        crate::near::decide_banding(plan, sample)
+    })?;
+    Ok(chosen_fields(chosen))
 }

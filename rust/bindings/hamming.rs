@@ -68,7 +68,7 @@ fn hamming_search_plan<'py>(
 }
 
 /// The five figures of a plan, as `hamming_search_plan` returns them.
-fn plan_fields(plan: &crate::hamming::SearchPlan) -> PlanFields {
+pub(super) fn plan_fields(plan: &crate::hamming::SearchPlan) -> PlanFields {
     (
         plan.describe(),
         plan.distinct,
@@ -78,7 +78,7 @@ fn plan_fields(plan: &crate::hamming::SearchPlan) -> PlanFields {
     )
 }
 
-type PlanFields = (String, usize, f64, f64, f64);
+pub(super) type PlanFields = (String, usize, f64, f64, f64);
 
 /// The plan of the search over `distinct` distinct fingerprints from a uniform `sample` of
 /// them (`hamming_search_plan`'s five values as a tuple, then the index's varying bits `free` as

@@ -1,19 +1,25 @@
-//! The near-pair stage's part of `neardup._core`: a MinHash run's candidates and their
-//! verification, and the searches within partitions (exact Jaccard, SimHash) (`rust/near/`),
-//! from the sets held (arrays) or spilled (the run's `SetSpill`); the GIL released for the work.
+//! The near stage's part of `neardup._core`: `near_stage` (`rust/near/stage.rs`), a run's
+//! banding, near pairs and clusters in one call, from the sign pass's arrays and its sets
+//! (held arrays or the run's `SetSpill`); the GIL released for the work, and taken back once
+//! before a costly SimHash search to warn about it.
 
+use super::banding::chosen_fields;
+use super::hamming::plan_fields;
 use super::spill::SetSpill;
-use super::{contiguous, pair_matrix, run, sets_view, signature_rows};
+use super::{contiguous, pair_matrix, run, sets_view};
 use crate::error::{Error, Result};
-use crate::near::{self, MinHashNear, PairsMode, SetSource, SimHashNear, Verified};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use crate::near::{
+    self, MinHashNear, PairsMode, Search, SetSource, Signatures, SimHashNear, Unique,
+};
+use numpy::{
+    IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray2,
+    PyUntypedArrayMethods,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(minhash_near_pairs, m)?)?;
-    m.add_function(wrap_pyfunction!(exact_jaccard_pairs, m)?)?;
-    m.add_function(wrap_pyfunction!(simhash_near_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(near_stage, m)?)?;
     Ok(())
 }
 
@@ -34,80 +40,7 @@ fn set_source<'a>(
     }
 }
 
-/// The verified pairs as a dict: ``pairs`` int64[m, 2] (sorted), ``similarity`` float32[m],
-/// ``sets_read`` ((offsets, hashes) of the sets read back from the spill at once, the others
-/// empty; None) and ``chunks`` (read one at a time; 0).
-fn verified_dict<'py>(py: Python<'py>, found: Verified) -> PyResult<Bound<'py, PyDict>> {
-    let out = PyDict::new(py);
-    out.set_item("pairs", pair_matrix(py, found.pairs)?)?;
-    out.set_item("similarity", found.similarity.into_pyarray(py))?;
-    match found.sets_read {
-        Some((offsets, hashes)) => out.set_item(
-            "sets_read",
-            (offsets.into_pyarray(py), hashes.into_pyarray(py)),
-        )?,
-        None => out.set_item("sets_read", py.None())?,
-    }
-    out.set_item("chunks", found.chunks)?;
-    Ok(out)
-}
-
-/// The near pairs of a MinHash run's unique documents (`rust/near/`): the candidate search
-/// of the banding, `pairs` "auto" / "all" / "spanning", verified by the estimate or (`exact`)
-/// by exact Jaccard on the held sets (`offsets`, `hashes`) or those of the finished `spill`,
-/// read past `verify_budget` shingles in chunks. A dict: what `verified_dict` holds, and
-/// ``candidates``, ``spanning``, ``search`` ((screened, bucket splits, expected recall) or
-/// None) and ``passes`` (the grouping passes made, in order).
-#[pyfunction]
-#[pyo3(signature = (
-    signatures, bands, rows, threshold, *, bucket_limit, pairs, spanning_limit, exact, screen,
-    threads, verify_budget, offsets=None, hashes=None, spill=None
-))]
-#[allow(clippy::too_many_arguments)] // the Python signature
-fn minhash_near_pairs<'py>(
-    py: Python<'py>,
-    signatures: PyReadonlyArray2<'py, u32>,
-    bands: usize,
-    rows: usize,
-    threshold: f64,
-    bucket_limit: Option<usize>,
-    pairs: &str,
-    spanning_limit: u64,
-    exact: bool,
-    screen: bool,
-    threads: usize,
-    verify_budget: u64,
-    offsets: Option<PyReadonlyArray1<'py, i64>>,
-    hashes: Option<PyReadonlyArray1<'py, u64>>,
-    spill: Option<PyRef<'py, SetSpill>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let (num_perm, slots) = signature_rows(&signatures)?;
-    let options = MinHashNear {
-        bands,
-        rows,
-        threshold,
-        bucket_limit,
-        pairs: PairsMode::parse(pairs)?,
-        spanning_limit,
-        exact,
-        screen,
-        threads,
-        verify_budget,
-    };
-    let sets = set_source(&offsets, &hashes, &spill)?;
-    let found = run(py, || near::minhash_pairs(slots, num_perm, &options, sets))?;
-    let out = verified_dict(py, found.verified)?;
-    out.set_item("candidates", found.candidates)?;
-    out.set_item("spanning", found.spanning)?;
-    match found.search {
-        Some(s) => out.set_item("search", (s.screened, s.splits, s.expected_recall))?,
-        None => out.set_item("search", py.None())?,
-    }
-    out.set_item("passes", found.passes)?;
-    Ok(out)
-}
-
-/// The partition keys (uint64 per document) of a search within partitions, or None.
+/// The partition keys (uint64 per unique document), or None.
 fn keys<'a>(
     partitions: &'a Option<PyReadonlyArray1<'_, u64>>,
     n: usize,
@@ -118,86 +51,195 @@ fn keys<'a>(
     let keys = contiguous(array, "partitions")?;
     if keys.len() != n {
         return Err(Error::new(format!(
-            "partitions must hold one key per document ({n}), got {}",
+            "partitions must hold one key per unique document ({n}), got {}",
             keys.len()
         )));
     }
     Ok(Some(keys))
 }
 
-/// Every pair of the same partition (`partitions`: uint64 per document; None: one) whose
-/// exact Jaccard reaches `threshold`, by brute force: (pairs int64[m, 2] sorted, similarity
-/// float32[m], the partitions' sizes uint64[p] in order of key).
-#[pyfunction]
-#[pyo3(signature = (offsets, hashes, threshold, partitions=None))]
-#[allow(clippy::type_complexity)] // (pairs, similarity, sizes), as Python sees them
-fn exact_jaccard_pairs<'py>(
-    py: Python<'py>,
-    offsets: PyReadonlyArray1<'py, i64>,
-    hashes: PyReadonlyArray1<'py, u64>,
-    threshold: f64,
-    partitions: Option<PyReadonlyArray1<'py, u64>>,
-) -> PyResult<(
-    Bound<'py, numpy::PyArray2<i64>>,
-    Bound<'py, PyArray1<f32>>,
-    Bound<'py, PyArray1<u64>>,
-)> {
-    let sets = sets_view(&offsets, &hashes)?;
-    let keys = keys(&partitions, sets.len())?;
-    let found = run(py, || near::exact_jaccard_pairs(sets, threshold, keys))?;
-    Ok((
-        pair_matrix(py, found.pairs)?,
-        found.values.into_pyarray(py),
-        found.sizes.into_pyarray(py),
-    ))
+/// The unique documents' signatures, borrowed: MinHash uint32[m, P] (writable: salted in
+/// place when partitioned) or SimHash uint64[m, w].
+enum SignatureArray<'py> {
+    None,
+    MinHash(PyReadwriteArray2<'py, u32>),
+    SimHash(numpy::PyReadonlyArray2<'py, u64>),
 }
 
-/// SimHash near pairs of `fingerprints` (uint64[m, bits / 64]) within `max_distance` of each
-/// other in each partition, the similarity their distance estimates, or (`exact`) verified by
-/// exact Jaccard on the held sets or the spill's: what `verified_dict` holds, and
-/// ``candidates``.
+impl<'py> SignatureArray<'py> {
+    fn borrow(signatures: Option<&Bound<'py, PyAny>>) -> PyResult<Self> {
+        let Some(array) = signatures else {
+            return Ok(SignatureArray::None);
+        };
+        if let Ok(minhash) = array.downcast::<PyArray2<u32>>() {
+            return Ok(SignatureArray::MinHash(minhash.try_readwrite()?));
+        }
+        if let Ok(simhash) = array.downcast::<PyArray2<u64>>() {
+            return Ok(SignatureArray::SimHash(simhash.try_readonly()?));
+        }
+        Err(
+            Error::new("signatures must be uint32[m, P] (MinHash) or uint64[m, w] (SimHash)")
+                .into(),
+        )
+    }
+
+    fn rows(&self) -> usize {
+        match self {
+            SignatureArray::None => 0,
+            SignatureArray::MinHash(a) => a.shape()[0],
+            SignatureArray::SimHash(a) => a.shape()[0],
+        }
+    }
+
+    fn view(&mut self) -> Result<Signatures<'_>> {
+        Ok(match self {
+            SignatureArray::None => Signatures::None,
+            SignatureArray::MinHash(array) => {
+                let width = array.shape()[1];
+                let slots = array
+                    .as_slice_mut()
+                    .map_err(|_| Error::new("signatures must be a C-contiguous array"))?;
+                Signatures::MinHash { slots, width }
+            }
+            SignatureArray::SimHash(array) => Signatures::SimHash {
+                width: array.shape()[1],
+                words: contiguous(array, "fingerprints")?,
+            },
+        })
+    }
+}
+
+/// The near stage of a run (`rust/near/stage.rs`) over the sign pass's arrays: ``first``
+/// int64[n], ``selected`` int64[m], ``digests`` uint64[m, 2], ``set_sizes`` int64[m] (may be
+/// empty where no banding is chosen), ``shingled`` and the ``signatures`` (MinHash uint32[m, P],
+/// salted in place with ``partitions``; SimHash uint64[m, w]; None), the sets held
+/// (``offsets``, ``hashes``) or spilled (``spill``, finished), by the resolved plan's options.
+/// ``before_search(plan)`` is called with a SimHash search's five plan figures before it runs.
+///
+/// A dict: ``labels`` int64[n]; ``pairs`` int64[k, 2] into ``selected`` (sorted) and their
+/// ``similarity`` float32[k]; ``sets_read`` ((offsets, hashes) of the sets read back from the
+/// spill at once, or None) and ``chunks``; ``candidates``; ``banding`` ((bands, rows,
+/// expected recall, predicted candidates, reason), MinHash) and ``search`` ((screened, bucket
+/// splits, expected recall), when the MinHash search ran whole) or None; ``spanning``,
+/// ``passes``, ``cross_partition_dropped``; ``simhash_plan`` (the five figures) or None.
 #[pyfunction]
 #[pyo3(signature = (
-    fingerprints, max_distance, threshold, *, threads, exact, verify_budget, partitions=None,
-    offsets=None, hashes=None, spill=None
+    first, selected, digests, set_sizes, shingled, signatures, *, method, threshold, bands=1,
+    rows=1, given=false, bucket_limit=None, pairs="auto", spanning_limit=0, exact=false,
+    screen=false, threads=1, verify_budget=0, max_distance=0, simhash_bits=64, partitions=None,
+    offsets=None, hashes=None, spill=None, before_search=None
 ))]
 #[allow(clippy::too_many_arguments)] // the Python signature
-fn simhash_near_pairs<'py>(
+fn near_stage<'py>(
     py: Python<'py>,
-    fingerprints: PyReadonlyArray2<'py, u64>,
-    max_distance: u32,
+    first: PyReadonlyArray1<'py, i64>,
+    selected: PyReadonlyArray1<'py, i64>,
+    digests: numpy::PyReadonlyArray2<'py, u64>,
+    set_sizes: PyReadonlyArray1<'py, i64>,
+    shingled: u64,
+    signatures: Option<&Bound<'py, PyAny>>,
+    method: &str,
     threshold: f64,
-    threads: usize,
+    bands: usize,
+    rows: usize,
+    given: bool,
+    bucket_limit: Option<usize>,
+    pairs: &str,
+    spanning_limit: u64,
     exact: bool,
+    screen: bool,
+    threads: usize,
     verify_budget: u64,
+    max_distance: u32,
+    simhash_bits: usize,
     partitions: Option<PyReadonlyArray1<'py, u64>>,
     offsets: Option<PyReadonlyArray1<'py, i64>>,
     hashes: Option<PyReadonlyArray1<'py, u64>>,
     spill: Option<PyRef<'py, SetSpill>>,
+    before_search: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let words = fingerprints.shape()[1];
-    let data = contiguous(&fingerprints, "fingerprints")?;
-    let keys = keys(&partitions, fingerprints.shape()[0])?;
-    let sets = set_source(&offsets, &hashes, &spill)?;
-    let sets = match (exact, sets) {
-        (false, _) => None,
-        (true, Some(sets)) => Some(sets),
-        (true, None) => {
-            return Err(Error::new("exact verification needs the sets held or spilled").into())
-        }
+    crate::lsh::check_threshold(threshold)?;
+    let search = match method {
+        "sha256" | "sha256-normalized" => Search::Copies,
+        "exact-jaccard" => Search::ExactJaccard { threshold },
+        "minhash" => Search::MinHash {
+            near: MinHashNear {
+                bands,
+                rows,
+                threshold,
+                bucket_limit,
+                pairs: PairsMode::parse(pairs)?,
+                spanning_limit,
+                exact,
+                screen,
+                threads,
+                verify_budget,
+            },
+            given,
+        },
+        "simhash" => Search::SimHash {
+            near: SimHashNear {
+                max_distance,
+                bits: simhash_bits,
+                threshold,
+                threads,
+                verify_budget,
+            },
+            exact,
+        },
+        other => return Err(Error::new(format!("no near stage for method {other:?}")).into()),
     };
-    let options = SimHashNear {
-        max_distance,
-        bits: words * 64,
-        threshold,
-        threads,
-        verify_budget,
+    let mut array = SignatureArray::borrow(signatures)?;
+    let m = contiguous(&selected, "selected")?.len();
+    if !matches!(array, SignatureArray::None) && array.rows() != m {
+        return Err(Error::new(format!(
+            "{} signature rows for {m} unique documents: one row each",
+            array.rows()
+        ))
+        .into());
+    }
+    let unique = Unique {
+        first: contiguous(&first, "first")?,
+        selected: contiguous(&selected, "selected")?,
+        digests: contiguous(&digests, "digests")?,
+        set_sizes: contiguous(&set_sizes, "set_sizes")?,
+        shingled,
+        signatures: array.view()?,
+        sets: set_source(&offsets, &hashes, &spill)?,
+        partitions: keys(&partitions, m)?,
     };
-    let (found, candidates) = run(py, || {
-        crate::lsh::check_threshold(threshold)?;
-        near::simhash_pairs(data, words, &options, keys, sets)
-    })?;
-    let out = verified_dict(py, found)?;
-    out.set_item("candidates", candidates)?;
+    let plan = run(py, || near::simhash_plan(&unique, &search))?;
+    if let (Some(plan), Some(callback)) = (&plan, &before_search) {
+        callback.call1((plan_fields(plan),))?;
+    }
+    let stage = run(py, || near::near_stage(unique, &search))?;
+    let out = PyDict::new(py);
+    out.set_item("labels", stage.labels.into_pyarray(py))?;
+    out.set_item("pairs", pair_matrix(py, stage.verified.pairs)?)?;
+    out.set_item("similarity", stage.verified.similarity.into_pyarray(py))?;
+    match stage.verified.sets_read {
+        Some((offsets, hashes)) => out.set_item(
+            "sets_read",
+            (offsets.into_pyarray(py), hashes.into_pyarray(py)),
+        )?,
+        None => out.set_item("sets_read", py.None())?,
+    }
+    out.set_item("chunks", stage.verified.chunks)?;
+    out.set_item("candidates", stage.candidates)?;
+    match stage.banding {
+        Some(banding) => out.set_item("banding", chosen_fields(banding))?,
+        None => out.set_item("banding", py.None())?,
+    }
+    match stage.search {
+        Some(s) => out.set_item("search", (s.screened, s.splits, s.expected_recall))?,
+        None => out.set_item("search", py.None())?,
+    }
+    out.set_item("spanning", stage.spanning)?;
+    out.set_item("passes", stage.passes)?;
+    out.set_item("cross_partition_dropped", stage.cross_partition_dropped)?;
+    match &plan {
+        Some(plan) => out.set_item("simhash_plan", plan_fields(plan))?,
+        None => out.set_item("simhash_plan", py.None())?,
+    }
     Ok(out)
 }

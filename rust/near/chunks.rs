@@ -46,13 +46,37 @@ pub struct Verified {
 }
 
 impl Verified {
-    fn held((pairs, similarity): ScoredPairs) -> Self {
+    /// Pairs verified on sets already in memory (or by the estimate): nothing was read back.
+    pub fn held((pairs, similarity): ScoredPairs) -> Self {
         Verified {
             pairs,
             similarity,
             sets_read: None,
             chunks: 0,
         }
+    }
+
+    /// No pairs.
+    pub fn none() -> Self {
+        Verified::held((Vec::new(), Vec::new()))
+    }
+
+    /// Keeps the pairs of two documents with the same partition key (`keys`, one per
+    /// document), with their similarities; returns how many were dropped.
+    pub fn keep_within(&mut self, keys: &[u64]) -> u64 {
+        let before = self.pairs.len();
+        let mut kept = 0;
+        for i in 0..before {
+            let (a, b) = self.pairs[i];
+            if keys[a as usize] == keys[b as usize] {
+                self.pairs[kept] = self.pairs[i];
+                self.similarity[kept] = self.similarity[i];
+                kept += 1;
+            }
+        }
+        self.pairs.truncate(kept);
+        self.similarity.truncate(kept);
+        (before - kept) as u64
     }
 }
 

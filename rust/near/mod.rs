@@ -13,9 +13,14 @@
 //!   leaders: a component's pairs never leave it).
 
 pub mod chunks;
+pub mod stage;
 pub mod within;
 
 pub use chunks::{chunk_of, in_pairs, verify_candidates, SetSource, Verified};
+pub use stage::{
+    decide_banding, near_stage, simhash_plan, BandingPlan, BandingSample, Search, Signatures,
+    Stage, Unique,
+};
 pub use within::{exact_jaccard_pairs, simhash_pairs, SimHashNear};
 
 use crate::duplicates::Verify;
@@ -206,15 +211,15 @@ pub fn minhash_pairs(
                 }
             }
             (Some(SetSource::Held(view)), _) if o.exact => {
-                held(edges(Verify::Exact(view), signatures)?)
+                Verified::held(edges(Verify::Exact(view), signatures)?)
             }
-            _ => held(edges(Verify::Estimate, signatures)?),
+            _ => Verified::held(edges(Verify::Estimate, signatures)?),
         }
     } else if o.exact {
         let sets = sets.expect("checked above");
         verify_candidates(&candidates, sets, o.threshold, threads, o.verify_budget)?
     } else {
-        held(estimated(signatures, num_perm, candidates, o.threshold)?)
+        Verified::held(estimated(signatures, num_perm, candidates, o.threshold)?)
     };
     let found = if spanning {
         verified.pairs.len() as u64
@@ -228,16 +233,6 @@ pub fn minhash_pairs(
         passes,
         verified,
     })
-}
-
-fn held(found: ScoredPairs) -> Verified {
-    let (pairs, similarity) = found;
-    Verified {
-        pairs,
-        similarity,
-        sets_read: None,
-        chunks: 0,
-    }
 }
 
 /// The candidates whose MinHash estimate reaches `threshold`, with it.
