@@ -2,7 +2,19 @@
 //! position (the cluster's label), `longest` and `priority` the document with the largest
 //! measure (characters, or the caller's priorities), ties to the lowest position.
 
-use crate::error::{filled_vec, Error, Result};
+use crate::error::{filled_vec, reserve, Error, Result};
+
+/// The characters (Unicode scalar values) of each text, `longest`'s measure: its bytes less
+/// its UTF-8 continuation bytes, counted while the text is in cache (the sign pass's batch).
+pub fn char_counts(texts: &[&str]) -> Result<Vec<i64>> {
+    let mut counts = Vec::new();
+    reserve(&mut counts, texts.len(), "the character counts")?;
+    counts.extend(texts.iter().map(|text| {
+        let continuation = text.bytes().filter(|&b| b & 0xC0 == 0x80).count();
+        (text.len() - continuation) as i64
+    }));
+    Ok(counts)
+}
 
 /// Which document of a cluster is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +111,14 @@ pub fn keep(labels: &[i64], policy: Policy, measure: Option<Measure<'_>>) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn characters_are_counted_as_unicode_scalar_values() {
+        let texts = ["", "abc", "héllo", "日本語", "a😀b"];
+        let expected: Vec<i64> = texts.iter().map(|t| t.chars().count() as i64).collect();
+        assert_eq!(char_counts(&texts).unwrap(), expected);
+        assert_eq!(expected, [0, 3, 5, 3, 3]);
+    }
 
     #[test]
     fn each_policy_keeps_one_per_cluster() {

@@ -57,6 +57,8 @@ pub struct SignOptions {
     pub version: HashVersion,
     pub threads: usize,
     pub method: Method,
+    /// Count each document's characters (the `longest` keep policy's measure).
+    pub count_chars: bool,
 }
 
 /// Per document read, its set size before the boilerplate shingles were stripped and how
@@ -269,9 +271,14 @@ impl SignPass {
     /// Shingles, digests and signs the next batch in one call (its sets stripped of the
     /// boilerplate shingles first, when the pass has them; the SHA-256 methods: digests
     /// alone), collapses its exact copies (within partitions, when the pass has their keys)
-    /// and keeps its unique documents' sets; `lengths` per row, or empty.
-    pub fn sign(&mut self, texts: &[&str], lengths: &[i64], spill: &mut SetSpill) -> Result<()> {
+    /// and keeps its unique documents' sets; counts their characters when the options say.
+    pub fn sign(&mut self, texts: &[&str], spill: &mut SetSpill) -> Result<()> {
         let options = self.options;
+        let lengths = match options.count_chars {
+            true => crate::keep::char_counts(texts)?,
+            false => Vec::new(),
+        };
+        let lengths = &lengths[..];
         let signature = match options.method {
             Method::Shingles(signature) => signature,
             Method::Sha256 { normalized } => {

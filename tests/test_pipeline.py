@@ -3,6 +3,8 @@
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import neardup
 
@@ -262,3 +264,23 @@ def test_keep_longest_and_params_report_the_plan_and_the_run():
     assert params["keep"] == "longest" and params["requested_method"] == "auto"
     assert params["method"] == "exact-jaccard" and params["unique"] == 3
     assert {"pairs_used", "candidates", "exact_duplicates", "pairs_reported"} <= params.keys()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=40), min_size=1, max_size=8))
+def test_keep_longest_counts_characters_as_python_does(texts):
+    # The sign pass counts each document's characters in the crate (code points, astral ones
+    # once): the same numbers as len(), for a list and for Arrow buffers alike.
+    texts = ["".join(c for c in t if not 0xD800 <= ord(c) <= 0xDFFF) for t in texts]
+    expected = [len(t) for t in texts]
+    assert neardup.stores.char_lengths(texts).tolist() == expected
+    assert neardup.stores.char_lengths(pa.array(texts)).tolist() == expected
+
+
+def test_keep_longest_keeps_the_document_with_the_most_characters_not_bytes():
+    common = "alpha beta gamma delta epsilon zeta eta theta"
+    more_bytes = common + " 日本語日本語日本語"  # 10 more characters, 28 more bytes
+    more_chars = common + " abcdefghijkl"  # 13 more characters, 13 more bytes
+    result = neardup.find_duplicates([more_bytes, more_chars], threshold=0.5, k=1, keep="longest")
+    assert result.clusters.tolist() == [0, 0]
+    assert result.keep.tolist() == [False, True]

@@ -34,6 +34,7 @@ __all__ = [
     "all_pairs_jaccard",
     "band_hashes",
     "banding_sample",
+    "char_counts",
     "choose_banding",
     "cluster_labels",
     "clusters",
@@ -388,6 +389,9 @@ def label_pairs(labels: npt.NDArray[np.int64]) -> _Pairs: ...
 def cluster_labels(
     first: npt.NDArray[np.int64], selected: npt.NDArray[np.int64], pairs: _Pairs
 ) -> npt.NDArray[np.int64]: ...
+def char_counts(
+    texts: list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
+) -> npt.NDArray[np.int64]: ...
 def keep_mask(
     labels: npt.NDArray[np.int64],
     policy: str,
@@ -487,6 +491,7 @@ class SignPass:
         seed: int = 0,
         algorithm: str = "classic",
         simhash_bits: int = 64,
+        count_chars: bool = False,
     ) -> SignPass: ...
     def __len__(self) -> int: ...
     @property
@@ -494,7 +499,6 @@ class SignPass:
     def sign(
         self,
         texts: list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
-        lengths: npt.NDArray[np.int64] | None = None,
     ) -> None: ...
     def finish(self) -> dict[str, Any]: ...
 

@@ -44,7 +44,7 @@ from neardup.partitions import partition_salts
 from neardup.plan import Plan
 from neardup.sign import batch_shingles
 from neardup.spill import SetSpill
-from neardup.stores import DocumentStore, char_lengths
+from neardup.stores import DocumentStore
 
 #: Shingle hashes (8 bytes each) of the unique documents held from the sign pass for exact
 #: verification; past it, the sign pass appends every unique document's set to a spill file
@@ -207,8 +207,7 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
     )
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
-            lengths = char_lengths(batch.texts) if plan.keep == "longest" else None
-            _checked(batch, lambda t, n=lengths: sign_pass.sign(core_texts(t), n))
+            _checked(batch, lambda t: sign_pass.sign(core_texts(t)))
     with timer.stage("collapse"):
         collapsed = sign_pass.finish()
         first, selected = collapsed["first"], collapsed["selected"]
@@ -310,6 +309,7 @@ def _sign_options(plan: Plan) -> dict[str, Any]:
         "seed": plan.seed,
         "algorithm": plan.algorithm,
         "simhash_bits": plan.simhash_bits,
+        "count_chars": plan.keep == "longest",
     }
 
 

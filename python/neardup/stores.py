@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import numpy as np
 
+from neardup import _core
 from neardup._texts import CoreTexts, as_core_texts, count
 from neardup.errors import InvalidArgumentError
 from neardup.keep import NO_PRIORITIES, check_priorities, exact_priorities, row_priority
@@ -257,19 +258,10 @@ def read_ahead(items: Iterator[T]) -> Iterator[T]:
 
 
 def char_lengths(texts: Any) -> np.ndarray:
-    """Characters of each document, int64[n] (the ``keep="longest"`` policy's measure).
+    """Characters of each document, int64[n] (the ``keep="longest"`` policy's measure, counted
+    by the crate as the sign pass counts them).
 
     >>> char_lengths(["héllo", ""]).tolist()
     [5, 0]
     """
-    if hasattr(texts, "type"):  # a pyarrow array (Parquet batches)
-        import pyarrow.compute as pc
-
-        lengths = pc.utf8_length(texts).to_numpy(zero_copy_only=False)
-        return np.nan_to_num(np.asarray(lengths, dtype=np.float64)).astype(np.int64)
-    if isinstance(texts, tuple):  # (UTF-8 bytes, offsets): count the non-continuation bytes
-        data, offsets = texts
-        leading = np.concatenate([[0], np.cumsum((np.asarray(data) & 0xC0) != 0x80)])
-        offsets = np.asarray(offsets, dtype=np.int64)
-        return (leading[offsets[1:]] - leading[offsets[:-1]]).astype(np.int64)
-    return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    return _core.char_counts(as_core_texts(texts))

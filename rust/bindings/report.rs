@@ -17,6 +17,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(label_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_labels, m)?)?;
     m.add_function(wrap_pyfunction!(keep_mask, m)?)?;
+    m.add_function(wrap_pyfunction!(char_counts, m)?)?;
     m.add_function(wrap_pyfunction!(all_pairs_count, m)?)?;
     m.add_function(wrap_pyfunction!(report_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(run_report, m)?)?;
@@ -81,6 +82,19 @@ fn cluster_labels<'py>(
         crate::cluster::labels_over_groups(first, selected, &pairs)
     })?;
     Ok(labels.into_pyarray(py))
+}
+
+/// int64[n]: the characters of each of `texts` (list of str or (data, offsets)), the
+/// `longest` keep policy's measure (`rust/keep.rs`).
+#[pyfunction]
+fn char_counts<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let holder = super::Texts::borrow(texts)?;
+    let strs = holder.strs()?;
+    let counts = run(py, || crate::keep::char_counts(&strs))?;
+    Ok(counts.into_pyarray(py))
 }
 
 /// A measure array borrowed as int64, uint64 or float64.

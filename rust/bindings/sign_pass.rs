@@ -26,14 +26,6 @@ struct SignPass {
     spill: Option<Py<SetSpill>>,
 }
 
-/// An int64 array argument as a slice, or empty when not given.
-fn or_empty<'a>(array: &'a Option<PyReadonlyArray1<'_, i64>>, name: &str) -> PyResult<&'a [i64]> {
-    Ok(match array {
-        Some(array) => contiguous(array, name)?,
-        None => &[],
-    })
-}
-
 impl SignPass {
     /// Runs `work` on the pass and the spill's core (a private empty one when the pass has
     /// none: it is then never written), without the GIL.
@@ -71,12 +63,12 @@ impl SignPass {
     /// it is signed and kept (None or empty: none). The set policy: `hold` sets at all; hold
     /// every one while there are at most `needed_up_to` unique documents; else up to `budget`
     /// hashes, then to `spill` (`spill_past_budget`) or nowhere; `estimate_only`: held only
-    /// while needed.
+    /// while needed. `count_chars`: each document's characters are counted (``lengths``).
     #[new]
     #[pyo3(signature = (
         spill=None, *, salts=None, drop=None, hold=false, needed_up_to=0, spill_past_budget=false,
         estimate_only=false, budget=0, method="minhash", k=5, unit="word", hash_version=2, threads=1,
-        num_perm=128, seed=0, algorithm="classic", simhash_bits=64
+        num_perm=128, seed=0, algorithm="classic", simhash_bits=64, count_chars=false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -97,6 +89,7 @@ impl SignPass {
         seed: u64,
         algorithm: &str,
         simhash_bits: usize,
+        count_chars: bool,
     ) -> PyResult<Self> {
         if spill_past_budget && spill.is_none() {
             return Err(Error::new("spill_past_budget needs a spill").into());
@@ -125,6 +118,7 @@ impl SignPass {
             version: HashVersion::new(hash_version)?,
             threads,
             method,
+            count_chars,
         };
         let drop = match &drop {
             Some(array) => contiguous(array, "drop")?,
@@ -158,19 +152,11 @@ impl SignPass {
         self.inner.spilled()
     }
 
-    /// Signs the next batch of `texts` (list of str or (data, offsets)); `lengths` int64[n]
-    /// (for keep="longest") or None.
-    #[pyo3(signature = (texts, lengths=None))]
-    fn sign(
-        &mut self,
-        py: Python<'_>,
-        texts: &Bound<'_, PyAny>,
-        lengths: Option<PyReadonlyArray1<'_, i64>>,
-    ) -> PyResult<()> {
+    /// Signs the next batch of `texts` (list of str or (data, offsets)).
+    fn sign(&mut self, py: Python<'_>, texts: &Bound<'_, PyAny>) -> PyResult<()> {
         let holder = Texts::borrow(texts)?;
         let strs = holder.strs()?;
-        let lengths = or_empty(&lengths, "lengths")?;
-        self.with_spill(py, |pass, spill| pass.sign(&strs, lengths, spill))
+        self.with_spill(py, |pass, spill| pass.sign(&strs, spill))
     }
 
     /// Ends the pass: a dict of ``first`` int64[n], ``empty`` bool[n] (not groupable),
