@@ -22,6 +22,9 @@ pub enum Error {
     /// builtin `OSError(errno, message)`, as neardup's other file writes raise. `errno` is the
     /// OS's error number when there is one; the message says what failed and why.
     Os { errno: Option<i32>, message: String },
+    /// The caller asked the work to stop ([`crate::parallel::interrupt`]: Ctrl-C while a long
+    /// call runs); the binding raises the signal's own exception instead.
+    Interrupted,
 }
 
 impl Error {
@@ -84,6 +87,7 @@ impl Error {
             | Error::Resource(m)
             | Error::Corrupt(m) => m,
             Error::InvalidInput { message, .. } | Error::Os { message, .. } => message,
+            Error::Interrupted => "interrupted",
         }
     }
 }

@@ -171,6 +171,9 @@ fn ratio(common: usize, size_a: usize, size_b: usize) -> f64 {
     }
 }
 
+/// Documents probed between two looks at the interrupt flag.
+const INTERRUPT_EVERY: usize = 1024;
+
 /// Every pair i < j with Jaccard ≥ `threshold`, sorted, with its similarity.
 ///
 /// Prefix filtering (Chaudhuri et al. 2006; Bayardo et al. 2007): shingles are ranked rarest
@@ -192,6 +195,9 @@ pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<ScoredPairs> {
     let mut candidates = Vec::new();
     let mut found: Vec<(u32, u32, f32)> = Vec::new();
     for x in 0..n {
+        if x % INTERRUPT_EVERY == 0 {
+            crate::parallel::check_interrupt()?;
+        }
         let tokens = ranked.get(x);
         if tokens.is_empty() {
             continue;

@@ -2,7 +2,32 @@
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// Set while the work of the process should stop (Ctrl-C during a long call): the helpers
+/// below check it before each task or block, so a stage returns [`Error::Interrupted`] within
+/// one task's time. One flag for the process: an interrupt is meant for all of its work.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Asks every running stage to stop at its next task.
+pub fn interrupt() {
+    INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// Lets work run again (after the interrupted call has returned).
+pub fn clear_interrupt() {
+    INTERRUPTED.store(false, Ordering::Relaxed);
+}
+
+/// [`Error::Interrupted`] once [`interrupt`] was called: for loops that run long between the
+/// helpers' checks.
+pub fn check_interrupt() -> Result<()> {
+    if INTERRUPTED.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
+    Ok(())
+}
 
 /// Documents per task when running on several threads: large enough to amortise scheduling,
 /// small enough to balance uneven document lengths.
@@ -21,16 +46,29 @@ where
     F: Fn(std::ops::Range<usize>) -> R + Sync + Send,
 {
     check_threads(threads)?;
+    check_interrupt()?;
     if threads == 1 {
         return Ok(vec![work(0..rows)]);
     }
     let pool = pool(threads)?;
-    Ok(pool.install(|| {
+    let blocks: Vec<Option<R>> = pool.install(|| {
         (0..rows.div_ceil(ROWS_PER_TASK))
             .into_par_iter()
-            .map(|block| work(block * ROWS_PER_TASK..((block + 1) * ROWS_PER_TASK).min(rows)))
+            .map(|block| {
+                let range = block * ROWS_PER_TASK..((block + 1) * ROWS_PER_TASK).min(rows);
+                check_interrupt().ok().map(|()| work(range))
+            })
             .collect()
-    }))
+    });
+    completed(blocks)
+}
+
+/// The results of every task, or [`Error::Interrupted`] when some were skipped.
+fn completed<R>(results: Vec<Option<R>>) -> Result<Vec<R>> {
+    results
+        .into_iter()
+        .map(|r| r.ok_or(Error::Interrupted))
+        .collect()
 }
 
 /// `work(task)` for every task of `0..tasks` on `threads` threads (1 = in order, on the caller's
@@ -43,16 +81,19 @@ where
 {
     check_threads(threads)?;
     if threads == 1 || tasks < 2 {
-        return Ok((0..tasks).map(work).collect());
+        return (0..tasks)
+            .map(|task| check_interrupt().map(|()| work(task)))
+            .collect();
     }
     let pool = pool(threads.min(tasks))?;
-    Ok(pool.install(|| {
+    let results: Vec<Option<R>> = pool.install(|| {
         (0..tasks)
             .into_par_iter()
             .with_max_len(1)
-            .map(work)
+            .map(|task| check_interrupt().ok().map(|()| work(task)))
             .collect()
-    }))
+    });
+    completed(results)
 }
 
 /// Tasks `0..tasks` taken in increasing order, each by the first of `workers` free, on
@@ -76,17 +117,20 @@ where
 {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let workers = threads.min(tasks).max(1);
-    map_tasks(workers, threads, |_| {
+    let results = map_tasks(workers, threads, |_| {
         let mut state = init();
         loop {
             let task = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if task >= tasks {
+            if task >= tasks || INTERRUPTED.load(Ordering::Relaxed) {
                 break;
             }
             work(&mut state, task);
         }
         finish(state)
-    })
+    })?;
+    // a worker that stopped early left tasks undone: its state is not the whole answer
+    check_interrupt()?;
+    Ok(results)
 }
 
 /// `(a(), b())`, side by side on `threads` threads (1 = `a` then `b` on the caller's thread):

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from neardup import cli
@@ -188,3 +189,53 @@ def test_late_signal_during_the_rename_says_what_was_written(tmp_path, monkeypat
     assert sorted(os.listdir(tmp_path)) == ["in.jsonl", "kept.jsonl", "r.md"]
     err = capsys.readouterr().err
     assert "already written" in err and "kept.jsonl" in err and "no output written" not in err
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_a_signal_reaches_python_while_a_long_crate_call_runs():
+    # A brute-force SimHash search of 100,000 fingerprints (5e9 pairs: seconds), and 0.2 s into
+    # it a signal whose handler raises KeyboardInterrupt, as Ctrl-C's does. The handler runs
+    # while the crate's worker thread is still searching (one thread more than after the
+    # call), the work stops, and the call ends with the handler's exception.
+    from neardup import _core
+
+    m = 100_000
+    fingerprints = np.random.default_rng(0).integers(0, 2**63, size=(m, 1), dtype=np.uint64)
+    positions = np.arange(m, dtype=np.int64)
+
+    def stage(rows, before_search=None):
+        return _core.near_stage(
+            positions[:rows],
+            positions[:rows],
+            np.zeros((rows, 2), np.uint64),
+            np.zeros(rows, np.int64),
+            0,
+            fingerprints[:rows],
+            method="simhash",
+            threshold=0.5,
+            max_distance=20,
+            before_search=before_search,
+        )
+
+    threads_at_signal: list[int] = []
+    searches: list[str] = []
+
+    def handler(signum, frame):
+        threads_at_signal.append(len(os.listdir("/proc/self/task")))
+        raise KeyboardInterrupt
+
+    def before_search(plan):
+        searches.append(plan[0])
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+
+    old = signal.signal(signal.SIGALRM, handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            stage(m, before_search)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert searches == ["brute force"]
+    assert threads_at_signal == [len(os.listdir("/proc/self/task")) + 1]
+    # the stop was for that call only: the next one runs to its end
+    assert len(stage(2_000)["labels"]) == 2_000

@@ -41,7 +41,7 @@ fn hamming_within<'py>(
     let words = fingerprints.shape()[1];
     let data = contiguous(&fingerprints, "fingerprints")?;
     let active = contiguous(&active, "active")?;
-    let (pairs, distances) = run(py, || {
+    let (pairs, distances) = super::run_interruptible(py, active.len(), || {
         verify::hamming_within(data, words, max_distance, active, threads)
     })?;
     Ok((pair_matrix(py, pairs)?, distances.into_pyarray(py)))

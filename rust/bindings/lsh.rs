@@ -122,7 +122,8 @@ fn lsh_candidates<'py>(
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let (num_perm, slots) = signature_rows(&signatures)?;
     let rule = bucket_rule(bands, rows, threshold, bucket_limit)?;
-    let found = run(py, || {
+    let documents = slots.len() / num_perm.max(1);
+    let found = super::run_interruptible(py, documents, || {
         crate::lsh::candidates(slots, num_perm, bands, rows, rule, None, threads, None)
     })?;
     pair_matrix(py, found.pairs)
@@ -306,7 +307,8 @@ fn lsh_duplicates<'py>(
         (None, None) => Verify::Estimate,
         _ => return Err(Error::new("offsets and hashes go together").into()),
     };
-    let (pairs, similarity) = run(py, || {
+    let documents = slots.len() / num_perm.max(1);
+    let (pairs, similarity) = super::run_interruptible(py, documents, || {
         if spanning {
             spanning::lsh_cluster_edges(
                 slots, num_perm, bands, rows, threshold, verify, rule, threads,

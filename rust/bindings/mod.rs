@@ -52,6 +52,9 @@ impl From<Error> for PyErr {
                 None => PyOSError::new_err(message),
             };
         }
+        if let Error::Interrupted = error {
+            return pyo3::exceptions::PyKeyboardInterrupt::new_err(message);
+        }
         Python::with_gil(|py| {
             let (cell, name) = match &error {
                 Error::InvalidArgument(_) => (&INVALID_ARGUMENT, "InvalidArgumentError"),
@@ -59,7 +62,7 @@ impl From<Error> for PyErr {
                 Error::InputType(_) => (&INPUT_TYPE, "InputTypeError"),
                 Error::Resource(_) => (&RESOURCE, "ResourceError"),
                 Error::Corrupt(_) => (&CORRUPT, "IndexCorruptError"),
-                Error::Os { .. } => unreachable!("mapped above"),
+                Error::Os { .. } | Error::Interrupted => unreachable!("mapped above"),
             };
             match cell.import(py, "neardup.errors", name) {
                 Ok(class) => PyErr::from_type(class.clone(), message),
@@ -77,6 +80,68 @@ impl From<Error> for PyErr {
 /// `RuntimeError`.
 fn run<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T> + Send) -> PyResult<T> {
     let outcome = py.allow_threads(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)));
+    match outcome {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(error.into()),
+        Err(_) => Err(PyRuntimeError::new_err(
+            "neardup internal error (a bug, please report it)",
+        )),
+    }
+}
+
+/// How often a long call looks for a signal (Ctrl-C) while its work runs.
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Documents below which a call runs as [`run`] does: it ends before Ctrl-C would matter, and
+/// the worker thread would cost more than the work.
+const INTERRUPTIBLE_FROM: usize = 10_000;
+
+/// [`run`] for a call that may take long: the work runs on a thread of its own while this one
+/// (without the GIL) looks for signals every [`SIGNAL_POLL`]. A signal whose handler raises
+/// (Ctrl-C's `KeyboardInterrupt`, the command line's SIGTERM) asks the work to stop at its next
+/// task ([`crate::parallel::interrupt`]); once it has, the handler's exception is raised.
+/// The work borrows the caller's arrays, so this returns only after it has ended. A call over
+/// fewer than [`INTERRUPTIBLE_FROM`] `documents` runs on this thread.
+fn run_interruptible<T: Send>(
+    py: Python<'_>,
+    documents: usize,
+    work: impl FnOnce() -> Result<T> + Send,
+) -> PyResult<T> {
+    if documents < INTERRUPTIBLE_FROM {
+        return run(py, work);
+    }
+    // set by the worker before it wakes the waiting thread: its result is ready to join
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (outcome, raised) = py.allow_threads(|| {
+        std::thread::scope(|scope| {
+            let waiting = std::thread::current();
+            let done = &done;
+            let worker = scope.spawn(move || {
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+                done.store(true, std::sync::atomic::Ordering::Release);
+                waiting.unpark();
+                outcome
+            });
+            let mut raised: Option<PyErr> = None;
+            while !done.load(std::sync::atomic::Ordering::Acquire) {
+                std::thread::park_timeout(SIGNAL_POLL);
+                if raised.is_none() && !done.load(std::sync::atomic::Ordering::Acquire) {
+                    if let Err(error) = Python::with_gil(|py| py.check_signals()) {
+                        crate::parallel::interrupt();
+                        raised = Some(error);
+                    }
+                }
+            }
+            let outcome = worker.join().unwrap_or_else(Err);
+            if raised.is_some() {
+                crate::parallel::clear_interrupt();
+            }
+            (outcome, raised)
+        })
+    });
+    if let Some(error) = raised {
+        return Err(error);
+    }
     match outcome {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(error)) => Err(error.into()),
@@ -441,7 +506,9 @@ fn all_pairs_jaccard<'py>(
     threshold: f64,
 ) -> PairsAnd<'py, f32> {
     let view = sets_view(&offsets, &hashes)?;
-    let (pairs, similarity) = run(py, || crate::jaccard::all_pairs(view, threshold))?;
+    let (pairs, similarity) = run_interruptible(py, view.len(), || {
+        crate::jaccard::all_pairs(view, threshold)
+    })?;
     Ok((pair_matrix(py, pairs)?, similarity.into_pyarray(py)))
 }
 

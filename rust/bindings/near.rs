@@ -1,12 +1,12 @@
 //! The near stage's part of `neardup._core`: `near_stage` (`rust/near/stage.rs`), a run's
 //! banding, near pairs and clusters in one call, from the sign pass's arrays and its sets
-//! (held arrays or the run's `SetSpill`); the GIL released for the work, and taken back once
-//! before a costly SimHash search to warn about it.
+//! (held arrays or the run's `SetSpill`); the GIL released for the work (which a signal stops,
+//! `run_interruptible`), and taken back once before a costly SimHash search to warn about it.
 
 use super::banding::chosen_fields;
 use super::hamming::plan_fields;
 use super::spill::SetSpill;
-use super::{contiguous, pair_matrix, run, sets_view};
+use super::{contiguous, pair_matrix, run, run_interruptible, sets_view};
 use crate::error::{Error, Result};
 use crate::near::{
     self, MinHashNear, PairsMode, Search, SetSource, Signatures, SimHashNear, Unique,
@@ -212,7 +212,7 @@ fn near_stage<'py>(
     if let (Some(plan), Some(callback)) = (&plan, &before_search) {
         callback.call1((plan_fields(plan),))?;
     }
-    let stage = run(py, || near::near_stage(unique, &search))?;
+    let stage = run_interruptible(py, m, || near::near_stage(unique, &search))?;
     let out = PyDict::new(py);
     out.set_item("labels", stage.labels.into_pyarray(py))?;
     out.set_item("pairs", pair_matrix(py, stage.verified.pairs)?)?;

@@ -26,7 +26,10 @@ pub(crate) fn brute_force<B: Bits>(
     let parts = parallel::map_tasks(stripes, threads, |stripe| -> Result<Found> {
         let mut found = Vec::new();
         let mut hits = Vec::new();
-        for i in (stripe..n).step_by(stripes) {
+        for (count, i) in (stripe..n).step_by(stripes).enumerate() {
+            if count % 1024 == 0 {
+                parallel::check_interrupt()?;
+            }
             hits.clear();
             scan(values[i], &values[i + 1..], max_distance, &mut hits)?;
             for &(k, delta) in &hits {

@@ -189,6 +189,7 @@ pub fn in_chunks(
     let mut hashes = vec![0u64; largest];
     let mut found: Vec<((u32, u32), f32)> = Vec::new();
     for ((docs, wide), &total) in members.iter().zip(&chunks).zip(&totals) {
+        crate::parallel::check_interrupt()?;
         let offsets = spill.read_into(wide, &mut hashes[..total])?;
         let (pairs, similarity) = verify(docs, SetsView::new(&offsets, &hashes[..total])?)?;
         reserve(&mut found, pairs.len(), "the pairs verified")?;
