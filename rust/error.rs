@@ -22,7 +22,7 @@ pub enum Error {
     /// builtin `OSError(errno, message)`, as neardup's other file writes raise. `errno` is the
     /// OS's error number when there is one; the message says what failed and why.
     Os { errno: Option<i32>, message: String },
-    /// The caller asked the work to stop ([`crate::parallel::interrupt`]: Ctrl-C while a long
+    /// The caller asked the work to stop (the interrupt flag of `parallel.rs`: Ctrl-C while a long
     /// call runs); the binding raises the signal's own exception instead.
     Interrupted,
 }
