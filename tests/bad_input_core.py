@@ -454,6 +454,12 @@ ROWS = [
         "the signatures are not those of the method",
     ),
     _row(
+        "near_stage-simhash-fingerprints-not-the-plans-bits",
+        lambda: _stage(np.zeros((3, 1), np.uint64), method="simhash", simhash_bits=128),
+        InvalidArgumentError,
+        "fingerprints of 1 64-bit words are not the plan's simhash_bits=128",
+    ),
+    _row(
         "near_stage-signatures-of-another-dtype",
         lambda: _stage(np.zeros((3, 8), np.int32)),
         InvalidArgumentError,

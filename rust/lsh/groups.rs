@@ -22,7 +22,7 @@ use super::copies::IdenticalRows;
 use super::keys::band_key;
 use crate::error::{Error, Result};
 use crate::hashing::mix64;
-use crate::rows::Rows;
+use crate::rows::{prefetch_bytes, Rows};
 
 /// When a bucket is split.
 #[derive(Debug, Clone, Copy)]
@@ -210,6 +210,9 @@ struct Slot {
 
 const NONE: u32 = u32::MAX;
 
+/// Documents ahead whose band slots [`Grouper::band`] prefetches.
+const KEY_PREFETCH: usize = 16;
+
 impl<'a> Grouper<'a> {
     /// A grouper of the documents `ids` (ascending; no two with identical signatures, or
     /// splitting may never separate them); `cost`: count what splits cost in recall.
@@ -269,7 +272,17 @@ impl<'a> Grouper<'a> {
     /// Calls `visit` with every group (two or more documents, ascending) of band `band`.
     pub fn band(&mut self, band: usize, visit: &mut impl FnMut(&[u32])) {
         let parts = 1usize << self.part_bits;
-        for (key, &i) in self.keys.iter_mut().zip(self.ids) {
+        let (ids, at) = (self.ids, band * self.rows);
+        for (k, (key, &i)) in self.keys.iter_mut().zip(ids).enumerate() {
+            // Rows a band apart are 4·num_perm bytes apart, a few to a page: the hardware
+            // prefetcher loses the stride at every page, so the band's slots are fetched
+            // KEY_PREFETCH documents ahead.
+            if let Some(&ahead) = ids.get(k + KEY_PREFETCH) {
+                prefetch_bytes(
+                    self.signatures.row(ahead as usize)[at..].as_ptr() as *const u8,
+                    4 * self.rows,
+                );
+            }
             *key = band_key(
                 self.signatures.row(i as usize),
                 band,

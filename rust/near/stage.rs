@@ -270,6 +270,14 @@ pub fn near_stage(unique: Unique<'_>, search: &Search) -> Result<Stage> {
             }
         }
         (Search::SimHash { near, exact }, Signatures::SimHash { words, width }) => {
+            // The radius is counted in the plan's bits: fingerprints of another width would
+            // be searched with a radius meant for another similarity.
+            if near.bits != width * 64 {
+                return Err(Error::new(format!(
+                    "fingerprints of {width} 64-bit words are not the plan's simhash_bits={}",
+                    near.bits
+                )));
+            }
             if *exact && sets.is_none() {
                 return Err(Error::new(
                     "exact verification needs the sets held or spilled",
