@@ -199,7 +199,7 @@ fn lsh_split_bucket<'py>(
     let rule = bucket_rule(band.saturating_add(1), rows, Some(threshold), bucket_limit)?;
     let found = run(py, || {
         crate::lsh::check_threshold(threshold)?;
-        crate::lsh::groups::split_bucket(slots, num_perm, band, rows, key, rule)
+        crate::lsh::bucket::split_bucket(slots, num_perm, band, rows, key, rule)
     })?;
     let wide = |v: Vec<u32>| v.into_iter().map(i64::from).collect::<Vec<i64>>();
     let offsets: Vec<i64> = found.offsets.iter().map(|&o| o as i64).collect();

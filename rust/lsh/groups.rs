@@ -17,8 +17,6 @@
 //! s^e: the recall that costs is counted per document ([`SplitCost`]) and reported by the
 //! callers as the run's expected recall, so it is never lowered silently.
 
-use super::banding::check_banding;
-use super::copies::IdenticalRows;
 use super::keys::band_key;
 use crate::error::{Error, Result};
 use crate::hashing::mix64;
@@ -129,7 +127,7 @@ fn kept_chance(base: f64, log_miss: i64) -> f64 {
 
 /// [`SplitCost::expected_recall`] over `documents` documents of weight one, of which those
 /// charged by splits have the (summed, per document) costs `charged` and the rest none: for
-/// an executor that adds up each document's charges from [`split_bucket`] itself. Equal to
+/// an executor that adds up each document's charges from `bucket::split_bucket` itself. Equal to
 /// the local figure up to the order of the floating-point sum.
 pub fn expected_recall_of(
     charged: &[i64],
@@ -274,9 +272,9 @@ impl<'a> Grouper<'a> {
         let parts = 1usize << self.part_bits;
         let (ids, at) = (self.ids, band * self.rows);
         for (k, (key, &i)) in self.keys.iter_mut().zip(ids).enumerate() {
-            // Rows a band apart are 4·num_perm bytes apart, a few to a page: the hardware
-            // prefetcher loses the stride at every page, so the band's slots are fetched
-            // KEY_PREFETCH documents ahead.
+            // One document's band slots are 4·num_perm bytes after the previous one's (eight
+            // to a 4 KB page at P = 128): the hardware prefetcher loses that stride at every
+            // page, so the slots are fetched KEY_PREFETCH documents ahead.
             if let Some(&ahead) = ids.get(k + KEY_PREFETCH) {
                 prefetch_bytes(
                     self.signatures.row(ahead as usize)[at..].as_ptr() as *const u8,
@@ -381,7 +379,7 @@ impl<'a> Grouper<'a> {
 
     /// Visits the groups of one bucket of band `band` with band key `key` whose members are
     /// `members` (ascending; from the grouper's `ids`): the groups [`Grouper::band`] gives for
-    /// that bucket, for an executor that gathered the bucket itself ([`split_bucket`]).
+    /// that bucket, for an executor that gathered the bucket itself (`bucket::split_bucket`).
     pub fn bucket(
         &mut self,
         band: usize,
@@ -512,90 +510,6 @@ impl<'a> Grouper<'a> {
         }
         likely * DENSE_SHARE >= DENSE_SAMPLE
     }
-}
-
-/// The groups of one gathered bucket ([`split_bucket`]).
-#[derive(Debug, Clone, Default)]
-pub struct BucketGroups {
-    /// The members of every group (indices into the bucket's rows, ascending within a
-    /// group), group after group.
-    pub members: Vec<u32>,
-    /// Where each group starts in `members`, and where the last ends (groups + 1 entries).
-    pub offsets: Vec<usize>,
-    /// Per row of the bucket: what the splits cost it, in [`SplitCost`]'s units (the
-    /// increment of its `log_miss` from this band).
-    pub charges: Vec<i64>,
-    /// Parts split (as [`SplitCost::splits`] counts them).
-    pub splits: u64,
-}
-
-/// The groups of one bucket of band `band` (band key `key`, `rows` slots a band), given the
-/// signatures of its members (`num_perm` slots each, in ascending document order): exactly
-/// the groups [`Grouper::band`] finds for that bucket over the whole corpus, with the same
-/// costs, for an executor that gathers a bucket's members elsewhere (the Ray engine).
-///
-/// Rows with identical signatures are one document to the grouper, as `candidate_pairs`
-/// collapses them: the first stands for them all, and the others join its groups (and form
-/// one group with it, as copies are all candidates of each other).
-pub fn split_bucket(
-    signatures: &[u32],
-    num_perm: usize,
-    band: usize,
-    rows: usize,
-    key: u64,
-    rule: BucketRule,
-) -> Result<BucketGroups> {
-    check_banding(band.saturating_add(1), rows, num_perm)?;
-    if signatures.len() % num_perm != 0 {
-        return Err(Error::new(format!(
-            "the bucket's signatures hold {} slots, not a multiple of num_perm={num_perm}",
-            signatures.len()
-        )));
-    }
-    let m = signatures.len() / num_perm;
-    let all: Vec<u32> = (0..m as u32).collect();
-    let copies = IdenticalRows::find(signatures, num_perm, &all, 1)?;
-    let reps = &copies.representatives;
-    let mut copies_of: Vec<Vec<u32>> = vec![Vec::new(); m];
-    let mut rep_of: Vec<u32> = all.clone();
-    for &(rep, copy) in &copies.members {
-        copies_of[rep as usize].push(copy);
-        rep_of[copy as usize] = rep;
-    }
-    let mut out = BucketGroups {
-        offsets: vec![0],
-        ..BucketGroups::default()
-    };
-    let mut grouper = Grouper::new(Rows::new(signatures, num_perm), rows, reps, rule, true);
-    let push = |group: &mut Vec<u32>, out: &mut BucketGroups| {
-        group.sort_unstable();
-        out.members.extend_from_slice(group);
-        out.offsets.push(out.members.len());
-    };
-    let mut group = Vec::new();
-    grouper.bucket(band, key, reps, &mut |found| {
-        group.clear();
-        for &r in found {
-            group.push(r);
-            group.extend_from_slice(&copies_of[r as usize]);
-        }
-        push(&mut group, &mut out);
-    });
-    for &rep in reps {
-        if !copies_of[rep as usize].is_empty() {
-            group.clear();
-            group.push(rep);
-            group.extend_from_slice(&copies_of[rep as usize]);
-            push(&mut group, &mut out);
-        }
-    }
-    let cost = grouper.cost.unwrap_or_default();
-    out.splits = cost.splits;
-    out.charges = rep_of
-        .iter()
-        .map(|&r| cost.log_miss.get(r as usize).copied().unwrap_or(0))
-        .collect();
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! Tests of `groups.rs` (a file of their own, so the module stays short).
 
 use super::*;
+use crate::lsh::bucket::split_bucket;
+use crate::lsh::IdenticalRows;
 
 /// Signatures of `n` unrelated documents whose first `shared` slots are one boilerplate
 /// value for the documents in `footer` and otherwise distinct.

@@ -8,7 +8,7 @@
 //! one-half point lies a little lower; `half_point` gives it).
 //!
 //! One file per step: [`banding`] (the S-curve, argument checks), [`keys`] (band keys),
-//! [`groups`] (a band's buckets, large ones split unless dense), [`bound`] (a bound on a
+//! [`groups`] (a band's buckets, large ones split unless dense), [`bucket`] (one gathered bucket split the same way), [`bound`] (a bound on a
 //! banding's candidate pairs from its groups), [`candidates`] (groups → sorted candidate pairs), `components` (the buckets' connected
 //! components, for verification in chunks), with [`copies`] (identical signatures
 //! collapsed), [`pair_buffer`] (sorted, de-duplicated pair codes) and [`radix`] (their sort).
@@ -17,6 +17,7 @@
 
 pub mod banding;
 pub mod bound;
+pub mod bucket;
 pub mod candidates;
 pub mod choose;
 mod components;
