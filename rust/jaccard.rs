@@ -1,6 +1,6 @@
 //! Exact Jaccard similarity of shingle sets: for given pairs, and for all pairs above a threshold.
 
-use crate::error::{push, Error, Result};
+use crate::error::{push, reserve, Error, Result};
 use crate::lsh::check_threshold;
 use crate::rows::ScoredPairs;
 use crate::shingle::SetsView;
@@ -189,8 +189,30 @@ pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<ScoredPairs> {
             u32::MAX
         )));
     }
-    let ranked = rank_by_rarity(sets);
-    let mut postings: Vec<Vec<u32>> = vec![Vec::new(); ranked.vocabulary];
+    let ranked = rank_by_rarity(sets)?;
+    // The postings of every token, one flat array: a token's documents (those whose prefix
+    // holds it) fill its own range in the order they are indexed. One allocation, where a
+    // vector per token cost a malloc and a free for each of millions of distinct shingles.
+    let mut starts = vec![0usize; ranked.vocabulary + 1];
+    for x in 0..n {
+        let tokens = ranked.get(x);
+        if !tokens.is_empty() {
+            for &token in &tokens[..prefix_length(tokens.len(), threshold)] {
+                starts[token as usize + 1] += 1;
+            }
+        }
+    }
+    for t in 0..ranked.vocabulary {
+        starts[t + 1] += starts[t];
+    }
+    let mut filled = starts.clone();
+    let mut postings: Vec<u32> = Vec::new();
+    reserve(
+        &mut postings,
+        starts[ranked.vocabulary],
+        "the prefix postings",
+    )?;
+    postings.resize(starts[ranked.vocabulary], 0);
     let mut last_probe = vec![u32::MAX; n];
     let mut candidates = Vec::new();
     let mut found: Vec<(u32, u32, f32)> = Vec::new();
@@ -205,7 +227,8 @@ pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<ScoredPairs> {
         let prefix = prefix_length(tokens.len(), threshold);
         candidates.clear();
         for &token in &tokens[..prefix] {
-            for &y in &postings[token as usize] {
+            let token = token as usize;
+            for &y in &postings[starts[token]..filled[token]] {
                 if last_probe[y as usize] != x as u32 {
                     last_probe[y as usize] = x as u32;
                     candidates.push(y);
@@ -230,7 +253,8 @@ pub fn all_pairs(sets: SetsView<'_>, threshold: f64) -> Result<ScoredPairs> {
             }
         }
         for &token in &tokens[..prefix] {
-            postings[token as usize].push(x as u32);
+            postings[filled[token as usize]] = x as u32;
+            filled[token as usize] += 1;
         }
     }
     found.sort_unstable_by_key(|&(i, j, _)| (i, j));
@@ -257,39 +281,49 @@ impl RankedSets {
     }
 }
 
-fn rank_by_rarity(sets: SetsView<'_>) -> RankedSets {
-    let mut distinct: Vec<u64> = (0..sets.len())
-        .flat_map(|i| sets.get(i).iter().copied())
-        .collect();
-    distinct.sort_unstable();
-    // Document frequency of each distinct shingle (sets hold each shingle once).
-    let mut values = Vec::new();
-    let mut frequency = Vec::new();
-    for &h in &distinct {
-        if values.last() == Some(&h) {
-            *frequency.last_mut().unwrap() += 1u32;
-        } else {
-            values.push(h);
-            frequency.push(1u32);
+/// Ranks every shingle by its document frequency (rarest first, ties by hash value) and
+/// rewrites the sets as sorted ranks. The shingles are sorted once together with their
+/// positions, so each position learns its shingle's rank from one pass over the runs of equal
+/// hashes, not from a binary search in the distinct values: a search per shingle missed cache
+/// at every step, and made all-pairs on 5,000 source files (5 M shingles) take 3 s.
+fn rank_by_rarity(sets: SetsView<'_>) -> Result<RankedSets> {
+    let hashes = sets.hashes();
+    let mut entries: Vec<(u64, usize)> = Vec::new();
+    reserve(&mut entries, hashes.len(), "the shingles to rank")?;
+    entries.extend(hashes.iter().copied().zip(0..));
+    entries.sort_unstable();
+    // Distinct values in ascending order (their ids), how many sets hold each (a set holds a
+    // shingle once), and the id of each position's value.
+    let mut frequency: Vec<u32> = Vec::new();
+    let mut value_of = vec![0u32; hashes.len()];
+    for (k, &(hash, position)) in entries.iter().enumerate() {
+        if k == 0 || entries[k - 1].0 != hash {
+            frequency.push(0);
         }
+        let last = frequency.len() - 1;
+        frequency[last] += 1;
+        value_of[position] = last as u32;
     }
-    let mut order: Vec<u32> = (0..values.len() as u32).collect();
-    order.sort_unstable_by_key(|&v| (frequency[v as usize], values[v as usize]));
-    let mut rank = vec![0u32; values.len()];
+    drop(entries);
+    // Ids ascend with the hash value, so (frequency, id) orders ties by the value.
+    let mut order: Vec<u32> = (0..frequency.len() as u32).collect();
+    order.sort_unstable_by_key(|&v| (frequency[v as usize], v));
+    let mut rank = vec![0u32; frequency.len()];
     for (r, &v) in order.iter().enumerate() {
         rank[v as usize] = r as u32;
     }
     let mut offsets = Vec::with_capacity(sets.len() + 1);
-    let mut tokens = Vec::with_capacity(distinct.len());
+    let mut tokens = Vec::with_capacity(hashes.len());
     offsets.push(0);
+    // The sets lie one after another in `hashes`, from 0: set i starts where set i - 1 ended.
+    let mut at = 0;
     for i in 0..sets.len() {
         let start = tokens.len();
-        for h in sets.get(i) {
-            let index = values.binary_search(h).expect("every shingle was counted");
-            tokens.push(rank[index]);
-        }
+        let size = sets.get(i).len();
+        tokens.extend(value_of[at..at + size].iter().map(|&v| rank[v as usize]));
+        at += size;
         tokens[start..].sort_unstable();
-        // Input sets are validated as offsets only; repeated hashes would count twice.
+        // A repeated hash would give a repeated rank and count twice in the merges.
         let mut unique = start;
         for k in start..tokens.len() {
             if k == start || tokens[k] != tokens[unique - 1] {
@@ -300,11 +334,11 @@ fn rank_by_rarity(sets: SetsView<'_>) -> RankedSets {
         tokens.truncate(unique);
         offsets.push(tokens.len());
     }
-    RankedSets {
+    Ok(RankedSets {
         offsets,
         tokens,
-        vocabulary: values.len(),
-    }
+        vocabulary: frequency.len(),
+    })
 }
 
 #[cfg(test)]
@@ -427,6 +461,8 @@ mod tests {
                 sets.push(copy); // one shared pair among single shingles
             }
             sets.push(Vec::new());
+            // an empty set before the others too: ranks are read by position
+            sets.insert(0, Vec::new());
             let offsets: Vec<i64> = std::iter::once(0)
                 .chain(sets.iter().scan(0i64, |acc, s| {
                     *acc += s.len() as i64;
