@@ -24,6 +24,7 @@ __all__ = [
     "MERGE_COST",
     "SAMPLE_SIZE",
     "STEEPEST",
+    "BuiltSets",
     "FrequencyCounter",
     "IndexMirror",
     "ParagraphDedup",
@@ -501,6 +502,11 @@ class SignPass:
         texts: list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
     ) -> None: ...
     def finish(self) -> dict[str, Any]: ...
+
+# The memory of shingle sets the crate built (rust/bindings/sets.rs): the base object of their
+# read-only arrays, which stages take back without checking each set's order again.
+@final
+class BuiltSets: ...
 
 # The spill file (rust/spill/mod.rs): the unique documents' sets on disk.
 @final

@@ -56,6 +56,11 @@ class ShingleSets:
     document's k-shingles. Build one with :func:`shingles`; ``hash_version`` records the
     definition the hashes follow.
 
+    The arrays :func:`shingles` gives are read-only, over memory the compiled core owns: the
+    stages take them back as built, without checking every set's order again (a pass over
+    every hash). Arrays of your own (a copy to change, or sets built by hand) are checked: a
+    set that is not sorted and duplicate-free is an :class:`~neardup.errors.InputError`.
+
     >>> s = shingles(["a b c", "a b d"], k=2)
     >>> len(s), s.sizes().tolist(), s.hash_version
     (2, [2, 2], 2)

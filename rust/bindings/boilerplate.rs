@@ -2,7 +2,7 @@
 //! and `remove_shingles` on shingle sets (CSR `offsets`/`hashes`), and `FrequencyCounter`, the
 //! two passes over the batches of a stream.
 
-use super::{contiguous, run, sets_view, Hashes};
+use super::{built_sets, contiguous, run, sets_view, Hashes};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
@@ -45,11 +45,9 @@ fn remove_shingles<'py>(
     let view = sets_view(&offsets, &hashes)?;
     let drop = contiguous(&drop, "drop")?;
     let out = run(py, || crate::boilerplate::remove_shingles(view, drop))?;
-    Ok((
-        out.offsets.into_pyarray(py),
-        out.hashes.into_pyarray(py),
-        out.removed.into_pyarray(py),
-    ))
+    // Subsets of sorted, duplicate-free sets, kept in order: built sets too.
+    let (offsets, hashes) = built_sets(py, out.offsets, out.hashes)?;
+    Ok((offsets, hashes, out.removed.into_pyarray(py)))
 }
 
 /// The shingles in more than `max_df` of the documents of a stream of batches, in two passes.

@@ -14,6 +14,7 @@ mod matches;
 mod near;
 mod paragraphs;
 mod report;
+mod sets;
 mod sign;
 mod sign_pass;
 mod spill;
@@ -21,7 +22,7 @@ mod spill;
 use crate::error::{reserve, Error, Result};
 use crate::hashing::HashVersion;
 use crate::minhash::Algorithm;
-use crate::shingle::{SetsView, ShingleSets, Unit};
+use crate::shingle::{ShingleSets, Unit};
 use crate::{cluster, exact, hashing, signing, verify};
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
@@ -31,6 +32,7 @@ use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, Py
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyList, PyString, PyTuple, PyType};
+use sets::{built_sets, sets_view, SetArrays};
 
 /// The classes of `neardup.errors`, imported once on first use.
 static INVALID_ARGUMENT: GILOnceCell<Py<PyType>> = GILOnceCell::new();
@@ -253,16 +255,6 @@ impl<'py> Texts<'py> {
     }
 }
 
-fn sets_view<'a>(
-    offsets: &'a PyReadonlyArray1<i64>,
-    hashes: &'a PyReadonlyArray1<u64>,
-) -> PyResult<SetsView<'a>> {
-    Ok(SetsView::new(
-        contiguous(offsets, "offsets")?,
-        contiguous(hashes, "hashes")?,
-    )?)
-}
-
 fn pairs_vec(pairs: &PyReadonlyArray2<i64>) -> Result<Vec<(i64, i64)>> {
     if pairs.shape()[1] != 2 {
         return Err(Error::new("pairs must have shape (m, 2)"));
@@ -360,7 +352,7 @@ fn shingle_sets<'py>(
     unit: &str,
     hash_version: u32,
     selected: Option<PyReadonlyArray1<'py, bool>>,
-) -> PyResult<(Bound<'py, PyArray1<i64>>, Hashes<'py>)> {
+) -> PyResult<SetArrays<'py>> {
     let unit = Unit::parse(unit)?;
     let version = HashVersion::new(hash_version)?;
     let holder = Texts::borrow(texts)?;
@@ -372,7 +364,7 @@ fn shingle_sets<'py>(
     let sets = run(py, || {
         ShingleSets::build_selected(&strs, k, unit, version, selected)
     })?;
-    Ok((sets.offsets.into_pyarray(py), sets.hashes.into_pyarray(py)))
+    built_sets(py, sets.offsets, sets.hashes)
 }
 
 #[pyfunction]
@@ -572,6 +564,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(minhash_sets, m)?)?;
     sign::register(m)?;
     sign_pass::register(m)?;
+    sets::register(m)?;
     spill::register(m)?;
     boilerplate::register(m)?;
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;

@@ -3,7 +3,7 @@
 //! releases the GIL around each batch.
 
 use super::spill::SetSpill;
-use super::{contiguous, matrix, run, Texts};
+use super::{built_sets, contiguous, matrix, run, Texts};
 use crate::error::Error;
 use crate::hashing::HashVersion;
 use crate::minhash::Algorithm;
@@ -170,9 +170,7 @@ impl SignPass {
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
         match self.inner.take_held() {
-            Some((offsets, hashes)) => {
-                out.set_item("sets", (offsets.into_pyarray(py), hashes.into_pyarray(py)))?
-            }
+            Some((offsets, hashes)) => out.set_item("sets", built_sets(py, offsets, hashes)?)?,
             None => out.set_item("sets", py.None())?,
         }
         out.set_item("spilled", self.inner.spilled())?;

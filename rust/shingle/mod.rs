@@ -494,6 +494,20 @@ fn dedup_sorted(values: &mut [u64]) -> usize {
     unique
 }
 
+/// Whether `set` is sorted ascending with no repeats. A block's comparisons are folded without
+/// a branch, so they compile to vector compares; the first offence is looked for only when the
+/// check fails.
+pub fn strictly_increasing(set: &[u64]) -> bool {
+    const BLOCK: usize = 64;
+    if set.len() < 2 {
+        return true;
+    }
+    let (lows, highs) = (&set[..set.len() - 1], &set[1..]);
+    lows.chunks(BLOCK)
+        .zip(highs.chunks(BLOCK))
+        .all(|(low, high)| low.iter().zip(high).fold(true, |ok, (a, b)| ok & (a < b)))
+}
+
 /// A borrowed view of shingle sets, validated once so that every stage can index it freely.
 #[derive(Debug, Clone, Copy)]
 pub struct SetsView<'a> {
@@ -505,6 +519,44 @@ impl<'a> SetsView<'a> {
     /// Checks that offsets start at 0, never decrease and end at `hashes.len()`, and that every
     /// set is sorted and duplicate-free.
     pub fn new(offsets: &'a [i64], hashes: &'a [u64]) -> Result<Self> {
+        let view = Self::offsets_checked(offsets, hashes)?;
+        // Every stage merges sets as sorted and duplicate-free: a set built otherwise would give
+        // a wrong similarity silently, so it is refused here, once, in O(total).
+        for (i, w) in offsets.windows(2).enumerate() {
+            let set = &hashes[w[0] as usize..w[1] as usize];
+            if strictly_increasing(set) {
+                continue;
+            }
+            let at = set.windows(2).position(|p| p[0] >= p[1]).unwrap_or(0);
+            return Err(Error::input(
+                i,
+                format!(
+                    "shingle set {i} is not sorted and duplicate-free: hashes[{}] = {} is \
+                     followed by {} (sort and de-duplicate each set, e.g. with np.unique)",
+                    w[0] as usize + at,
+                    set[at],
+                    set[at + 1]
+                ),
+            ));
+        }
+        Ok(view)
+    }
+
+    /// [`Self::new`] for sets the crate built itself (sorted and duplicate-free by
+    /// construction, and unchanged since): the offsets are checked (O(documents)), the sets'
+    /// order is not, which saves a pass over every hash (215 MB, about 11 ms, in a default
+    /// run on 100,000 documents of the article corpus; twice, as verification and the kept
+    /// rows' similarities each take the held sets). Indexing stays checked whatever the sets
+    /// hold: an unsorted set could only give a wrong similarity, never read out of bounds.
+    pub fn of_sorted_sets(offsets: &'a [i64], hashes: &'a [u64]) -> Result<Self> {
+        let view = Self::offsets_checked(offsets, hashes)?;
+        debug_assert!(offsets
+            .windows(2)
+            .all(|w| strictly_increasing(&hashes[w[0] as usize..w[1] as usize])));
+        Ok(view)
+    }
+
+    fn offsets_checked(offsets: &'a [i64], hashes: &'a [u64]) -> Result<Self> {
         if offsets.first() != Some(&0) {
             return Err(Error::new("offsets must start with 0"));
         }
@@ -517,23 +569,6 @@ impl<'a> SetsView<'a> {
                 hashes.len(),
                 offsets[offsets.len() - 1]
             )));
-        }
-        // Every stage merges sets as sorted and duplicate-free: a set built otherwise would give
-        // a wrong similarity silently, so it is refused here, once, in O(total).
-        for (i, w) in offsets.windows(2).enumerate() {
-            let set = &hashes[w[0] as usize..w[1] as usize];
-            if let Some(at) = set.windows(2).position(|p| p[0] >= p[1]) {
-                return Err(Error::input(
-                    i,
-                    format!(
-                        "shingle set {i} is not sorted and duplicate-free: hashes[{}] = {} is \
-                         followed by {} (sort and de-duplicate each set, e.g. with np.unique)",
-                        w[0] as usize + at,
-                        set[at],
-                        set[at + 1]
-                    ),
-                ));
-            }
         }
         Ok(SetsView { offsets, hashes })
     }

@@ -181,3 +181,29 @@ fn the_vectorised_order_check_accepts_exactly_the_sorted_duplicate_free_sets() {
         );
     }
 }
+
+#[test]
+fn strictly_increasing_finds_an_offence_anywhere_in_any_block() {
+    // Lengths around the 64-element blocks; one repeat or one inversion at every position.
+    for len in [0usize, 1, 2, 3, 63, 64, 65, 66, 127, 128, 129, 200] {
+        let sorted: Vec<u64> = (0..len as u64).map(|i| 3 * i + 1).collect();
+        assert!(strictly_increasing(&sorted), "len {len}");
+        for at in 1..len {
+            let mut repeat = sorted.clone();
+            repeat[at] = repeat[at - 1];
+            assert!(!strictly_increasing(&repeat), "repeat at {at} of {len}");
+            let mut swapped = sorted.clone();
+            swapped.swap(at - 1, at);
+            assert!(!strictly_increasing(&swapped), "swap at {at} of {len}");
+        }
+    }
+}
+
+#[test]
+fn of_sorted_sets_still_checks_the_offsets() {
+    let hashes = [1u64, 2, 3];
+    assert!(SetsView::of_sorted_sets(&[0, 2, 3], &hashes).is_ok());
+    assert!(SetsView::of_sorted_sets(&[1, 3], &hashes).is_err());
+    assert!(SetsView::of_sorted_sets(&[0, 2, 1, 3], &hashes).is_err());
+    assert!(SetsView::of_sorted_sets(&[0, 2], &hashes).is_err());
+}
