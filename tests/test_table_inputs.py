@@ -92,3 +92,20 @@ def test_arrow_input_makes_no_str_objects():
     # One str per document would be ~70 bytes each (14 MB); the buffers are borrowed.
     assert peak < 1_000_000, peak
     assert np.shares_memory(core[0], np.frombuffer(array.buffers()[2], dtype=np.uint8))
+
+
+def test_a_list_of_str_is_counted_in_one_core_pass():
+    from neardup import _core
+    from neardup.stores import MemoryStore
+
+    class Text(str):
+        pass
+
+    texts = ["ab", "héllo", Text("xyz"), ""]
+    assert _core.str_chars(texts) == sum(map(len, texts)) == 10
+    assert _core.str_chars(["a", b"b"]) is None
+    assert _core.str_chars([]) == 0
+    # a list of str is taken as is; bytes items are decoded, and the sizes follow
+    assert as_core_texts(texts) is texts
+    assert as_core_texts(["a", b"bc"]) == ["a", "bc"]
+    assert MemoryStore(["a", b"bc", "d\u00e9"]).text_size() == 5

@@ -92,6 +92,7 @@ __all__ = [
     "simhash_sets",
     "simhash_sign_texts",
     "simhash_texts",
+    "str_chars",
     "word_counts",
 ]
 
@@ -111,6 +112,7 @@ CANDIDATE_COST: float
 MERGE_COST: float
 
 def normalize(text: str, hash_version: int) -> str: ...
+def str_chars(items: list[Any]) -> int | None: ...
 def word_counts(texts: _Texts, hash_version: int) -> npt.NDArray[np.int64]: ...
 def shingle_offsets(
     text: str, k: int, unit: str, hash_version: int

@@ -113,7 +113,8 @@ class MemoryStore:
         7
         """
         if isinstance(self.texts, list):
-            return sum(map(len, self.texts))
+            chars = _core.str_chars(self.texts)
+            return sum(map(len, self.texts)) if chars is None else chars
         return len(self.texts[0])
 
     def priorities(self, rows: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ mod sets;
 mod sign;
 mod sign_pass;
 mod spill;
+mod texts;
 
 use crate::error::{reserve, Error, Result};
 use crate::hashing::HashVersion;
@@ -31,8 +32,9 @@ use numpy::{
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyList, PyString, PyTuple, PyType};
+use pyo3::types::PyType;
 use sets::{built_sets, sets_view, SetArrays};
+use texts::Texts;
 
 /// The classes of `neardup.errors`, imported once on first use.
 static INVALID_ARGUMENT: GILOnceCell<Py<PyType>> = GILOnceCell::new();
@@ -167,92 +169,6 @@ fn contiguous<'a, T: numpy::Element, D: numpy::ndarray::Dimension>(
     array
         .as_slice()
         .map_err(|_| Error::new(format!("{name} must be a C-contiguous array")))
-}
-
-/// Documents borrowed from Python: a list of str, or (utf-8 bytes uint8[], offsets int64[n+1])
-/// as built from an Arrow string array.
-enum Texts<'py> {
-    List(Vec<Bound<'py, PyString>>),
-    Buffer(PyReadonlyArray1<'py, u8>, PyReadonlyArray1<'py, i64>),
-}
-
-impl<'py> Texts<'py> {
-    fn borrow(texts: &Bound<'py, PyAny>) -> PyResult<Self> {
-        if let Ok(list) = texts.downcast::<PyList>() {
-            let mut items = Vec::with_capacity(list.len());
-            for (i, item) in list.iter().enumerate() {
-                match item.downcast_into::<PyString>() {
-                    Ok(s) => items.push(s),
-                    Err(e) => {
-                        let type_name = e.into_inner().get_type().name()?.to_string();
-                        return Err(Error::input_type(format!(
-                            "texts[{i}] is {type_name}, expected str"
-                        ))
-                        .into());
-                    }
-                }
-            }
-            return Ok(Texts::List(items));
-        }
-        if let Ok(tuple) = texts.downcast::<PyTuple>() {
-            if tuple.len() == 2 {
-                let buffer = || {
-                    Error::input_type(
-                        "texts as a tuple must be (uint8 data, int64 offsets), both 1-D arrays",
-                    )
-                };
-                let data = tuple.get_item(0)?.extract().map_err(|_| buffer())?;
-                let offsets = tuple.get_item(1)?.extract().map_err(|_| buffer())?;
-                return Ok(Texts::Buffer(data, offsets));
-            }
-        }
-        Err(
-            Error::input_type("texts must be a list of str or a (uint8 data, int64 offsets) tuple")
-                .into(),
-        )
-    }
-
-    fn strs(&self) -> Result<Vec<&str>> {
-        match self {
-            Texts::List(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    s.to_str().map_err(|_| {
-                        Error::input(
-                            i,
-                            format!("texts[{i}] is not valid Unicode (it holds a lone surrogate)"),
-                        )
-                    })
-                })
-                .collect(),
-            Texts::Buffer(data, offsets) => {
-                let data = contiguous(data, "text data")?;
-                let offsets = contiguous(offsets, "text offsets")?;
-                if offsets.is_empty() || offsets[0] < 0 {
-                    return Err(Error::new(
-                        "text offsets must start at a non-negative position",
-                    ));
-                }
-                let mut out = Vec::new();
-                reserve(&mut out, offsets.len() - 1, "the texts")?;
-                for (i, w) in offsets.windows(2).enumerate() {
-                    if w[1] < w[0] || w[1] as u64 > data.len() as u64 {
-                        return Err(Error::input(
-                            i,
-                            format!("text offsets are inconsistent at texts[{i}]"),
-                        ));
-                    }
-                    let bytes = &data[w[0] as usize..w[1] as usize];
-                    let text = std::str::from_utf8(bytes).map_err(|e| {
-                        Error::input(i, format!("texts[{i}] is not valid UTF-8: {e}"))
-                    })?;
-                    out.push(text);
-                }
-                Ok(out)
-            }
-        }
-    }
 }
 
 fn pairs_vec(pairs: &PyReadonlyArray2<i64>) -> Result<Vec<(i64, i64)>> {
@@ -565,6 +481,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sign::register(m)?;
     sign_pass::register(m)?;
     sets::register(m)?;
+    texts::register(m)?;
     spill::register(m)?;
     boilerplate::register(m)?;
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;
