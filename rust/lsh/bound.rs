@@ -179,18 +179,10 @@ mod tests {
             }
             want += buckets.values().map(|m| m * (m - 1) / 2).sum::<u64>();
         }
+        let whole = BucketRule::WHOLE;
         for threads in [1, 2] {
-            let got = bucket_pairs_bound(
-                &sigs,
-                num_perm,
-                bands,
-                rows,
-                BucketRule::WHOLE,
-                u64::MAX,
-                threads,
-            )
-            .unwrap();
-            assert_eq!(got, want, "threads={threads}");
+            let got = bucket_pairs_bound(&sigs, num_perm, bands, rows, whole, u64::MAX, threads);
+            assert_eq!(got.unwrap(), want, "threads={threads}");
         }
     }
 
