@@ -1,5 +1,7 @@
 """find_duplicates and the stage functions on small corpora with known duplicates."""
 
+import pickle
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -284,3 +286,36 @@ def test_keep_longest_keeps_the_document_with_the_most_characters_not_bytes():
     result = neardup.find_duplicates([more_bytes, more_chars], threshold=0.5, k=1, keep="longest")
     assert result.clusters.tolist() == [0, 0]
     assert result.keep.tolist() == [False, True]
+
+
+def test_kept_similarity_is_computed_on_first_read(monkeypatch):
+    from neardup import engine
+
+    texts = ["a b c d e", "a b c d f", "a b c d e", "v w x y z", "a b c x y"]
+    calls = []
+    eager = engine.kept_similarity
+
+    def spy(*args):
+        calls.append(1)
+        return eager(*args)
+
+    monkeypatch.setattr(engine, "kept_similarity", spy)
+    result = neardup.find_duplicates(texts, k=2, threshold=0.3)
+    assert calls == []  # nothing computed by the search itself
+    first, evidence = result._evidence
+    want = eager(first, result.keep, result.representative, evidence)
+    np.testing.assert_array_equal(result.kept_similarity, want)
+    assert result.kept_similarity is result.kept_similarity and calls == [1]  # once, kept
+    assert (result.kept_similarity[result.keep] == 1.0).all()
+    # taken along by pickling before or after the first read
+    again = pickle.loads(pickle.dumps(neardup.find_duplicates(texts, k=2, threshold=0.3)))
+    np.testing.assert_array_equal(again.kept_similarity, want)
+    # given when built: kept as given; unknown (NaN) for near-duplicates of a hand-built one
+    clusters = np.array([0, 0, 2])
+    empty = (np.zeros((0, 2), np.int64), np.zeros(0, np.float32))
+    given = neardup.DuplicateResult(
+        *empty, clusters, "minhash", 0.5, kept_similarity=np.array([1.0, 0.7, 1.0])
+    )
+    assert given.kept_similarity.tolist() == [1.0, 0.7, 1.0]
+    by_hand = neardup.DuplicateResult(*empty, clusters, "minhash", 0.5)
+    assert np.isnan(by_hand.kept_similarity[1]) and by_hand.kept_similarity[0] == 1.0
