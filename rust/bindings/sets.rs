@@ -56,13 +56,16 @@ pub fn built_sets(py: Python<'_>, offsets: Vec<i64>, hashes: Vec<u64>) -> PyResu
 }
 
 /// Whether `array` is the whole of `owned`, read-only: its data pointer, length and contiguity.
-fn is_whole<T>(array: &Bound<'_, PyUntypedArray>, data: *const u8, owned: &Array1<T>) -> bool {
-    // SAFETY: reading the flags of a live array object.
-    let writeable = unsafe { (*array.as_array_ptr()).flags } & numpy::npyffi::NPY_ARRAY_WRITEABLE;
-    writeable == 0
+fn is_whole<T>(array: &Bound<'_, PyUntypedArray>, owned: &Array1<T>) -> bool {
+    // SAFETY: reading two fields of a live array object.
+    let (flags, data) = unsafe {
+        let raw = array.as_array_ptr();
+        ((*raw).flags, (*raw).data)
+    };
+    flags & numpy::npyffi::NPY_ARRAY_WRITEABLE == 0
         && array.is_c_contiguous()
         && array.len() == owned.len()
-        && std::ptr::eq(data, owned.as_ptr() as *const u8)
+        && std::ptr::eq(data as *const u8, owned.as_ptr() as *const u8)
 }
 
 /// The sets behind `offsets`/`hashes`: taken as built when both are the whole arrays of one
@@ -92,14 +95,6 @@ fn are_built(offsets: &PyReadonlyArray1<i64>, hashes: &PyReadonlyArray1<u64>) ->
     };
     let sets = owner.get();
     base.is(&other)
-        && is_whole(
-            offsets.as_untyped(),
-            offsets.data() as *const u8,
-            &sets.offsets,
-        )
-        && is_whole(
-            hashes.as_untyped(),
-            hashes.data() as *const u8,
-            &sets.hashes,
-        )
+        && is_whole(offsets.as_untyped(), &sets.offsets)
+        && is_whole(hashes.as_untyped(), &sets.hashes)
 }
