@@ -136,10 +136,11 @@ pub fn candidate_pairs(
                 .copied()
                 .filter(|&c| {
                     let (a, b) = decode(c);
-                    equal_slots(
+                    crate::minhash::equal_slots(
                         signature_rows.row(a as usize),
                         signature_rows.row(b as usize),
-                    ) >= min_equal
+                    ) as usize
+                        >= min_equal
                 })
                 .collect::<Vec<u64>>())
         })?;
@@ -203,12 +204,6 @@ pub fn candidate_pairs(
         start = end;
     }
     decoded(expanded.finish()?, decode).map(result)
-}
-
-/// How many slots two signatures of equal width agree on.
-#[inline]
-fn equal_slots(a: &[u32], b: &[u32]) -> usize {
-    a.iter().zip(b).map(|(x, y)| (x == y) as usize).sum()
 }
 
 /// The union of sorted, distinct code lists, sorted and distinct: merged range by range of

@@ -424,8 +424,15 @@ pub fn estimate(a: &[u32], b: &[u32]) -> f32 {
 /// Share of equal slots of two signatures of equal width, with no empty-set check.
 #[inline]
 pub fn equal_share(a: &[u32], b: &[u32]) -> f32 {
-    let equal: u32 = a.iter().zip(b).map(|(x, y)| (x == y) as u32).sum();
-    equal as f32 / a.len() as f32
+    equal_slots(a, b) as f32 / a.len() as f32
+}
+
+/// How many slots two signatures of equal width agree on. Counted in u32 lanes, which the
+/// compiler vectorises four (SSE2) or eight (AVX2) to a register; a usize count widened every
+/// compare to 64 bits and took twice the time (it was the LSH screen's).
+#[inline]
+pub fn equal_slots(a: &[u32], b: &[u32]) -> u32 {
+    a.iter().zip(b).map(|(x, y)| (x == y) as u32).sum()
 }
 
 #[cfg(test)]
