@@ -55,6 +55,35 @@ pub fn intersection_size_u64(a: &[u64], b: &[u64]) -> usize {
     intersection_size_u64_generic(a, b)
 }
 
+/// Pairs ahead of the one starting whose second set [`intersection_sizes`] prefetches.
+const PREFETCH_AHEAD: usize = crate::rows::PREFETCH_AHEAD;
+
+/// Calls `visit(p, |A ∩ B|)` for every p in 0..`count`, where `pair(p)` gives the two sorted,
+/// duplicate-free sets; in any order. The second set of the pair `PREFETCH_AHEAD` later is
+/// prefetched as each merge starts. With AVX2, four merges run interleaved
+/// (`x86::intersection_sizes_avx2`); otherwise one [`intersection_size_u64`] at a time.
+pub fn intersection_sizes<'s>(
+    count: usize,
+    pair: impl Fn(usize) -> (&'s [u64], &'s [u64]),
+    mut visit: impl FnMut(usize, usize),
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if crate::cpu::allows_avx2() && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is present (checked just above), the only requirement of the
+            // function.
+            return unsafe { x86::intersection_sizes_avx2(count, &pair, &mut visit) };
+        }
+    }
+    for position in 0..count {
+        if let Some(ahead) = position.checked_add(PREFETCH_AHEAD).filter(|&p| p < count) {
+            crate::rows::prefetch(pair(ahead).1);
+        }
+        let (a, b) = pair(position);
+        visit(position, intersection_size_u64(a, b));
+    }
+}
+
 /// The blocked intersection in portable code: the reference the x86 kernels
 /// ([`x86`]) follow lane for lane, and the path elsewhere.
 #[inline(always)]
@@ -99,7 +128,7 @@ pub fn jaccard<T: Ord + Copy>(a: &[T], b: &[T]) -> f64 {
 
 /// Jaccard from the intersection size and the two set sizes; 0 for an empty union.
 #[inline]
-fn ratio(common: usize, size_a: usize, size_b: usize) -> f64 {
+pub(crate) fn ratio(common: usize, size_a: usize, size_b: usize) -> f64 {
     let union = size_a + size_b - common;
     if union == 0 {
         0.0
@@ -325,226 +354,4 @@ fn rank_by_rarity(sets: SetsView<'_>) -> Result<RankedSets> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn brute_force(sets: &[Vec<u64>], t: f64) -> Vec<(u32, u32)> {
-        let mut out = Vec::new();
-        for i in 0..sets.len() {
-            for j in i + 1..sets.len() {
-                if jaccard(&sets[i], &sets[j]) >= t {
-                    out.push((i as u32, j as u32));
-                }
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn jaccard_of_small_sets() {
-        assert_eq!(jaccard(&[1u64, 2, 3], &[2, 3, 4]), 0.5);
-        assert_eq!(jaccard::<u64>(&[], &[]), 0.0);
-        assert_eq!(intersection_size(&[1u64, 5, 9], &[5, 9, 10]), 2);
-    }
-
-    #[test]
-    fn blocked_intersection_matches_the_merge() {
-        let mut state = 1u64;
-        let mut draw = |n: usize, modulo: u64| {
-            let mut v: Vec<u64> = (0..n)
-                .map(|_| {
-                    state = crate::hashing::mix64(state);
-                    state % modulo
-                })
-                .collect();
-            v.sort_unstable();
-            v.dedup();
-            v
-        };
-        for (na, nb, modulo) in [
-            (0, 5, 10),
-            (3, 3, 5),
-            (7, 9, 12),
-            (100, 120, 150),
-            (400, 30, 500),
-            (500, 500, 100_000),
-            (64, 64, 70),
-        ] {
-            for _ in 0..20 {
-                let (a, b) = (draw(na, modulo), draw(nb, modulo));
-                assert_eq!(intersection_size_u64(&a, &b), intersection_size(&a, &b));
-                assert_eq!(intersection_size_u64(&b, &a), intersection_size(&a, &b));
-                assert_eq!(jaccard_u64(&a, &b), jaccard(&a, &b));
-            }
-        }
-        let a: Vec<u64> = (0..100).collect();
-        assert_eq!(intersection_size_u64(&a, &a), 100);
-        assert_eq!(intersection_size_u64_generic(&a, &a), 100);
-        assert_eq!(intersection_size_u64(&a[..50], &a[40..]), 10);
-    }
-
-    #[test]
-    fn eight_wide_intersection_matches_the_merge_for_many_sizes() {
-        let mut rng = crate::hashing::SplitMix64::new(11);
-        // Uniform hashes (as shingles are) and dense small values (many common elements),
-        // sizes around the block width, empty, single, and very unequal.
-        let sizes = [
-            0usize, 1, 2, 7, 8, 9, 15, 16, 17, 31, 64, 100, 333, 1000, 3000,
-        ];
-        for &na in &sizes {
-            for &nb in &sizes {
-                for modulo in [u64::MAX, 4 * (na + nb) as u64 + 1, (na.max(nb) + 3) as u64] {
-                    let mut draw = |n: usize| {
-                        let mut v: Vec<u64> = (0..n).map(|_| rng.next_u64() % modulo).collect();
-                        v.sort_unstable();
-                        v.dedup();
-                        v
-                    };
-                    let (a, b) = (draw(na), draw(nb));
-                    let expected = intersection_size(&a, &b);
-                    assert_eq!(
-                        intersection_size_u64(&a, &b),
-                        expected,
-                        "{na} {nb} {modulo}"
-                    );
-                    assert_eq!(
-                        intersection_size_u64(&b, &a),
-                        expected,
-                        "{na} {nb} {modulo}"
-                    );
-                    assert_eq!(intersection_size_u64_generic(&a, &b), expected);
-                    assert_eq!(intersection_size_u64_generic(&b, &a), expected);
-                    assert_eq!(jaccard_u64(&a, &b), jaccard(&a, &b));
-                }
-            }
-        }
-        // Each x86 variant directly, whichever the dispatch picks here.
-        #[cfg(target_arch = "x86_64")]
-        for (na, nb) in [(0usize, 9usize), (8, 8), (17, 300), (333, 340), (1000, 64)] {
-            let mut draw = |n: usize| {
-                let mut v: Vec<u64> = (0..n).map(|_| rng.next_u64() % 2000).collect();
-                v.sort_unstable();
-                v.dedup();
-                v
-            };
-            let (a, b) = (draw(na), draw(nb));
-            let expected = intersection_size(&a, &b);
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: AVX2 is present (checked just above).
-                assert_eq!(unsafe { x86::intersection_size_u64_avx2(&a, &b) }, expected);
-            }
-            #[cfg(neardup_avx512)]
-            if std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512vl")
-            {
-                // SAFETY: AVX-512F and VL are present (checked just above).
-                assert_eq!(
-                    unsafe { x86::intersection_size_u64_avx512(&a, &b) },
-                    expected
-                );
-            }
-        }
-        // Extremes of the value range, where the comparisons of block ends matter.
-        let a = [0u64, 1, 2, 3, 4, 5, 6, 7, u64::MAX - 1, u64::MAX];
-        let b = [0u64, 2, 4, 6, 8, 10, 12, 14, 16, u64::MAX];
-        assert_eq!(intersection_size_u64(&a, &b), 5);
-        assert_eq!(intersection_size_u64_generic(&b, &a), 5);
-    }
-
-    /// The (offsets, hashes) arrays of a SetsView over `sets`.
-    fn flat(sets: &[Vec<u64>]) -> (Vec<i64>, Vec<u64>) {
-        let offsets = std::iter::once(0)
-            .chain(sets.iter().scan(0i64, |acc, s| {
-                *acc += s.len() as i64;
-                Some(*acc)
-            }))
-            .collect();
-        (offsets, sets.concat())
-    }
-
-    #[test]
-    fn ranks_follow_frequency_then_hash_across_groups() {
-        // Enough shingles for several rank groups (hash top bits), from a universe small
-        // enough that shingles repeat across sets with different frequencies.
-        let mut rng = crate::hashing::SplitMix64::new(11);
-        let universe: Vec<u64> = (0..40_000).map(|_| rng.next_u64()).collect();
-        let mut sets: Vec<Vec<u64>> = Vec::new();
-        while sets.iter().map(Vec::len).sum::<usize>() < 5 * RANK_GROUP {
-            let size = 1 + (rng.next_u64() % 3_000) as usize;
-            // skewed: low indices (frequent shingles) far more likely
-            let mut s: Vec<u64> = (0..size)
-                .map(|_| {
-                    let r = rng.next_u64() % universe.len() as u64;
-                    universe[(r * r / universe.len() as u64) as usize]
-                })
-                .collect();
-            s.sort_unstable();
-            s.dedup();
-            sets.push(s);
-        }
-        sets.insert(1, Vec::new());
-        let (offsets, hashes) = flat(&sets);
-        let ranked = rank_by_rarity(SetsView::new(&offsets, &hashes).unwrap()).unwrap();
-        let mut frequency = std::collections::BTreeMap::<u64, u32>::new();
-        for &h in &hashes {
-            *frequency.entry(h).or_default() += 1;
-        }
-        let mut order: Vec<(u32, u64)> = frequency.iter().map(|(&h, &f)| (f, h)).collect();
-        order.sort_unstable();
-        let rank: std::collections::HashMap<u64, u32> = order
-            .iter()
-            .enumerate()
-            .map(|(r, &(_, h))| (h, r as u32))
-            .collect();
-        assert_eq!(ranked.vocabulary, frequency.len());
-        for (i, set) in sets.iter().enumerate() {
-            let mut want: Vec<u32> = set.iter().map(|h| rank[h]).collect();
-            want.sort_unstable();
-            assert_eq!(ranked.get(i), &want[..], "set {i}");
-        }
-    }
-
-    #[test]
-    fn prefix_filtering_finds_exactly_the_brute_force_pairs() {
-        // Universes from small (every shingle shared) to huge (most shingles in one set only),
-        // and collections of no set, empty sets, one set.
-        for (universe, count) in [(40u64, 60), (400, 60), (1 << 40, 30), (40, 1), (40, 0)] {
-            let mut rng = crate::hashing::SplitMix64::new(3 + universe);
-            let mut sets: Vec<Vec<u64>> = Vec::new();
-            for _ in 0..count {
-                let size = 1 + (rng.next_u64() % 20) as usize;
-                let mut s: Vec<u64> = (0..size).map(|_| rng.next_u64() % universe).collect();
-                s.sort_unstable();
-                s.dedup();
-                sets.push(s);
-            }
-            if universe == 1 << 40 {
-                let copy = sets[0].clone();
-                sets.push(copy); // one shared pair among single shingles
-            }
-            sets.push(Vec::new());
-            // an empty set before the others too: ranks are read by position
-            sets.insert(0, Vec::new());
-            let (offsets, hashes) = flat(&sets);
-            let view = SetsView::new(&offsets, &hashes).unwrap();
-            for t in [0.1, 0.3, 0.5, 0.8, 1.0] {
-                let (pairs, sims) = all_pairs(view, t).unwrap();
-                assert_eq!(
-                    pairs,
-                    brute_force(&sets, t),
-                    "universe {universe} threshold {t}"
-                );
-                for (&(i, j), &s) in pairs.iter().zip(&sims) {
-                    assert_eq!(s, jaccard(&sets[i as usize], &sets[j as usize]) as f32);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn prefix_length_is_exact_at_round_products() {
-        assert_eq!(prefix_length(10, 0.3), 8);
-        assert_eq!(prefix_length(10, 1.0), 1);
-        assert_eq!(prefix_length(1, 0.01), 1);
-    }
-}
+mod tests;
