@@ -427,9 +427,9 @@ pub fn equal_share(a: &[u32], b: &[u32]) -> f32 {
     equal_slots(a, b) as f32 / a.len() as f32
 }
 
-/// How many slots two signatures of equal width agree on. Counted in u32 lanes, which the
-/// compiler vectorises four (SSE2) or eight (AVX2) to a register; a usize count widened every
-/// compare to 64 bits and took twice the time (it was the LSH screen's).
+/// How many slots two signatures of equal width agree on (the estimate's count and the LSH
+/// screen's). Counted in u32 lanes, as wide as the slots, so the compiler's vector loop needs
+/// no widening of each compare to 64 bits, as a usize count did.
 #[inline]
 pub fn equal_slots(a: &[u32], b: &[u32]) -> u32 {
     a.iter().zip(b).map(|(x, y)| (x == y) as u32).sum()
