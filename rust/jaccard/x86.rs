@@ -1,5 +1,6 @@
-//! The x86 kernels of [`super::intersection_size_u64`]: one loop written once (a macro) and
-//! compiled for AVX2 and for AVX-512VL, chosen at run time by the caller.
+//! The x86 kernels of [`super::intersection_size_u64`] (one loop written once, a macro,
+//! compiled for AVX2 and for AVX-512VL) and of [`super::intersection_sizes`] (four merges
+//! interleaved, AVX2); the callers choose at run time.
 
 use super::intersection_size;
 
