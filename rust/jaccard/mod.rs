@@ -75,12 +75,30 @@ pub fn intersection_sizes<'s>(
             return unsafe { x86::intersection_sizes_avx2(count, &pair, &mut visit) };
         }
     }
+    one_at_a_time(count, &pair, &mut visit)
+}
+
+/// [`intersection_sizes`] one [`intersection_size_u64`] at a time.
+fn one_at_a_time<'s>(
+    count: usize,
+    pair: &dyn Fn(usize) -> (&'s [u64], &'s [u64]),
+    visit: &mut dyn FnMut(usize, usize),
+) {
     for position in 0..count {
-        if let Some(ahead) = position.checked_add(PREFETCH_AHEAD).filter(|&p| p < count) {
-            crate::rows::prefetch(pair(ahead).1);
-        }
+        prefetch_ahead(count, position, pair);
         let (a, b) = pair(position);
         visit(position, intersection_size_u64(a, b));
+    }
+}
+
+/// Prefetches the second set of the pair `PREFETCH_AHEAD` after `position`, if there is one.
+fn prefetch_ahead<'s>(
+    count: usize,
+    position: usize,
+    pair: &dyn Fn(usize) -> (&'s [u64], &'s [u64]),
+) {
+    if let Some(ahead) = position.checked_add(PREFETCH_AHEAD).filter(|&p| p < count) {
+        crate::rows::prefetch(pair(ahead).1);
     }
 }
 

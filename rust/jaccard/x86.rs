@@ -156,12 +156,7 @@ pub(super) unsafe fn intersection_sizes_avx2<'s>(
     };
     let start = |position: usize| {
         let (a, b) = pair(position);
-        if let Some(ahead) = position.checked_add(super::PREFETCH_AHEAD) {
-            if ahead < count {
-                let (_, later) = pair(ahead);
-                crate::rows::prefetch(later);
-            }
-        }
+        super::prefetch_ahead(count, position, pair);
         Slot {
             a,
             b,
@@ -172,11 +167,7 @@ pub(super) unsafe fn intersection_sizes_avx2<'s>(
         }
     };
     if count < SLOTS {
-        for position in 0..count {
-            let (a, b) = pair(position);
-            visit(position, super::intersection_size_u64(a, b));
-        }
-        return;
+        return super::one_at_a_time(count, pair, visit);
     }
     let mut slots: [Slot<'s>; SLOTS] = std::array::from_fn(start);
     let mut next = SLOTS;
