@@ -26,6 +26,8 @@
 //! queries a persistent index, [`jsonl`] reads JSONL text fields for the command line,
 //! [`paragraphs`] removes repeated paragraphs across a corpus. [`error`] is the one error type,
 //! [`parallel`] the thread pool, [`rows`] what the pair stages share.
+//! [`run`] is one run as one object: the plan's options read once, the sign pass fed batch by
+//! batch, the method resolved for the unique documents, and the near stage's inputs.
 //! `bindings` (feature `python`) only converts arguments and releases the GIL.
 
 // What every stage uses.
@@ -67,6 +69,9 @@ pub mod near;
 pub mod cluster;
 pub mod keep;
 pub mod report;
+
+// The whole run: the plan read once, the sign pass, then what the near stage reads.
+pub mod run;
 
 // Beside the flow.
 pub mod offsets;

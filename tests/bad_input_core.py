@@ -89,6 +89,24 @@ def _near(**options: Any) -> dict[str, Any]:
     return {**good, **options}
 
 
+def _run(plan: dict[str, Any], steps: int = 0) -> Any:
+    """A ``_core.Run`` of ``plan`` over GOOD, then ``near()`` after ``steps`` finishes (0: no
+    finish, 2: a second ``near()`` after the first)."""
+    spill = _core.SetSpill()
+    run = _core.Run(spill, plan, budget=1 << 16)
+    run.sign(GOOD)
+    if steps:
+        run.finish()
+    result = run.near(verify_budget=1 << 16)
+    return run.near(verify_budget=1 << 16) if steps == 2 else result
+
+
+def _plan(**changes: Any) -> dict[str, Any]:
+    plan = neardup.make_plan(method="minhash").as_dict()
+    plan.update(changes)
+    return plan
+
+
 def _row(name: str, call: Callable[[], Any], raises: type[BaseException], match: str) -> Row:
     return Row(name=f"core: {name}", call=lambda _tmp: call(), raises=raises, match=match)
 
@@ -528,6 +546,42 @@ ROWS = [
         ),
         InputError,
         "shingle set 0 is not sorted and duplicate-free",
+    ),
+    _row(
+        "Run-plan-without-verify",
+        lambda: _core.Run(_core.SetSpill(), {k: v for k, v in _plan().items() if k != "verify"}),
+        InvalidArgumentError,
+        'the plan has no "verify"',
+    ),
+    _row(
+        "Run-plan-with-a-word-for-k",
+        lambda: _core.Run(_core.SetSpill(), _plan(k="five")),
+        InvalidArgumentError,
+        'the plan\'s "k" is not what a plan holds: five',
+    ),
+    _row(
+        "Run-plan-unknown-method",
+        lambda: _core.Run(_core.SetSpill(), _plan(method="sha512")),
+        InvalidArgumentError,
+        "method must be 'auto', 'exact-jaccard', 'minhash', 'simhash', 'sha256' or",
+    ),
+    _row(
+        "Run-near-before-finish",
+        lambda: _run(_plan()),
+        InvalidArgumentError,
+        r"near\(\) comes once, after finish\(\)",
+    ),
+    _row(
+        "Run-near-twice",
+        lambda: _run(_plan(), steps=2),
+        InvalidArgumentError,
+        r"near\(\) comes once, after finish\(\)",
+    ),
+    _row(
+        "resolve_plan-threshold-above-one",
+        lambda: _core.resolve_plan(_plan(threshold=1.5), 10),
+        InvalidArgumentError,
+        "threshold",
     ),
     _row(
         "run_report-unknown-asked-mode",

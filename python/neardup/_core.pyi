@@ -29,6 +29,7 @@ __all__ = [
     "IndexMirror",
     "ParagraphDedup",
     "QueryIndex",
+    "Run",
     "SetSpill",
     "SignPass",
     "all_pairs_count",
@@ -80,6 +81,7 @@ __all__ = [
     "paragraph_units",
     "remove_shingles",
     "report_pairs",
+    "resolve_plan",
     "run_report",
     "salt_signatures",
     "sample_keys",
@@ -89,6 +91,7 @@ __all__ = [
     "shingle_sets",
     "sign_texts",
     "simd",
+    "simhash_radius",
     "simhash_sets",
     "simhash_sign_texts",
     "simhash_texts",
@@ -504,6 +507,35 @@ class SignPass:
         texts: list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
     ) -> None: ...
     def finish(self) -> dict[str, Any]: ...
+
+# One run (rust/run.rs): the plan's dict read once, the sign pass per batch, then the collapse
+# and the plan resolved for the unique documents (finish), then the near stage (near).
+@final
+class Run:
+    def __new__(
+        cls,
+        spill: SetSpill,
+        plan: dict[str, Any],
+        *,
+        salts: npt.NDArray[np.uint64] | None = None,
+        drop: npt.NDArray[np.uint64] | None = None,
+        budget: int = 0,
+    ) -> Run: ...
+    def __len__(self) -> int: ...
+    def sign(
+        self,
+        texts: list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
+    ) -> None: ...
+    def finish(self) -> dict[str, Any]: ...
+    def near(
+        self,
+        *,
+        verify_budget: int,
+        before_search: Callable[[tuple[str, int, float, float, float]], object] | None = None,
+    ) -> dict[str, Any]: ...
+
+def resolve_plan(plan: dict[str, Any], n: int) -> dict[str, Any]: ...
+def simhash_radius(threshold: float, bits: int) -> int: ...
 
 # The memory of shingle sets the crate built (rust/bindings/sets.rs): the base object of their
 # read-only arrays, which stages take back without checking each set's order again.

@@ -294,37 +294,6 @@ def choose_banding(
     return Banding(*chosen)
 
 
-def planned_banding(
-    threshold: float,
-    num_perm: int,
-    verify: str,
-    bucket_limit: int | None,
-    sample: np.ndarray | None,
-    n: int,
-    sizes: np.ndarray | None,
-    sign_pass: tuple[int, int] | None,
-) -> Banding:
-    """:func:`choose_banding` for a run, on values its plan checked once (the engines' call:
-    nothing is checked again): ``sample`` the :func:`banding_sample` signatures of ``n``
-    unique documents (None: no sample), ``sizes`` their shingle counts, ``sign_pass``
-    (documents, shingles).
-
-    >>> sig = np.arange(16, dtype=np.uint32).reshape(2, 8)
-    >>> b = planned_banding(0.5, 8, "exact", 32, sig, 2, None, None)
-    >>> b == choose_banding(0.5, 8, "exact", sig, n=2)
-    True
-    """
-    corpus: dict[str, Any] = {}
-    if verify == "exact" and sample is not None:
-        counts = None if sizes is None else np.ascontiguousarray(sizes, dtype=np.float64)
-        corpus = {"signatures": sample, "positions": None, "sizes": counts}
-        corpus.update(sign_pass=sign_pass, n=n)
-    chosen = _core.choose_banding(
-        threshold, num_perm, verify == "exact", DEFAULT_RECALL, bucket_limit, **corpus
-    )
-    return Banding(*chosen)
-
-
 def banding_info(
     chosen: tuple[int, int, float, int | None, str], info: dict[str, Any]
 ) -> tuple[int, int]:
@@ -383,17 +352,6 @@ def run_banding(
     )
     bands, rows = banding_info(chosen, info)
     return dataclasses.replace(resolved, bands=bands, rows=rows)
-
-
-def default_banding(threshold: float, num_perm: int, verify: str) -> Banding:
-    """:func:`choose_banding` without a sample, on values a plan checked once
-    (``Plan.resolve``'s call: nothing is checked again).
-
-    >>> b = default_banding(0.3, 128, "exact")
-    >>> (b.bands, b.rows) == (choose_banding(0.3, 128, "exact").bands, 2)
-    True
-    """
-    return planned_banding(threshold, num_perm, verify, BUCKET_LIMIT, None, 0, None, None)
 
 
 def planned_sample(

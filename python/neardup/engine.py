@@ -25,6 +25,7 @@ Each stage is one crate call (``_core.SignPass``; ``_core.near_stage``, through
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -193,26 +194,17 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
     if plan.strip_boilerplate is not None and plan.uses_shingles:
         with timer.stage("boilerplate"):
             drop = _boilerplate(plan, store)
-    probe = plan.resolve(0) if plan.method != "auto" else plan
-    signing = probe.method in ("minhash", "auto", "simhash")
     salts = partition_salts(plan, store)
-    # One core call a batch shingles it (the boilerplate shingles stripped), digests and
-    # signs it, collapses it and keeps its sets (the SHA-256 methods: digests it).
-    sign_pass = _core.SignPass(
-        spill.core,
-        salts=salts,
-        drop=drop,
-        **_set_policy(plan, probe, hold_budget(store)),
-        **_sign_options(plan),
-    )
+    # The run's one crate object: the plan read once; per batch one call shingles it (the
+    # boilerplate shingles stripped), digests and signs it, collapses it and keeps its sets.
+    core = _core.Run(spill.core, plan.as_dict(), salts=salts, drop=drop, budget=hold_budget(store))
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
-            _checked(batch, lambda t: sign_pass.sign(core_texts(t)))
+            _checked(batch, lambda t: core.sign(core_texts(t)))
     with timer.stage("collapse"):
-        collapsed = sign_pass.finish()
+        collapsed = core.finish()
         first, selected = collapsed["first"], collapsed["selected"]
-        set_sizes = collapsed["set_sizes"] if signing else np.zeros(0, dtype=np.int64)
-    resolved = plan.resolve(len(selected))
+    resolved = dataclasses.replace(plan, **collapsed["resolved"])
     info: dict[str, Any] = {"documents": len(first), "unique": len(selected)}
     info["exact_duplicates"] = int(np.count_nonzero(first != np.arange(len(first))))
     if collapsed["stripped"] is not None:
@@ -221,27 +213,22 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
         info["boilerplate"] = summarize(
             before, removed, plan.strip_boilerplate or 0.1, int(drop.size)
         ).as_dict()
-    held = collapsed["sets"]
+    with timer.stage("near pairs"):
+        resolved, found = near_stage(plan, resolved, core, info)
+    if salts is not None:
+        info["partitions"] = len(np.unique(salts))
     evidence = Evidence(
         selected=selected,
         simhash_bits=resolved.simhash_bits,
-        signatures=_signatures(resolved, collapsed.pop("signatures")),
-        sets=None if held is None else _held_sets(plan, *held),
-        set_sizes=set_sizes,
-        spill=spill if collapsed["spilled"] else None,
+        signatures=found["signatures"],
+        sets=None if found["sets"] is None else _held_sets(plan, *found["sets"]),
+        set_sizes=collapsed["set_sizes"],
     )
-    if collapsed["spilled"]:
-        spill.finish(len(selected))
-    parts = None if salts is None else salts[selected]
-    with timer.stage("near pairs"):
-        signed = (first, selected, collapsed.pop("digests"), set_sizes, collapsed["shingled"])
-        resolved, local, sims, labels = near_stage(plan, resolved, signed, evidence, parts, info)
-    if salts is not None:
-        info["partitions"] = len(np.unique(salts))
-    evidence.spill = None  # removed when the run ends
     with timer.stage("cluster"):
+        labels, sims = found["labels"], found["similarity"]
         measure = policy_measure(resolved.keep, labels, collapsed["lengths"], store)
         keep, rep = keep_mask(labels, measure, resolved.keep)
+        local = found["pairs"]
         pairs = selected[local] if len(local) else np.zeros((0, 2), dtype=np.int64)
         mode = info.get("pairs_used", resolved.pairs)
         if not report:  # the search's mode stays on record; nothing is expanded
@@ -264,53 +251,6 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
     return Outcome(
         resolved, pairs, sims, labels, keep, rep, first, empty, info, evidence, timer.seconds
     )
-
-
-def _signatures(resolved: Plan, signatures: np.ndarray | None) -> np.ndarray | None:
-    """The unique documents' MinHash signatures or SimHash fingerprints the near-duplicate
-    stage uses (none for the exact methods), empty rows of the plan's width when none came."""
-    if resolved.method == "minhash":
-        return np.zeros((0, resolved.num_perm), np.uint32) if signatures is None else signatures
-    if resolved.method == "simhash":
-        words = resolved.simhash_bits // 64
-        return np.zeros((0, words), np.uint64) if signatures is None else signatures
-    return None
-
-
-def _set_policy(plan: Plan, probe: Plan, budget: int) -> dict[str, Any]:
-    """Which unique documents' sets the sign pass keeps (``_core.SignPass``): held while exact
-    Jaccard needs them all (exact-jaccard; auto up to its brute-force limit) or while they fit
-    ``budget`` hashes (:func:`hold_budget`); past it, for exact verification, appended to the
-    spill file, which verification reads back instead of a second pass over the store. An
-    estimate needs none (auto holds them only while it may brute-force)."""
-    hold = probe.uses_shingles and (
-        probe.verify == "exact" or probe.method in ("auto", "exact-jaccard")
-    )
-    needed = {"exact-jaccard": 2**62, "auto": plan.auto_exact_limit}.get(probe.method, 0)
-    return {
-        "hold": hold,
-        "needed_up_to": needed,
-        "spill_past_budget": probe.verify == "exact",
-        "estimate_only": probe.verify == "estimate",
-        "budget": budget,
-    }
-
-
-def _sign_options(plan: Plan) -> dict[str, Any]:
-    """The options of the sign pass's one core call a batch (the plan's, checked once):
-    ``auto`` signs as MinHash does."""
-    return {
-        "method": "minhash" if plan.method == "auto" else plan.method,
-        "k": plan.k,
-        "unit": plan.unit,
-        "hash_version": plan.hash_version,
-        "threads": plan.threads,
-        "num_perm": plan.num_perm,
-        "seed": plan.seed,
-        "algorithm": plan.algorithm,
-        "simhash_bits": plan.simhash_bits,
-        "count_chars": plan.keep == "longest",
-    }
 
 
 def _held_sets(plan: Plan, offsets: np.ndarray, hashes: np.ndarray) -> stages.ShingleSets:

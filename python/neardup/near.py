@@ -1,21 +1,22 @@
-"""The near stage of a run, from the sign pass's arrays to the cluster labels: one crate call,
-``_core.near_stage`` (``rust/near/stage.rs``), which decides a MinHash run's banding, salts
-its signatures by partition, makes the one dispatch on ``method`` (exact Jaccard brute
-force, MinHash + LSH, SimHash), verifies the candidates on the sets the sign pass held or
-spilled (:mod:`neardup.spill`: the store is never read again), and clusters. This module
-passes it the plan's options, writes what it decided into ``info`` and warns where the user
-should know.
+"""The near stage of a run, from the sign pass's unique documents to the cluster labels: one
+crate call, ``_core.Run.near`` (``rust/near/stage.rs``), which decides a MinHash run's
+banding, salts its signatures by partition, makes the one dispatch on ``method`` (exact
+Jaccard brute force, MinHash + LSH, SimHash), verifies the candidates on the sets the sign
+pass held or spilled (:mod:`neardup.spill`: the store is never read again), and clusters. This
+module writes what it decided into ``info`` and warns where the user should know.
 
-Pairs come back as indices into ``Evidence.selected`` (the sorted positions of the unique
+Pairs come back as indices into the run's ``selected`` (the sorted positions of the unique
 documents), with their similarity.
 
+>>> from neardup import _core
 >>> from neardup.plan import make_plan
->>> from neardup import stages
+>>> from neardup.spill import SetSpill
 >>> plan = make_plan(method="exact-jaccard", k=1, threshold=0.5)
->>> sets = stages.shingles(["a b c d", "a b c e", "x y z"], k=1)
->>> ev = Evidence(np.arange(3), sets=sets)
->>> signed = (np.arange(3), np.arange(3), np.zeros((3, 2), np.uint64), sets.sizes(), 12)
->>> near_stage(plan, plan.resolve(3), signed, ev, None, {})[1].tolist()
+>>> with SetSpill(k=1, unit="word") as spill:
+...     run = _core.Run(spill.core, plan.as_dict(), budget=1 << 20)
+...     run.sign(["a b c d", "a b c e", "x y z"])
+...     resolved = plan.resolve(len(run.finish()["selected"]))
+...     near_stage(plan, resolved, run, {})[1]["pairs"].tolist()
 [[0, 1]]
 """
 
@@ -25,12 +26,9 @@ import dataclasses
 import warnings
 from typing import Any
 
-import numpy as np
-
 from neardup import _core, stages
 from neardup.banding import DEFAULT_RECALL, banding_info
 from neardup.errors import NeardupWarning
-from neardup.evidence import Evidence
 from neardup.plan import Plan
 
 #: Shingle hashes (8 bytes each, so 128 MB) of the candidates' sets verified at once when the
@@ -51,30 +49,16 @@ SIMHASH_WARN_SECONDS = 5.0
 
 
 def near_stage(
-    plan: Plan,
-    resolved: Plan,
-    signed: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int],
-    evidence: Evidence,
-    partitions: np.ndarray | None,
-    info: dict[str, Any],
-) -> tuple[Plan, np.ndarray, np.ndarray, np.ndarray]:
-    """(the plan with the banding used, pairs int64[k, 2] into ``evidence.selected``,
-    similarity float32[k], cluster labels int64[n]) of the unique documents the sign pass left:
-    ``signed`` is (first, selected, digests, set sizes, shingles read), ``partitions`` one key
-    per unique document (``within=``) or None. What the stage decided and counted goes to
-    ``info``; ``evidence`` keeps the sets read back for verification."""
-    first, selected, digests, set_sizes, shingled = signed
-    found = _core.near_stage(
-        first,
-        selected,
-        digests,
-        set_sizes,
-        shingled,
-        evidence.signatures,
-        partitions=None if partitions is None else np.ascontiguousarray(partitions, np.uint64),
+    plan: Plan, resolved: Plan, run: _core.Run, info: dict[str, Any]
+) -> tuple[Plan, dict[str, Any]]:
+    """(the plan with the banding used, what ``run.near`` found) for the unique documents of
+    a finished run: ``pairs`` int64[k, 2] into its ``selected`` with their ``similarity``
+    float32[k], the cluster ``labels`` int64[n], the ``sets`` and ``signatures`` the run
+    kept. What the stage decided and counted goes to ``info``; a costly SimHash search is
+    warned about before it starts."""
+    found = run.near(
+        verify_budget=VERIFY_BUDGET,
         before_search=lambda fields: _warn_quadratic(resolved, stages.HammingSearch(*fields)),
-        **_options(plan, resolved),
-        **_set_source(resolved, evidence),
     )
     if found["banding"] is not None:
         bands, rows = banding_info(found["banding"], info)
@@ -88,60 +72,7 @@ def near_stage(
         info["simhash_predicted_comparisons"] = int(search.comparisons)
     if found["cross_partition_dropped"]:  # a chance collision of salted band keys
         info["cross_partition_dropped"] = found["cross_partition_dropped"]
-    _keep_evidence(resolved, evidence, found)
-    return resolved, found["pairs"], found["similarity"], found["labels"]
-
-
-def _options(plan: Plan, resolved: Plan) -> dict[str, Any]:
-    """The resolved plan's options as ``_core.near_stage`` takes them (checked once, by the
-    plan)."""
-    return {
-        "method": resolved.method,
-        "threshold": resolved.threshold,
-        "bands": resolved.bands or 1,
-        "rows": resolved.rows or 1,
-        "given": plan.bands is not None,
-        "bucket_limit": resolved.bucket_limit,
-        "pairs": resolved.pairs,
-        "spanning_limit": resolved.spanning_limit,
-        "exact": resolved.verify == "exact",
-        "screen": resolved.algorithm == "classic",
-        "threads": resolved.threads,
-        "verify_budget": VERIFY_BUDGET,
-        "max_distance": resolved.max_hamming or 0,
-        "simhash_bits": resolved.simhash_bits,
-    }
-
-
-def _set_source(resolved: Plan, ev: Evidence) -> dict[str, Any]:
-    """The sets the stage reads (exact Jaccard; exact verification): those the sign pass
-    held, else its spill (or neither)."""
-    if resolved.verify != "exact" and resolved.method != "exact-jaccard":
-        return {}
-    if ev.sets is not None:
-        return {"offsets": ev.sets.offsets, "hashes": ev.sets.hashes}
-    if ev.spill is not None:
-        return {"spill": ev.spill.core}
-    return {}
-
-
-def _keep_evidence(resolved: Plan, ev: Evidence, found: dict[str, Any]) -> None:
-    """What the evidence keeps of the stage: the sets read back from the spill at once
-    (``ev.sets``; the others' sets empty); MinHash verified exactly, not in chunks: no
-    signatures (similarities to the kept document are then exact Jaccard; after chunks they
-    stay the signatures' estimate)."""
-    ev.simhash_bits = resolved.simhash_bits
-    if found["sets_read"] is not None:
-        assert ev.spill is not None
-        offsets, hashes = found["sets_read"]
-        unit: Any = ev.spill.unit
-        ev.sets = stages.ShingleSets(
-            offsets, hashes, k=ev.spill.k, unit=unit, hash_version=ev.spill.hash_version
-        )
-    searched = len(ev.selected) >= 2
-    if resolved.method == "minhash" and resolved.verify == "exact" and searched:
-        if not found["chunks"]:
-            ev.signatures = None
+    return resolved, found
 
 
 def _minhash_info(resolved: Plan, found: dict[str, Any], info: dict[str, Any]) -> None:

@@ -22,7 +22,6 @@ neardup.errors.InvalidArgumentError: num_perm must be at least 1, got 0
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,7 +34,7 @@ from neardup._validate import (
     check_seed,
     check_threshold,
 )
-from neardup.banding import BUCKET_LIMIT, default_banding
+from neardup.banding import BUCKET_LIMIT
 from neardup.errors import InvalidArgumentError
 
 Method = Literal["auto", "exact-jaccard", "minhash", "simhash", "sha256", "sha256-normalized"]
@@ -147,16 +146,7 @@ class Plan:
         ('exact-jaccard', 'minhash')
         """
         n = check_int("n", n, low=0)
-        method = self.method
-        if method == "auto":
-            method = "exact-jaccard" if n <= self.auto_exact_limit else "minhash"
-        changes: dict[str, Any] = {"method": method}
-        if method == "minhash" and self.bands is None:
-            chosen = default_banding(self.threshold, self.num_perm, self.verify)
-            changes.update(bands=chosen.bands, rows=chosen.rows)
-        if method == "simhash" and self.max_hamming is None:
-            changes["max_hamming"] = _radius(self.threshold, self.simhash_bits)
-        return dataclasses.replace(self, **changes)
+        return dataclasses.replace(self, **_core.resolve_plan(self.as_dict(), n))
 
     def as_dict(self) -> dict[str, Any]:
         """The plan as a JSON-ready dict (stored in reports and the index).
@@ -305,17 +295,18 @@ def make_plan(
 def lsh_banding(threshold: float, num_perm: int, verify: str = "exact") -> tuple[int, int]:
     """The default (bands, rows) for a threshold, signature width and verification.
 
-    The one place the default banding rule is chosen (the executors never pick their own):
-    :func:`neardup.banding.choose_banding` without a sample (recall-first when verification
-    is exact; ``find_duplicates`` refines it on a sample of the signatures).
+    The default banding rule is chosen in one place, :meth:`Plan.resolve` (the crate's
+    ``RunPlan::resolve``, ``rust/run.rs``; the executors never pick their own):
+    :func:`neardup.banding.choose_banding` without a sample (recall-first when verification is
+    exact; ``find_duplicates`` refines it on a sample of the signatures).
 
     >>> lsh_banding(0.3, 128), lsh_banding(0.3, 128, "estimate")
     ((64, 2), (42, 3))
     """
-    threshold, num_perm = check_threshold(threshold), check_int("num_perm", num_perm, 1)
-    check_choice("verify", verify, ("exact", "estimate"))
-    chosen = default_banding(threshold, num_perm, verify)
-    return chosen.bands, chosen.rows
+    plan = make_plan(method="minhash", threshold=threshold, num_perm=num_perm, verify=verify)
+    resolved = plan.resolve(0)
+    assert resolved.bands is not None and resolved.rows is not None
+    return resolved.bands, resolved.rows
 
 
 def simhash_max_hamming(threshold: float, bits: int) -> int:
@@ -327,10 +318,4 @@ def simhash_max_hamming(threshold: float, bits: int) -> int:
     >>> simhash_max_hamming(0.3, 64)
     22
     """
-    return _radius(check_threshold(threshold), bits)
-
-
-def _radius(threshold: float, bits: int) -> int:
-    """:func:`simhash_max_hamming` of a checked threshold (``Plan.resolve``'s call)."""
-    cosine = 2 * threshold / (1 + threshold)
-    return math.floor(bits * math.acos(min(1.0, cosine)) / math.pi)
+    return _core.simhash_radius(check_threshold(threshold), check_int("bits", bits, low=1))

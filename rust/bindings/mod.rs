@@ -14,6 +14,7 @@ mod matches;
 mod near;
 mod paragraphs;
 mod report;
+mod run;
 mod sets;
 mod sign;
 mod sign_pass;
@@ -480,6 +481,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(minhash_sets, m)?)?;
     sign::register(m)?;
     sign_pass::register(m)?;
+    run::register(m)?;
     sets::register(m)?;
     texts::register(m)?;
     spill::register(m)?;

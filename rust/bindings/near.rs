@@ -208,11 +208,33 @@ fn near_stage<'py>(
         sets: set_source(&offsets, &hashes, &spill)?,
         partitions: keys(&partitions, m)?,
     };
-    let plan = run(py, || near::simhash_plan(&unique, &search))?;
-    if let (Some(plan), Some(callback)) = (&plan, &before_search) {
+    let (stage, plan) = search_after_warning(py, unique, &search, before_search.as_ref())?;
+    stage_dict(py, stage, plan)
+}
+
+/// The near stage over `unique` (the GIL released; a signal stops it), after calling
+/// `before_search` with a SimHash search's five plan figures; the stage and that plan.
+pub(super) fn search_after_warning(
+    py: Python<'_>,
+    unique: Unique<'_>,
+    search: &Search,
+    before_search: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(near::Stage, Option<crate::hamming::SearchPlan>)> {
+    let m = unique.selected.len();
+    let plan = run(py, || near::simhash_plan(&unique, search))?;
+    if let (Some(plan), Some(callback)) = (&plan, before_search) {
         callback.call1((plan_fields(plan),))?;
     }
-    let stage = run_interruptible(py, m, || near::near_stage(unique, &search))?;
+    let stage = run_interruptible(py, m, || near::near_stage(unique, search))?;
+    Ok((stage, plan))
+}
+
+/// The near stage's outcome as the dict `near_stage` documents.
+pub(super) fn stage_dict<'py>(
+    py: Python<'py>,
+    stage: near::Stage,
+    plan: Option<crate::hamming::SearchPlan>,
+) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("labels", stage.labels.into_pyarray(py))?;
     out.set_item("pairs", pair_matrix(py, stage.verified.pairs)?)?;

@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::hashing::HashVersion;
 use crate::minhash::Algorithm;
 use crate::shingle::Unit;
-use crate::sign_pass::{Method, SetPolicy, SignOptions, Signature};
+use crate::sign_pass::{SetPolicy, SignOptions, StripCounts};
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -16,6 +16,40 @@ use pyo3::types::PyDict;
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SignPass>()?;
     Ok(())
+}
+
+/// The boilerplate shingles to strip (`drop`; none: empty) and each document's partition key
+/// (`salts`; none: empty) of a sign pass.
+pub(super) fn drop_and_salts<'a>(
+    drop: &'a Option<PyReadonlyArray1<'_, u64>>,
+    salts: &Option<PyReadonlyArray1<'_, u64>>,
+) -> PyResult<(&'a [u64], Vec<u64>)> {
+    let drop = match drop {
+        Some(array) => contiguous(array, "drop")?,
+        None => &[],
+    };
+    let salts = match salts {
+        Some(array) => contiguous(array, "salts")?.to_vec(),
+        None => Vec::new(),
+    };
+    Ok((drop, salts))
+}
+
+/// What stripping the boilerplate removed, as `finish` gives it: (set sizes before stripping,
+/// shingles stripped), int64[n] each, or None when nothing is stripped.
+pub(super) fn stripped_item(
+    py: Python<'_>,
+    counts: Option<StripCounts>,
+) -> PyResult<Bound<'_, PyAny>> {
+    match counts {
+        Some(counts) => Ok((
+            counts.sizes.into_pyarray(py),
+            counts.removed.into_pyarray(py),
+        )
+            .into_pyobject(py)?
+            .into_any()),
+        None => Ok(py.None().into_bound(py)),
+    }
 }
 
 /// The sign pass of one run: `sign(texts)` per batch, then `finish()`.
@@ -55,7 +89,7 @@ impl SignPass {
 
 #[pymethods]
 impl SignPass {
-    /// `method` "minhash" or "simhash" signs texts (`sign`) with the given options,
+    /// `method` "minhash" (or "auto") or "simhash" signs texts (`sign`) with the given options,
     /// "exact-jaccard" shingles and digests them, "sha256" and "sha256-normalized" digest
     /// them alone. `salts` uint64[n]: each document's
     /// partition key, mixed into its exact-copy digest (None: no partitions). `drop`
@@ -94,24 +128,12 @@ impl SignPass {
         if spill_past_budget && spill.is_none() {
             return Err(Error::new("spill_past_budget needs a spill").into());
         }
-        let method = match method {
-            "minhash" => Method::Shingles(Signature::MinHash {
-                num_perm,
-                seed,
-                algorithm: Algorithm::parse(algorithm)?,
-            }),
-            "simhash" => Method::Shingles(Signature::SimHash { bits: simhash_bits }),
-            "exact-jaccard" => Method::Shingles(Signature::None),
-            "sha256" => Method::Sha256 { normalized: false },
-            "sha256-normalized" => Method::Sha256 { normalized: true },
-            other => {
-                return Err(Error::new(format!(
-                    "method must be 'minhash', 'simhash', 'exact-jaccard', 'sha256' or \
-                     'sha256-normalized', not {other:?}"
-                ))
-                .into())
-            }
-        };
+        let method = crate::run::Method::parse(method)?.signed(
+            num_perm,
+            seed,
+            Algorithm::parse(algorithm)?,
+            simhash_bits,
+        );
         let options = SignOptions {
             k,
             unit: Unit::parse(unit)?,
@@ -120,14 +142,7 @@ impl SignPass {
             method,
             count_chars,
         };
-        let drop = match &drop {
-            Some(array) => contiguous(array, "drop")?,
-            None => &[],
-        };
-        let salts = match &salts {
-            Some(array) => contiguous(array, "salts")?.to_vec(),
-            None => Vec::new(),
-        };
+        let (drop, salts) = drop_and_salts(&drop, &salts)?;
         let policy = SetPolicy {
             hold,
             needed_up_to,
@@ -174,16 +189,7 @@ impl SignPass {
             None => out.set_item("sets", py.None())?,
         }
         out.set_item("spilled", self.inner.spilled())?;
-        match self.inner.stripped.take() {
-            Some(counts) => out.set_item(
-                "stripped",
-                (
-                    counts.sizes.into_pyarray(py),
-                    counts.removed.into_pyarray(py),
-                ),
-            )?,
-            None => out.set_item("stripped", py.None())?,
-        }
+        out.set_item("stripped", stripped_item(py, self.inner.stripped.take())?)?;
         let pass = std::mem::take(&mut self.inner.collapse);
         out.set_item("first", pass.first.into_pyarray(py))?;
         let empty: Vec<bool> = pass.groupable.iter().map(|&g| !g).collect();

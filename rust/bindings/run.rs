@@ -1,0 +1,209 @@
+//! One run's part of `neardup._core`: `Run` (`rust/run.rs`), made from the plan's dict once,
+//! fed the batches in input order (`sign`), then `finish` (the collapse and the resolved
+//! plan) and `near` (the near stage, `rust/near/stage.rs`); and `resolve_plan`, the plan for a
+//! number of documents. It converts the plan, arrays and texts, borrows the run's `SetSpill`,
+//! and releases the GIL around the work.
+
+use super::near::{search_after_warning, stage_dict};
+use super::sign_pass::{drop_and_salts, stripped_item};
+use super::spill::SetSpill;
+use super::{built_sets, matrix, run, Texts};
+use crate::error::Error;
+use crate::hashing::HashVersion;
+use crate::minhash::Algorithm;
+use crate::near::PairsMode;
+use crate::run::{Method, Resolved, RunPlan, SignatureRows, Signed};
+use crate::shingle::Unit;
+use numpy::{IntoPyArray, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Run>()?;
+    m.add_function(wrap_pyfunction!(resolve_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(simhash_radius, m)?)?;
+    Ok(())
+}
+
+/// The value of `key` in the plan's dict, or an error naming it.
+fn field<'py, T: FromPyObject<'py>>(plan: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
+    let value = plan
+        .get_item(key)?
+        .ok_or_else(|| Error::new(format!("the plan has no {key:?}")))?;
+    value.extract().map_err(|_| {
+        Error::new(format!(
+            "the plan's {key:?} is not what a plan holds: {value}"
+        ))
+        .into()
+    })
+}
+
+/// The options of a plan's dict (`neardup.Plan.as_dict()`, checked once by `make_plan`).
+fn run_plan(plan: &Bound<'_, PyDict>) -> PyResult<RunPlan> {
+    let verify: String = field(plan, "verify")?;
+    let keep: String = field(plan, "keep")?;
+    Ok(RunPlan {
+        method: Method::parse(&field::<String>(plan, "method")?)?,
+        threshold: field(plan, "threshold")?,
+        k: field(plan, "k")?,
+        unit: Unit::parse(&field::<String>(plan, "unit")?)?,
+        version: HashVersion::new(field(plan, "hash_version")?)?,
+        num_perm: field(plan, "num_perm")?,
+        seed: field(plan, "seed")?,
+        algorithm: Algorithm::parse(&field::<String>(plan, "algorithm")?)?,
+        simhash_bits: field(plan, "simhash_bits")?,
+        bands: field(plan, "bands")?,
+        rows: field(plan, "rows")?,
+        max_hamming: field(plan, "max_hamming")?,
+        exact: verify == "exact",
+        bucket_limit: field(plan, "bucket_limit")?,
+        pairs: PairsMode::parse(&field::<String>(plan, "pairs")?)?,
+        spanning_limit: field(plan, "spanning_limit")?,
+        threads: field(plan, "threads")?,
+        auto_exact_limit: field(plan, "auto_exact_limit")?,
+        count_chars: keep == "longest",
+    })
+}
+
+/// The resolved plan's changes as a dict: `method`, `bands`, `rows`, `max_hamming`.
+fn resolved_dict<'py>(py: Python<'py>, resolved: &Resolved) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("method", resolved.method.name())?;
+    out.set_item("bands", resolved.bands)?;
+    out.set_item("rows", resolved.rows)?;
+    out.set_item("max_hamming", resolved.max_hamming)?;
+    Ok(out)
+}
+
+/// What `plan` (a plan's dict) becomes for `n` documents (`rust/run.rs`): a dict of `method`
+/// (never "auto"), `bands`, `rows` and `max_hamming`.
+#[pyfunction]
+fn resolve_plan<'py>(
+    py: Python<'py>,
+    plan: &Bound<'py, PyDict>,
+    n: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let resolved = run_plan(plan)?.resolve(n)?;
+    resolved_dict(py, &resolved)
+}
+
+/// The Hamming radius of `bits`-bit SimHash fingerprints matching a Jaccard `threshold`.
+#[pyfunction]
+fn simhash_radius(threshold: f64, bits: usize) -> PyResult<u32> {
+    crate::lsh::check_threshold(threshold)?;
+    Ok(crate::run::simhash_radius(threshold, bits))
+}
+
+/// One run of a plan: `sign(texts)` per batch, then `finish()`, then `near()`.
+#[pyclass(module = "neardup._core")]
+struct Run {
+    inner: crate::run::Run,
+    /// Where the sets go past the budget, read back by exact verification.
+    spill: Py<SetSpill>,
+    /// What the pass left, from `finish` until `near`.
+    signed: Option<Signed>,
+}
+
+#[pymethods]
+impl Run {
+    /// A run of `plan` (``neardup.Plan.as_dict()``) writing past `budget` held hashes to
+    /// `spill`. `salts` uint64[n]: each document's partition key (None: no partitions).
+    /// `drop` uint64[d]: the boilerplate shingles stripped from every set (None: none).
+    #[new]
+    #[pyo3(signature = (spill, plan, *, salts=None, drop=None, budget=0))]
+    fn new(
+        spill: Py<SetSpill>,
+        plan: &Bound<'_, PyDict>,
+        salts: Option<PyReadonlyArray1<'_, u64>>,
+        drop: Option<PyReadonlyArray1<'_, u64>>,
+        budget: usize,
+    ) -> PyResult<Self> {
+        let (drop, salts) = drop_and_salts(&drop, &salts)?;
+        Ok(Run {
+            inner: crate::run::Run::new(run_plan(plan)?, salts, drop, budget)?,
+            spill,
+            signed: None,
+        })
+    }
+
+    /// Documents signed so far.
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Signs the next batch of `texts` (list of str or (data, offsets)).
+    fn sign(&mut self, py: Python<'_>, texts: &Bound<'_, PyAny>) -> PyResult<()> {
+        let holder = Texts::borrow(texts)?;
+        let strs = holder.strs()?;
+        let mut spill = self.spill.try_borrow_mut(py)?;
+        let (inner, core) = (&mut self.inner, &mut spill.inner);
+        run(py, || inner.sign(&strs, core))
+    }
+
+    /// Ends the pass: a dict of ``resolved`` (the plan's changes for the unique documents, as
+    /// `resolve_plan` gives them), ``first`` int64[n], ``empty`` bool[n] (no shingles),
+    /// ``lengths`` int64[n], ``selected`` int64[m] (the unique documents with shingles),
+    /// ``set_sizes`` int64[m] (empty where no banding is chosen), ``shingled``, ``spilled`` and
+    /// ``stripped`` ((set sizes before stripping, shingles stripped), int64[n] each, or None).
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let mut spill = self.spill.try_borrow_mut(py)?;
+        let (inner, core) = (&mut self.inner, &mut spill.inner);
+        let mut signed = run(py, || inner.finish(core))?;
+        // what the near stage reads is copied out; the rest is handed over
+        let out = PyDict::new(py);
+        out.set_item("resolved", resolved_dict(py, &signed.resolved)?)?;
+        out.set_item("first", signed.first.clone().into_pyarray(py))?;
+        out.set_item("empty", std::mem::take(&mut signed.empty).into_pyarray(py))?;
+        out.set_item(
+            "lengths",
+            std::mem::take(&mut signed.lengths).into_pyarray(py),
+        )?;
+        out.set_item("selected", signed.selected.clone().into_pyarray(py))?;
+        out.set_item("set_sizes", signed.set_sizes.clone().into_pyarray(py))?;
+        out.set_item("shingled", signed.shingled)?;
+        out.set_item("spilled", signed.spilled)?;
+        out.set_item("stripped", stripped_item(py, signed.stripped.take())?)?;
+        self.signed = Some(signed);
+        Ok(out)
+    }
+
+    /// The near stage of the unique documents (after `finish`): the dict of `near_stage`, plus
+    /// ``sets`` ((offsets, hashes) of the sets held or read back at once, else None) and
+    /// ``signatures`` (what similarities to kept documents are estimated from: MinHash
+    /// uint32[m, P] or SimHash uint64[m, w]; None for exact Jaccard, and for MinHash verified
+    /// exactly at once, whose similarities are then the sets' exact Jaccard).
+    /// `verify_budget`: shingles of the candidates' sets read back from the spill at once.
+    /// `before_search(plan)` is called with a SimHash search's five plan figures first.
+    #[pyo3(signature = (*, verify_budget, before_search=None))]
+    fn near<'py>(
+        &mut self,
+        py: Python<'py>,
+        verify_budget: u64,
+        before_search: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let mut signed = self
+            .signed
+            .take()
+            .ok_or_else(|| Error::new("near() comes once, after finish()"))?;
+        let plan = *self.inner.plan();
+        let search = plan.search(&signed.resolved, verify_budget);
+        let spill = self.spill.try_borrow(py)?;
+        let unique = signed.unique(&spill.inner, plan.exact)?;
+        let (stage, simhash) = search_after_warning(py, unique, &search, before_search.as_ref())?;
+        let chunks = stage.verified.chunks;
+        let out = stage_dict(py, stage, simhash)?;
+        match signed.held.take() {
+            Some((offsets, hashes)) => out.set_item("sets", built_sets(py, offsets, hashes)?)?,
+            None => out.set_item("sets", out.get_item("sets_read")?)?,
+        }
+        let exact_at_once = plan.exact && signed.selected.len() >= 2 && chunks == 0;
+        let signatures = match signed.signatures {
+            SignatureRows::MinHash { .. } if exact_at_once => py.None().into_bound(py),
+            SignatureRows::MinHash { slots, width } => matrix(py, slots, width)?.into_any(),
+            SignatureRows::SimHash { words, width } => matrix(py, words, width)?.into_any(),
+            SignatureRows::None => py.None().into_bound(py),
+        };
+        out.set_item("signatures", signatures)?;
+        Ok(out)
+    }
+}

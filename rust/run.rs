@@ -1,0 +1,504 @@
+//! A run as one object: the plan's options read once ([`RunPlan`]), the batches of texts
+//! signed in input order ([`Run::sign`], the [`sign_pass`](crate::sign_pass)), then
+//! [`Run::finish`]: the pass collapsed, the method resolved for the number of unique documents
+//! ([`RunPlan::resolve`]), and what the [`near`](crate::near) stage reads ([`Signed::unique`],
+//! [`Signed::search`]). The keep policy and the reported pairs follow ([`crate::keep`],
+//! [`crate::report`]).
+//!
+//! Everything a run decides from its plan is decided here, once: how the sign pass signs
+//! (`auto` signs as MinHash does), which sets it holds or spills, which method runs for the
+//! unique documents (`auto`: exact Jaccard up to its limit), the default banding and the
+//! SimHash radius, and what the near stage searches with.
+
+use crate::error::{Error, Result};
+use crate::hashing::HashVersion;
+use crate::lsh::choose::{self, BUCKET_LIMIT, DEFAULT_RECALL};
+use crate::minhash::Algorithm;
+use crate::near::{MinHashNear, PairsMode, Search, SetSource, Signatures, SimHashNear, Unique};
+use crate::shingle::{SetsView, Unit};
+use crate::sign_pass::{self, SetPolicy, SignOptions, SignPass, Signature, StripCounts};
+use crate::spill::SetSpill;
+
+/// A plan's method: `Auto` until the run knows how many unique documents there are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Auto,
+    ExactJaccard,
+    MinHash,
+    SimHash,
+    Sha256,
+    Sha256Normalized,
+}
+
+impl Method {
+    pub fn parse(name: &str) -> Result<Self> {
+        Ok(match name {
+            "auto" => Method::Auto,
+            "exact-jaccard" => Method::ExactJaccard,
+            "minhash" => Method::MinHash,
+            "simhash" => Method::SimHash,
+            "sha256" => Method::Sha256,
+            "sha256-normalized" => Method::Sha256Normalized,
+            other => {
+                return Err(Error::new(format!(
+                    "method must be 'auto', 'exact-jaccard', 'minhash', 'simhash', 'sha256' or \
+                     'sha256-normalized', not {other:?}"
+                )))
+            }
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Auto => "auto",
+            Method::ExactJaccard => "exact-jaccard",
+            Method::MinHash => "minhash",
+            Method::SimHash => "simhash",
+            Method::Sha256 => "sha256",
+            Method::Sha256Normalized => "sha256-normalized",
+        }
+    }
+
+    /// What the sign pass computes of each document for this method (`Auto` signs as MinHash
+    /// does: it cannot know yet whether it will brute-force).
+    pub fn signed(
+        self,
+        num_perm: usize,
+        seed: u64,
+        algorithm: Algorithm,
+        simhash_bits: usize,
+    ) -> sign_pass::Method {
+        use sign_pass::Method::{Sha256, Shingles};
+        match self {
+            Method::Auto | Method::MinHash => Shingles(Signature::MinHash {
+                num_perm,
+                seed,
+                algorithm,
+            }),
+            Method::SimHash => Shingles(Signature::SimHash { bits: simhash_bits }),
+            Method::ExactJaccard => Shingles(Signature::None),
+            Method::Sha256 => Sha256 { normalized: false },
+            Method::Sha256Normalized => Sha256 { normalized: true },
+        }
+    }
+
+    /// Whether documents are shingled (everything but SHA-256).
+    pub fn uses_shingles(self) -> bool {
+        !matches!(self, Method::Sha256 | Method::Sha256Normalized)
+    }
+}
+
+/// The options of one run, checked once by the plan (`neardup.make_plan`) and read here.
+#[derive(Clone, Copy, Debug)]
+pub struct RunPlan {
+    pub method: Method,
+    pub threshold: f64,
+    pub k: usize,
+    pub unit: Unit,
+    pub version: HashVersion,
+    pub num_perm: usize,
+    pub seed: u64,
+    pub algorithm: Algorithm,
+    pub simhash_bits: usize,
+    /// The user's banding (both or neither), else the default chosen by [`RunPlan::resolve`].
+    pub bands: Option<usize>,
+    pub rows: Option<usize>,
+    /// The user's SimHash radius, else the one matching the threshold.
+    pub max_hamming: Option<u32>,
+    /// Verification by exact Jaccard on the sets (else the signatures' estimate).
+    pub exact: bool,
+    pub bucket_limit: Option<usize>,
+    pub pairs: PairsMode,
+    pub spanning_limit: u64,
+    pub threads: usize,
+    /// `auto` brute-forces exact Jaccard up to this many unique documents.
+    pub auto_exact_limit: usize,
+    /// Count each document's characters (the `longest` keep policy).
+    pub count_chars: bool,
+}
+
+/// What a plan becomes for a number of unique documents: a method other than `Auto`, with its
+/// banding (MinHash) or radius (SimHash).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    pub method: Method,
+    pub bands: Option<usize>,
+    pub rows: Option<usize>,
+    pub max_hamming: Option<u32>,
+}
+
+/// The Hamming radius of `bits`-bit SimHash fingerprints matching a Jaccard threshold: for
+/// two sets of equal size with Jaccard J the cosine of their indicator vectors is 2J / (1 + J),
+/// and a bit differs with probability arccos(cosine) / π (Charikar).
+pub fn simhash_radius(threshold: f64, bits: usize) -> u32 {
+    let cosine = (2.0 * threshold / (1.0 + threshold)).min(1.0);
+    (bits as f64 * cosine.acos() / std::f64::consts::PI).floor() as u32
+}
+
+impl RunPlan {
+    /// The plan for `unique` documents: `auto` becomes exact Jaccard up to its limit, else
+    /// MinHash; MinHash without a given banding takes the default one (the recall-first rule
+    /// with exact verification, the classic one with the estimate; a run refines it on a
+    /// sample of its signatures), SimHash without a radius the one matching the threshold.
+    pub fn resolve(&self, unique: usize) -> Result<Resolved> {
+        let method = match self.method {
+            Method::Auto if unique <= self.auto_exact_limit => Method::ExactJaccard,
+            Method::Auto => Method::MinHash,
+            method => method,
+        };
+        let mut resolved = Resolved {
+            method,
+            bands: self.bands,
+            rows: self.rows,
+            max_hamming: self.max_hamming,
+        };
+        if method == Method::MinHash && self.bands.is_none() {
+            let chosen = choose::choose(
+                self.threshold,
+                self.num_perm,
+                self.exact,
+                DEFAULT_RECALL,
+                Some(BUCKET_LIMIT),
+                None,
+            )?;
+            (resolved.bands, resolved.rows) = (Some(chosen.bands), Some(chosen.rows));
+        }
+        if method == Method::SimHash && self.max_hamming.is_none() {
+            resolved.max_hamming = Some(simhash_radius(self.threshold, self.simhash_bits));
+        }
+        Ok(resolved)
+    }
+
+    /// How the sign pass shingles and signs each batch.
+    fn sign_options(&self) -> SignOptions {
+        SignOptions {
+            k: self.k,
+            unit: self.unit,
+            version: self.version,
+            threads: self.threads,
+            method: self
+                .method
+                .signed(self.num_perm, self.seed, self.algorithm, self.simhash_bits),
+            count_chars: self.count_chars,
+        }
+    }
+
+    /// Which unique documents' sets the sign pass keeps: every one while exact Jaccard needs
+    /// them all (exact Jaccard; `auto` up to its limit), else while they fit `budget` hashes;
+    /// past it, for exact verification, in the spill file (read back instead of a second pass
+    /// over the store). An estimate needs none.
+    fn set_policy(&self, budget: usize) -> SetPolicy {
+        let shingled = self.method.uses_shingles();
+        let brute_force = matches!(self.method, Method::Auto | Method::ExactJaccard);
+        SetPolicy {
+            hold: shingled && (self.exact || brute_force),
+            needed_up_to: match self.method {
+                Method::ExactJaccard => 1 << 62,
+                Method::Auto => self.auto_exact_limit,
+                _ => 0,
+            },
+            spill_past_budget: self.exact,
+            estimate_only: !self.exact,
+            budget,
+        }
+    }
+
+    /// The near stage's search for the resolved plan; `verify_budget` shingles of the
+    /// candidates' sets are read back from a spill at once (past it, in chunks).
+    pub fn search(&self, resolved: &Resolved, verify_budget: u64) -> Search {
+        match resolved.method {
+            Method::Sha256 | Method::Sha256Normalized => Search::Copies,
+            Method::Auto | Method::ExactJaccard => Search::ExactJaccard {
+                threshold: self.threshold,
+            },
+            Method::MinHash => Search::MinHash {
+                near: MinHashNear {
+                    bands: resolved.bands.unwrap_or(1),
+                    rows: resolved.rows.unwrap_or(1),
+                    threshold: self.threshold,
+                    bucket_limit: self.bucket_limit,
+                    pairs: self.pairs,
+                    spanning_limit: self.spanning_limit,
+                    exact: self.exact,
+                    screen: self.algorithm == Algorithm::Classic,
+                    threads: self.threads,
+                    verify_budget,
+                },
+                given: self.bands.is_some(),
+            },
+            Method::SimHash => Search::SimHash {
+                near: SimHashNear {
+                    max_distance: resolved.max_hamming.unwrap_or(0),
+                    bits: self.simhash_bits,
+                    threshold: self.threshold,
+                    threads: self.threads,
+                    verify_budget,
+                },
+                exact: self.exact,
+            },
+        }
+    }
+}
+
+/// The unique documents' signatures the sign pass left, row-major.
+pub enum SignatureRows {
+    None,
+    MinHash { slots: Vec<u32>, width: usize },
+    SimHash { words: Vec<u64>, width: usize },
+}
+
+/// What the sign pass left, collapsed, and the plan resolved for it.
+pub struct Signed {
+    pub resolved: Resolved,
+    /// Every document's first exact duplicate (input positions).
+    pub first: Vec<i64>,
+    /// Every document's flag: it has no shingles (never grouped).
+    pub empty: Vec<bool>,
+    /// Every document's characters (zeros unless the plan counts them).
+    pub lengths: Vec<i64>,
+    /// The unique documents with shingles, increasing positions.
+    pub selected: Vec<i64>,
+    pub digests: Vec<u64>,
+    /// Their shingle counts (empty for the methods that choose no banding or search plan).
+    pub set_sizes: Vec<i64>,
+    pub shingled: u64,
+    pub signatures: SignatureRows,
+    /// Every unique document's set, held (offsets, hashes); None when spilled or dropped.
+    pub held: Option<(Vec<i64>, Vec<u64>)>,
+    /// Whether the sets went to the spill file (finished for `selected.len()` documents).
+    pub spilled: bool,
+    /// Per document, its set size before the boilerplate was stripped and the shingles
+    /// stripped (None: nothing is stripped).
+    pub stripped: Option<StripCounts>,
+    /// One partition key per unique document (None: one partition).
+    pub partitions: Option<Vec<u64>>,
+}
+
+impl Signed {
+    /// What the near stage reads, borrowed: the sets come from what the pass held, else from
+    /// `spill`, and only when the resolved method verifies on them.
+    pub fn unique<'a>(&'a mut self, spill: &'a SetSpill, exact: bool) -> Result<Unique<'a>> {
+        let verifies_on_sets = exact || self.resolved.method == Method::ExactJaccard;
+        let sets = match (&self.held, self.spilled) {
+            _ if !verifies_on_sets => None,
+            (Some((offsets, hashes)), _) => {
+                Some(SetSource::Held(SetsView::of_sorted_sets(offsets, hashes)?))
+            }
+            (None, true) => Some(SetSource::Spilled(spill)),
+            (None, false) => None,
+        };
+        let signatures = match &mut self.signatures {
+            SignatureRows::None => Signatures::None,
+            SignatureRows::MinHash { slots, width } => Signatures::MinHash {
+                slots,
+                width: *width,
+            },
+            SignatureRows::SimHash { words, width } => Signatures::SimHash {
+                words,
+                width: *width,
+            },
+        };
+        Ok(Unique {
+            first: &self.first,
+            selected: &self.selected,
+            digests: &self.digests,
+            set_sizes: &self.set_sizes,
+            shingled: self.shingled,
+            signatures,
+            sets,
+            partitions: self.partitions.as_deref(),
+        })
+    }
+}
+
+/// One run's sign pass and the plan it was made from.
+pub struct Run {
+    plan: RunPlan,
+    pass: SignPass,
+    /// Each document's partition key (empty: one partition).
+    salts: Vec<u64>,
+}
+
+impl Run {
+    /// A run of `plan` whose documents carry the partition keys `salts` (empty: none), with
+    /// the boilerplate shingles `drop` stripped from every set, holding at most `budget`
+    /// hashes of sets before it spills (exact verification) or drops them.
+    pub fn new(plan: RunPlan, salts: Vec<u64>, drop: &[u64], budget: usize) -> Result<Self> {
+        let pass = SignPass::new(
+            plan.sign_options(),
+            plan.set_policy(budget),
+            salts.clone(),
+            drop,
+        )?;
+        Ok(Run { plan, pass, salts })
+    }
+
+    pub fn plan(&self) -> &RunPlan {
+        &self.plan
+    }
+
+    /// Documents signed so far.
+    pub fn len(&self) -> usize {
+        self.pass.collapse.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Signs the next batch (see [`SignPass::sign`]); sets past the budget go to `spill`.
+    pub fn sign(&mut self, texts: &[&str], spill: &mut SetSpill) -> Result<()> {
+        self.pass.sign(texts, spill)
+    }
+
+    /// Ends the pass: its exact copies collapsed, the spill finished when it was written,
+    /// and the plan resolved for the unique documents. The run is empty afterwards.
+    pub fn finish(&mut self, spill: &mut SetSpill) -> Result<Signed> {
+        let held = self.pass.take_held();
+        let spilled = self.pass.spilled();
+        let stripped = self.pass.stripped.take();
+        let pass = std::mem::take(&mut self.pass.collapse);
+        let unique = pass.selected.len();
+        if spilled {
+            spill.finish(unique)?;
+        }
+        let resolved = self.plan.resolve(unique)?;
+        let signing = matches!(
+            self.plan.method,
+            Method::Auto | Method::MinHash | Method::SimHash
+        );
+        // the near stage's signatures: none when the resolved method needs none (`auto`
+        // brute-forcing exact Jaccard signed for nothing), empty rows when nothing was signed
+        let signatures = match resolved.method {
+            Method::MinHash => SignatureRows::MinHash {
+                width: if pass.minhash.is_empty() {
+                    self.plan.num_perm
+                } else {
+                    pass.width
+                },
+                slots: pass.minhash,
+            },
+            Method::SimHash => SignatureRows::SimHash {
+                width: if pass.simhash.is_empty() {
+                    self.plan.simhash_bits / 64
+                } else {
+                    pass.width
+                },
+                words: pass.simhash,
+            },
+            _ => SignatureRows::None,
+        };
+        let partitions = (!self.salts.is_empty()).then(|| {
+            pass.selected
+                .iter()
+                .map(|&row| self.salts[row as usize])
+                .collect()
+        });
+        Ok(Signed {
+            resolved,
+            empty: pass.groupable.iter().map(|&g| !g).collect(),
+            first: pass.first,
+            lengths: pass.lengths,
+            selected: pass.selected,
+            digests: pass.digests,
+            set_sizes: if signing { pass.set_sizes } else { Vec::new() },
+            shingled: u64::try_from(pass.shingled).unwrap_or(0),
+            signatures,
+            held,
+            spilled,
+            stripped,
+            partitions,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(method: Method) -> RunPlan {
+        RunPlan {
+            method,
+            threshold: 0.5,
+            k: 1,
+            unit: Unit::Word,
+            version: HashVersion::new(2).unwrap(),
+            num_perm: 32,
+            seed: 0,
+            algorithm: Algorithm::Classic,
+            simhash_bits: 64,
+            bands: None,
+            rows: None,
+            max_hamming: None,
+            exact: true,
+            bucket_limit: Some(BUCKET_LIMIT),
+            pairs: PairsMode::Auto,
+            spanning_limit: 1 << 20,
+            threads: 1,
+            auto_exact_limit: 2,
+            count_chars: false,
+        }
+    }
+
+    #[test]
+    fn auto_brute_forces_up_to_its_limit_then_uses_minhash() {
+        let auto = plan(Method::Auto);
+        assert_eq!(auto.resolve(2).unwrap().method, Method::ExactJaccard);
+        let above = auto.resolve(3).unwrap();
+        assert_eq!(above.method, Method::MinHash);
+        let chosen = choose::choose(0.5, 32, true, DEFAULT_RECALL, Some(BUCKET_LIMIT), None);
+        let chosen = chosen.unwrap();
+        assert_eq!(
+            (above.bands, above.rows),
+            (Some(chosen.bands), Some(chosen.rows))
+        );
+    }
+
+    #[test]
+    fn a_given_banding_or_radius_is_kept() {
+        let mut given = plan(Method::MinHash);
+        (given.bands, given.rows) = (Some(4), Some(8));
+        assert_eq!(given.resolve(10).unwrap().bands, Some(4));
+        let mut simhash = plan(Method::SimHash);
+        assert_eq!(simhash.resolve(10).unwrap().max_hamming, Some(17)); // threshold 0.5
+        simhash.max_hamming = Some(3);
+        assert_eq!(simhash.resolve(10).unwrap().max_hamming, Some(3));
+    }
+
+    #[test]
+    fn the_radius_follows_charikar() {
+        // 2J/(1+J) = 0.4615 at J = 0.3: arccos = 1.0908 rad, 64 bits → 22.2
+        assert_eq!(simhash_radius(0.3, 64), 22);
+        assert_eq!(simhash_radius(1.0, 64), 0);
+        assert_eq!(simhash_radius(0.3, 128), 44);
+    }
+
+    #[test]
+    fn a_run_collapses_copies_and_resolves_for_the_unique_documents() {
+        let mut spill = SetSpill::new(None);
+        let mut run = Run::new(plan(Method::Auto), Vec::new(), &[], 1 << 20).unwrap();
+        run.sign(&["a b c", "a b c", "a b d"], &mut spill).unwrap();
+        run.sign(&["x y"], &mut spill).unwrap();
+        let mut signed = run.finish(&mut spill).unwrap();
+        assert_eq!(signed.first, vec![0, 0, 2, 3]);
+        assert_eq!(signed.selected, vec![0, 2, 3]);
+        assert_eq!(signed.resolved.method, Method::MinHash); // 3 unique > the limit of 2
+        let unique = signed.unique(&spill, true).unwrap();
+        assert!(matches!(unique.sets, Some(SetSource::Held(_))));
+        assert!(matches!(
+            unique.signatures,
+            Signatures::MinHash { width: 32, .. }
+        ));
+        assert!(run.is_empty());
+    }
+
+    #[test]
+    fn partition_keys_follow_the_unique_documents() {
+        let mut spill = SetSpill::new(None);
+        let mut run = Run::new(plan(Method::MinHash), vec![7, 7, 9], &[], 1 << 20).unwrap();
+        run.sign(&["a b", "a b", "a b"], &mut spill).unwrap();
+        let signed = run.finish(&mut spill).unwrap();
+        assert_eq!(signed.first, vec![0, 0, 2]); // the copy in another partition stays
+        assert_eq!(signed.partitions, Some(vec![7, 9]));
+    }
+}

@@ -1,0 +1,100 @@
+"""``_core.Run`` (rust/run.rs): one run as one crate object, the plan's dict read once.
+
+Checked against the pieces it stands for: the plan's resolution against its definition (a
+pure-Python rule here), the collapse against shingling the whole corpus at once, and the near
+stage's pairs against brute-force exact Jaccard."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup import _core, stages
+from neardup.banding import choose_banding
+from neardup.plan import AUTO_EXACT_LIMIT, make_plan, simhash_max_hamming
+from neardup.spill import SetSpill
+
+TEXTS = [f"item {i % 9} of the list {i % 4} and {i // 5}" for i in range(60)] + ["", "x"]
+
+
+def _charikar(threshold: float, bits: int) -> int:
+    """The SimHash radius's definition: bits * arccos(2J / (1 + J)) / pi, rounded down."""
+    return math.floor(bits * math.acos(min(1.0, 2 * threshold / (1 + threshold))) / math.pi)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(0.01, 1.0), st.sampled_from([64, 128]))
+def test_the_simhash_radius_is_charikars(threshold, bits):
+    assert simhash_max_hamming(threshold, bits) == _charikar(threshold, bits)
+    plan = make_plan(method="simhash", threshold=threshold, simhash_bits=bits)
+    assert plan.resolve(10).max_hamming == _charikar(threshold, bits)
+
+
+@pytest.mark.parametrize("verify", ["exact", "estimate"])
+@pytest.mark.parametrize("threshold", [0.2, 0.5, 0.9])
+def test_auto_resolves_by_the_unique_documents(verify, threshold):
+    plan = make_plan(threshold=threshold, verify=verify)
+    assert plan.resolve(AUTO_EXACT_LIMIT).method == "exact-jaccard"
+    above = plan.resolve(AUTO_EXACT_LIMIT + 1)
+    want = choose_banding(threshold, plan.num_perm, verify)
+    assert (above.method, above.bands, above.rows) == ("minhash", want.bands, want.rows)
+    given_banding = make_plan(method="minhash", bands=4, rows=8).resolve(0)
+    assert (given_banding.bands, given_banding.rows) == (4, 8)
+
+
+def _run(plan, texts, batch, budget=1 << 20):
+    with SetSpill(plan.k, plan.unit) as spill:
+        run = _core.Run(spill.core, plan.as_dict(), budget=budget)
+        for a in range(0, len(texts), batch):
+            run.sign(texts[a : a + batch])
+        assert len(run) == len(texts)
+        collapsed = run.finish()
+        return collapsed, run.near(verify_budget=1 << 20)
+
+
+@pytest.mark.parametrize("batch", [1, 7, 1000])
+@pytest.mark.parametrize("method", ["auto", "exact-jaccard", "minhash"])
+def test_a_run_collapses_and_finds_the_exact_jaccard_pairs(batch, method):
+    plan = make_plan(method=method, k=2, threshold=0.5)
+    collapsed, found = _run(plan, TEXTS, batch)
+    sets = stages.shingles(TEXTS, k=2)
+    keys = [sets.hashes[sets.offsets[i] : sets.offsets[i + 1]].tobytes() for i in range(len(TEXTS))]
+    first = [keys.index(key) if len(key) else i for i, key in enumerate(keys)]
+    assert collapsed["first"].tolist() == first
+    selected = collapsed["selected"]
+    assert selected.tolist() == [i for i in range(len(TEXTS)) if first[i] == i and len(keys[i])]
+    resolved = plan.resolve(len(selected))
+    fields = ("method", "bands", "rows", "max_hamming")
+    assert collapsed["resolved"] == {k: getattr(resolved, k) for k in fields}
+    unique = stages.ShingleSets(*found["sets"], k=2)
+    pairs = np.array([[a, b] for a in range(len(selected)) for b in range(a + 1, len(selected))])
+    exact = stages.jaccard(unique, pairs)
+    want = pairs[exact >= 0.5]
+    assert found["pairs"].tolist() == want.tolist()  # MinHash at P(T) >= 0.99 finds these few
+    assert found["labels"][selected[found["pairs"][:, 1]]].tolist() == (
+        found["labels"][selected[found["pairs"][:, 0]]].tolist()
+    )
+    # exact verification at once leaves no MinHash signatures: similarities are exact
+    assert found["signatures"] is None
+
+
+def test_an_estimate_keeps_the_signatures_and_no_sets():
+    plan = make_plan(method="minhash", k=2, threshold=0.5, verify="estimate")
+    collapsed, found = _run(plan, TEXTS, 10)
+    assert found["sets"] is None
+    assert found["signatures"].shape == (len(collapsed["selected"]), plan.num_perm)
+    want = stages.minhash(stages.shingles(TEXTS, k=2), num_perm=plan.num_perm)
+    np.testing.assert_array_equal(found["signatures"], want[collapsed["selected"]])
+
+
+def test_past_the_budget_the_run_verifies_from_its_spill():
+    plan = make_plan(method="minhash", k=2, threshold=0.5)
+    held = _run(plan, TEXTS, 10)
+    spilled = _run(plan, TEXTS, 10, budget=0)
+    assert spilled[0]["spilled"] and not held[0]["spilled"]
+    np.testing.assert_array_equal(spilled[1]["pairs"], held[1]["pairs"])
+    np.testing.assert_array_equal(spilled[1]["similarity"], held[1]["similarity"])
