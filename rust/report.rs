@@ -20,6 +20,13 @@ pub enum Mode {
 }
 
 impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::All => "all",
+            Mode::Spanning => "spanning",
+        }
+    }
+
     pub fn parse(mode: &str) -> Result<Self> {
         match mode {
             "all" => Ok(Mode::All),

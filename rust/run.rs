@@ -2,8 +2,8 @@
 //! signed in input order ([`Run::sign`], the [`sign_pass`](crate::sign_pass)), then
 //! [`Run::finish`]: the pass collapsed, the method resolved for the number of unique documents
 //! ([`RunPlan::resolve`]), and what the [`near`](crate::near) stage reads ([`Signed::unique`],
-//! [`Signed::search`]). The keep policy and the reported pairs follow ([`crate::keep`],
-//! [`crate::report`]).
+//! [`RunPlan::search`]); then [`Decided::keep_and_report`]: the keep policy ([`crate::keep`])
+//! and the reported pairs ([`crate::report`]).
 //!
 //! Everything a run decides from its plan is decided here, once: how the sign pass signs
 //! (`auto` signs as MinHash does), which sets it holds or spills, which method runs for the
@@ -12,9 +12,13 @@
 
 use crate::error::{Error, Result};
 use crate::hashing::HashVersion;
+use crate::keep::{self, Kept, Measure, Policy};
 use crate::lsh::choose::{self, BUCKET_LIMIT, DEFAULT_RECALL};
 use crate::minhash::Algorithm;
-use crate::near::{MinHashNear, PairsMode, Search, SetSource, Signatures, SimHashNear, Unique};
+use crate::near::{
+    MinHashNear, PairsMode, Search, SetSource, Signatures, SimHashNear, Stage, Unique,
+};
+use crate::report::{self, Mode, RunReport};
 use crate::shingle::{SetsView, Unit};
 use crate::sign_pass::{self, SetPolicy, SignOptions, SignPass, Signature, StripCounts};
 use crate::spill::SetSpill;
@@ -113,8 +117,8 @@ pub struct RunPlan {
     pub threads: usize,
     /// `auto` brute-forces exact Jaccard up to this many unique documents.
     pub auto_exact_limit: usize,
-    /// Count each document's characters (the `longest` keep policy).
-    pub count_chars: bool,
+    /// Which document of a cluster is kept (`Longest`: the sign pass counts characters).
+    pub keep: Policy,
 }
 
 /// What a plan becomes for a number of unique documents: a method other than `Auto`, with its
@@ -179,7 +183,7 @@ impl RunPlan {
             method: self
                 .method
                 .signed(self.num_perm, self.seed, self.algorithm, self.simhash_bits),
-            count_chars: self.count_chars,
+            count_chars: self.keep == Policy::Longest,
         }
     }
 
@@ -311,6 +315,79 @@ impl Signed {
     }
 }
 
+/// What the near stage decided, kept for the keep policy and the report: every document's
+/// `first` exact copy and cluster `labels`, the near `pairs` among the unique documents
+/// (indices into `selected`) with their `similarity`, and whether a spanning forest was searched.
+pub struct Decided {
+    first: Vec<i64>,
+    selected: Vec<i64>,
+    labels: Vec<i64>,
+    pairs: Vec<(u32, u32)>,
+    similarity: Vec<f32>,
+    spanning: bool,
+}
+
+/// The kept documents (`kept`: keep, representative) and the pairs reported (None when the
+/// run was asked for none).
+pub struct Outcome {
+    pub kept: Kept,
+    pub report: Option<RunReport>,
+}
+
+impl Decided {
+    pub fn new(signed: &Signed, stage: &Stage) -> Self {
+        Decided {
+            first: signed.first.clone(),
+            selected: signed.selected.clone(),
+            labels: stage.labels.clone(),
+            pairs: stage.verified.pairs.clone(),
+            similarity: stage.verified.similarity.clone(),
+            spanning: stage.spanning,
+        }
+    }
+
+    /// The document the plan's keep policy keeps of each cluster (`measure`: one number per
+    /// document for `longest` and `priority`) and, when `report`, the pairs the run reports:
+    /// as asked, or spanning where the search chose a spanning forest or `auto` passed its
+    /// limit; more than `max_pairs` of all pairs is an error.
+    pub fn keep_and_report(
+        &self,
+        plan: &RunPlan,
+        measure: Option<Measure<'_>>,
+        report: bool,
+        max_pairs: u64,
+    ) -> Result<Outcome> {
+        let kept = keep::keep(&self.labels, plan.keep, measure)?;
+        if !report {
+            return Ok(Outcome { kept, report: None });
+        }
+        let mut positions = Vec::new();
+        crate::error::reserve(&mut positions, 2 * self.pairs.len(), "the reported pairs")?;
+        for &(a, b) in &self.pairs {
+            positions.push(self.selected[a as usize]);
+            positions.push(self.selected[b as usize]);
+        }
+        let asked = match plan.pairs {
+            PairsMode::Auto => None,
+            PairsMode::All => Some(Mode::All),
+            PairsMode::Spanning => Some(Mode::Spanning),
+        };
+        let report = report::run_report(
+            &self.first,
+            &positions,
+            &self.similarity,
+            asked,
+            self.spanning,
+            plan.spanning_limit,
+            max_pairs,
+        )?;
+        Ok(Outcome {
+            kept,
+            report: Some(report),
+        })
+    }
+}
+
 /// One run's sign pass and the plan it was made from.
 pub struct Run {
     plan: RunPlan,
@@ -436,7 +513,7 @@ mod tests {
             spanning_limit: 1 << 20,
             threads: 1,
             auto_exact_limit: 2,
-            count_chars: false,
+            keep: Policy::First,
         }
     }
 

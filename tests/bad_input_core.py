@@ -101,6 +101,18 @@ def _run(plan: dict[str, Any], steps: int = 0) -> Any:
     return run.near(verify_budget=1 << 16) if steps == 2 else result
 
 
+def _kept(plan: dict[str, Any], near: bool = True, twice: bool = False) -> Any:
+    """``Run.keep`` of a finished run of ``plan`` over GOOD: before ``near()`` when not
+    ``near``, a second time when ``twice``."""
+    run = _core.Run(_core.SetSpill(), plan, budget=1 << 16)
+    run.sign(GOOD)
+    run.finish()
+    if near:
+        run.near(verify_budget=1 << 16)
+    result = run.keep(report=True, max_pairs=10)
+    return run.keep(report=True, max_pairs=10) if twice else result
+
+
 def _plan(**changes: Any) -> dict[str, Any]:
     plan = neardup.make_plan(method="minhash").as_dict()
     plan.update(changes)
@@ -576,6 +588,24 @@ ROWS = [
         lambda: _run(_plan(), steps=2),
         InvalidArgumentError,
         r"near\(\) comes once, after finish\(\)",
+    ),
+    _row(
+        "Run-keep-before-near",
+        lambda: _kept(_plan(), near=False),
+        InvalidArgumentError,
+        r"keep\(\) comes once, after near\(\)",
+    ),
+    _row(
+        "Run-keep-twice",
+        lambda: _kept(_plan(), twice=True),
+        InvalidArgumentError,
+        r"keep\(\) comes once, after near\(\)",
+    ),
+    _row(
+        "Run-keep-longest-without-lengths",
+        lambda: _kept(_plan(keep="longest")),
+        InvalidArgumentError,
+        "keep='longest' needs one measure per document",
     ),
     _row(
         "resolve_plan-threshold-above-one",

@@ -98,3 +98,75 @@ def test_past_the_budget_the_run_verifies_from_its_spill():
     assert spilled[0]["spilled"] and not held[0]["spilled"]
     np.testing.assert_array_equal(spilled[1]["pairs"], held[1]["pairs"])
     np.testing.assert_array_equal(spilled[1]["similarity"], held[1]["similarity"])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"method": "minhash"}, {"method": "simhash", "threshold": 0.8}, {"keep": "longest"}],
+)
+def test_a_run_checks_no_option_again(options):
+    """Options are checked once, by ``make_plan``: the run that follows (the sign pass, the
+    resolution, the near stage, keep and report) calls no check of ``_validate`` and no
+    public stage function of ``stages`` (which check their arguments again)."""
+    import sys
+
+    from neardup import engine
+    from neardup.stores import MemoryStore
+
+    plan = make_plan(k=2, **options)
+    store = MemoryStore(TEXTS * 3)
+    called: list[str] = []
+
+    def watch(frame, event, _arg):
+        name = frame.f_code.co_filename
+        if event == "call" and name.endswith(("neardup/_validate.py", "neardup/stages.py")):
+            called.append(f"{name.rsplit('/', 1)[-1]}:{frame.f_code.co_name}")
+
+    sys.setprofile(watch)
+    try:
+        outcome = engine.run(plan, store)
+    finally:
+        sys.setprofile(None)
+    assert outcome.keep.sum() < len(TEXTS) * 3  # the run did its work
+    # the held sets are wrapped as a ShingleSets (its constructor takes the crate's arrays)
+    assert set(called) <= {"stages.py:__init__"}, called
+
+
+@pytest.mark.parametrize("pairs", ["auto", "all", "spanning"])
+@pytest.mark.parametrize("keep", ["first", "longest"])
+def test_keep_and_report_are_the_stage_functions_over_the_run(pairs, keep):
+    """``Run.keep`` gives what ``keep_mask`` and ``run_report`` give over the same labels and
+    pairs (the pairs mapped to input positions), and nothing to report when asked for none."""
+    from neardup.keep import keep_mask
+
+    texts = [t + " " + "y" * (i % 3) for i, t in enumerate(TEXTS * 2)]
+    plan = make_plan(method="minhash", k=2, threshold=0.5, pairs=pairs, keep=keep)
+    with SetSpill(2, "word") as spill:
+        for report in (True, False):
+            run = _core.Run(spill.core, plan.as_dict(), budget=1 << 20)
+            run.sign(texts)
+            collapsed = run.finish()
+            found = run.near(verify_budget=1 << 20)
+            lengths = collapsed["lengths"] if keep == "longest" else None
+            got = run.keep(lengths, report=report, max_pairs=1 << 20)
+            want_keep, want_rep = keep_mask(found["labels"], lengths, keep)
+            np.testing.assert_array_equal(got[0], want_keep)
+            np.testing.assert_array_equal(got[1], want_rep)
+            if not report:
+                assert got[2].shape == (0, 2) and got[4] is None
+                continue
+            want = _core.run_report(
+                collapsed["first"],
+                collapsed["selected"][found["pairs"]],
+                found["similarity"],
+                pairs,
+                searched_spanning=found["spanning"],
+                spanning_limit=plan.spanning_limit,
+                max_pairs=1 << 20,
+            )
+            np.testing.assert_array_equal(got[2], want[0])
+            np.testing.assert_array_equal(got[3], want[1])
+            assert got[4:] == want[2:]
+            assert got[4] == ("spanning" if pairs == "spanning" else "all")
+    if keep == "longest":  # the longest copy is kept: the measure was used
+        assert got[0].sum() < len(texts) and (np.asarray(got[1]) != found["labels"]).any()

@@ -101,6 +101,8 @@ __all__ = [
 
 _Texts = list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]
 _Pairs = npt.NDArray[np.int64]
+# One number per document that the keep policies compare, exactly in its own type.
+_Measure = npt.NDArray[np.int64] | npt.NDArray[np.uint64] | npt.NDArray[np.float64]
 
 HASH_VERSION: int
 HASH_VERSIONS: tuple[int, ...]
@@ -401,7 +403,7 @@ def char_counts(
 def keep_mask(
     labels: npt.NDArray[np.int64],
     policy: str,
-    measure: npt.NDArray[np.int64] | npt.NDArray[np.uint64] | npt.NDArray[np.float64] | None = None,
+    measure: _Measure | None = None,
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]: ...
 def all_pairs_count(first: npt.NDArray[np.int64], pairs: _Pairs) -> int: ...
 def report_pairs(
@@ -509,7 +511,8 @@ class SignPass:
     def finish(self) -> dict[str, Any]: ...
 
 # One run (rust/run.rs): the plan's dict read once, the sign pass per batch, then the collapse
-# and the plan resolved for the unique documents (finish), then the near stage (near).
+# and the plan resolved for the unique documents (finish), the near stage (near), then the
+# keep policy and the reported pairs (keep).
 @final
 class Run:
     def __new__(
@@ -533,6 +536,20 @@ class Run:
         verify_budget: int,
         before_search: Callable[[tuple[str, int, float, float, float]], object] | None = None,
     ) -> dict[str, Any]: ...
+    def keep(
+        self,
+        measure: _Measure | None = None,
+        *,
+        report: bool,
+        max_pairs: int,
+    ) -> tuple[
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.float32],
+        str | None,
+        int | None,
+    ]: ...
 
 def resolve_plan(plan: dict[str, Any], n: int) -> dict[str, Any]: ...
 def simhash_radius(threshold: float, bits: int) -> int: ...

@@ -1,20 +1,21 @@
-"""The one stage sequence every executor runs, from a :class:`~neardup.plan.Plan`.
+"""The one stage sequence every executor runs, from a :class:`~neardup.plan.Plan`: one crate
+object, ``_core.Run`` (``rust/run.rs``), made from the plan once and fed the store's batches.
 
-    store ──sign pass (``_core.SignPass``, per batch: shingle, digest, sign; collapse: each
+    store ──Run.sign, per batch (rust/sign_pass.rs): shingle, digest, sign; collapse: each
             document's first exact duplicate, identical shingle sets or identical bytes /
-            normalised text for the SHA-256 methods)──> first[n], and of the unique
-            documents their digests, signatures/fingerprints and sets (held or spilled)
-      ──resolve──> the plan for the number of unique documents (``method="auto"``)
-      ──near stage (one crate call, :func:`neardup.near.near_stage`: the banding, the only
+            normalised text for the SHA-256 methods; the unique documents' sets held or
+            spilled──> first[n], and of the unique documents their digests and signatures
+      ──Run.finish: the plan resolved for the number of unique documents (``method="auto"``)
+      ──Run.near (:func:`neardup.near.near_stage`; rust/near/stage.rs: the banding, the only
             dispatch on method, pairs among uniques, clusters)──> labels[n] (lowest position)
-      ──keep policy──> keep[n]
-      ──report pairs──> all pairs (as if nothing was collapsed) or spanning pairs
+      ──Run.keep: the keep policy (rust/keep.rs)──> keep[n], and the reported pairs
+            (rust/report.rs): all pairs (as if nothing was collapsed) or spanning pairs
 
-:func:`run` chains them over a document store (:mod:`neardup.stores`): the texts given to
+:func:`run` feeds it from a document store (:mod:`neardup.stores`): the texts given to
 :func:`neardup.find_duplicates` or the files of ``neardup dedup``, so both keep the same rows.
-Each stage is one crate call (``_core.SignPass``; ``_core.near_stage``, through
-:func:`neardup.near.near_stage`; ``_core.keep_mask`` (:func:`neardup.keep.keep_mask`);
-``_core.run_report``), so a distributed executor can run the same stages per partition.
+Python keeps what is Python's: the store's batches, the boilerplate's two counting passes,
+the priorities read from the store, what the run decided written into ``info``, the timings.
+The Ray engine runs the same crate stages per partition.
 
 >>> from neardup.plan import make_plan
 >>> from neardup.stores import MemoryStore
@@ -39,7 +40,8 @@ from neardup import spill as spill_module
 from neardup._texts import core_texts, reindexed
 from neardup.boilerplate import FrequencyCounter, summarize
 from neardup.evidence import Evidence
-from neardup.keep import keep_mask, policy_measure
+from neardup.keep import core_measure, policy_measure
+from neardup.keep import keep_mask as keep_mask  # re-exported: engine.keep_mask predates keep.py
 from neardup.near import near_stage
 from neardup.partitions import partition_salts
 from neardup.plan import Plan
@@ -225,26 +227,15 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
         set_sizes=collapsed["set_sizes"],
     )
     with timer.stage("cluster"):
-        labels, sims = found["labels"], found["similarity"]
+        labels = found["labels"]
         measure = policy_measure(resolved.keep, labels, collapsed["lengths"], store)
-        keep, rep = keep_mask(labels, measure, resolved.keep)
-        local = found["pairs"]
-        pairs = selected[local] if len(local) else np.zeros((0, 2), dtype=np.int64)
-        mode = info.get("pairs_used", resolved.pairs)
-        if not report:  # the search's mode stays on record; nothing is expanded
-            pairs, sims = pairs[:0], sims[:0]
-        else:
-            pairs, sims, mode, over = _core.run_report(
-                first,
-                pairs,
-                sims.astype(np.float32, copy=False),
-                resolved.pairs,
-                searched_spanning=mode == "spanning",
-                spanning_limit=resolved.spanning_limit,
-                max_pairs=MAX_REPORTED_PAIRS,
-            )
-            if over is not None:
-                info["pairs_reason"] = f"all pairs would be {over:,} > spanning_limit"
+        keep, rep, pairs, sims, mode, over = core.keep(
+            core_measure(measure), report=report, max_pairs=MAX_REPORTED_PAIRS
+        )
+        if mode is None:  # nothing reported: the search's mode stays on record
+            mode = info.get("pairs_used", resolved.pairs)
+        if over is not None:
+            info["pairs_reason"] = f"all pairs would be {over:,} > spanning_limit"
         info["pairs_used"] = mode
         info["pairs_reported"] = len(pairs)
     empty = collapsed["empty"] if resolved.uses_shingles else np.zeros(len(first), bool)

@@ -48,16 +48,31 @@ def keep_mask(
     ([False, True, True], [1, 1, 2])
     """
     labels = np.ascontiguousarray(labels, dtype=np.int64)
-    if policy == "first" or measure is None:
+    typed = None if policy == "first" else core_measure(measure)
+    if typed is None:
         return _core.keep_mask(labels, "first")
+    return _core.keep_mask(labels, policy, typed)
+
+
+def core_measure(measure: np.ndarray | None) -> np.ndarray | None:
+    """``measure`` as the crate compares it, exactly: float64, uint64 or int64 as its kind
+    is, and Python numbers beyond those (an object array) replaced by their ranks.
+
+    >>> core_measure(np.array([3, 1], dtype=np.int32)).dtype
+    dtype('int64')
+    >>> core_measure(np.array([2**70, 5], dtype=object)).tolist()
+    [1, 0]
+    """
+    if measure is None:
+        return None
     measure = np.asarray(measure)
     if measure.dtype.kind == "O":  # Python numbers beyond int64/uint64/float64: their ranks
         measure = np.unique(measure, return_inverse=True)[1].reshape(-1)
     if measure.dtype.kind == "f":
-        return _core.keep_mask(labels, policy, np.ascontiguousarray(measure, dtype=np.float64))
+        return np.ascontiguousarray(measure, dtype=np.float64)
     if measure.dtype.kind == "u":
-        return _core.keep_mask(labels, policy, np.ascontiguousarray(measure, dtype=np.uint64))
-    return _core.keep_mask(labels, policy, np.ascontiguousarray(measure, dtype=np.int64))
+        return np.ascontiguousarray(measure, dtype=np.uint64)
+    return np.ascontiguousarray(measure, dtype=np.int64)
 
 
 def exact_priorities(values: list[Any]) -> np.ndarray:

@@ -98,14 +98,14 @@ fn char_counts<'py>(
 }
 
 /// A measure array borrowed as int64, uint64 or float64.
-enum MeasureArray<'py> {
+pub(super) enum MeasureArray<'py> {
     I64(PyReadonlyArray1<'py, i64>),
     U64(PyReadonlyArray1<'py, u64>),
     F64(PyReadonlyArray1<'py, f64>),
 }
 
 impl<'py> MeasureArray<'py> {
-    fn borrow(value: &Bound<'py, PyAny>) -> Result<Self> {
+    pub(super) fn borrow(value: &Bound<'py, PyAny>) -> Result<Self> {
         if let Ok(a) = value.extract() {
             return Ok(MeasureArray::I64(a));
         }
@@ -120,7 +120,7 @@ impl<'py> MeasureArray<'py> {
         ))
     }
 
-    fn view(&self) -> Result<Measure<'_>> {
+    pub(super) fn view(&self) -> Result<Measure<'_>> {
         Ok(match self {
             MeasureArray::I64(a) => Measure::I64(contiguous(a, "measure")?),
             MeasureArray::U64(a) => Measure::U64(contiguous(a, "measure")?),
@@ -221,14 +221,10 @@ fn run_report<'py>(
             max_pairs,
         )
     })?;
-    let mode = match out.mode {
-        Mode::All => "all",
-        Mode::Spanning => "spanning",
-    };
     Ok((
         matrix(py, out.reported.pairs, 2)?,
         out.reported.similarity.into_pyarray(py),
-        mode,
+        out.mode.name(),
         out.over_limit,
     ))
 }

@@ -5,18 +5,31 @@
 //! and releases the GIL around the work.
 
 use super::near::{search_after_warning, stage_dict};
+use super::report::MeasureArray;
 use super::sign_pass::{drop_and_salts, stripped_item};
 use super::spill::SetSpill;
 use super::{built_sets, matrix, run, Texts};
 use crate::error::Error;
 use crate::hashing::HashVersion;
+use crate::keep::Policy;
 use crate::minhash::Algorithm;
 use crate::near::PairsMode;
-use crate::run::{Method, Resolved, RunPlan, SignatureRows, Signed};
+use crate::report::Mode;
+use crate::run::{Decided, Method, Resolved, RunPlan, SignatureRows, Signed};
 use crate::shingle::Unit;
-use numpy::{IntoPyArray, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+
+/// What `Run.keep` gives back.
+type KeptAndReported<'py> = (
+    Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray2<i64>>,
+    Bound<'py, PyArray1<f32>>,
+    Option<&'static str>,
+    Option<u64>,
+);
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Run>()?;
@@ -61,7 +74,7 @@ fn run_plan(plan: &Bound<'_, PyDict>) -> PyResult<RunPlan> {
         spanning_limit: field(plan, "spanning_limit")?,
         threads: field(plan, "threads")?,
         auto_exact_limit: field(plan, "auto_exact_limit")?,
-        count_chars: keep == "longest",
+        keep: Policy::parse(&keep)?,
     })
 }
 
@@ -94,7 +107,7 @@ fn simhash_radius(threshold: f64, bits: usize) -> PyResult<u32> {
     Ok(crate::run::simhash_radius(threshold, bits))
 }
 
-/// One run of a plan: `sign(texts)` per batch, then `finish()`, then `near()`.
+/// One run of a plan: `sign(texts)` per batch, then `finish()`, `near()` and `keep()`.
 #[pyclass(module = "neardup._core")]
 struct Run {
     inner: crate::run::Run,
@@ -102,6 +115,8 @@ struct Run {
     spill: Py<SetSpill>,
     /// What the pass left, from `finish` until `near`.
     signed: Option<Signed>,
+    /// What the near stage decided, from `near` until `keep`.
+    decided: Option<Decided>,
 }
 
 #[pymethods]
@@ -123,6 +138,7 @@ impl Run {
             inner: crate::run::Run::new(run_plan(plan)?, salts, drop, budget)?,
             spill,
             signed: None,
+            decided: None,
         })
     }
 
@@ -191,6 +207,7 @@ impl Run {
         let unique = signed.unique(&spill.inner, plan.exact)?;
         let (stage, simhash) = search_after_warning(py, unique, &search, before_search.as_ref())?;
         let chunks = stage.verified.chunks;
+        self.decided = Some(Decided::new(&signed, &stage));
         let out = stage_dict(py, stage, simhash)?;
         match signed.held.take() {
             Some((offsets, hashes)) => out.set_item("sets", built_sets(py, offsets, hashes)?)?,
@@ -205,5 +222,49 @@ impl Run {
         };
         out.set_item("signatures", signatures)?;
         Ok(out)
+    }
+
+    /// The kept documents and the reported pairs (after `near`): (keep bool[n],
+    /// representative int64[n], pairs int64[k, 2] of input positions, sorted, similarity
+    /// float32[k], the pairs mode used, the count of all pairs when `auto` turned to spanning
+    /// past the plan's limit or None). `measure`: one number per document (int64, uint64 or
+    /// float64) for the `longest` and `priority` policies. `report=False`: no pairs, and the
+    /// mode None. Past `max_pairs`, all pairs is a `ResourceError`.
+    #[pyo3(signature = (measure=None, *, report, max_pairs))]
+    fn keep<'py>(
+        &mut self,
+        py: Python<'py>,
+        measure: Option<&Bound<'py, PyAny>>,
+        report: bool,
+        max_pairs: u64,
+    ) -> PyResult<KeptAndReported<'py>> {
+        let decided = self
+            .decided
+            .take()
+            .ok_or_else(|| Error::new("keep() comes once, after near()"))?;
+        let plan = *self.inner.plan();
+        let measure = measure.map(MeasureArray::borrow).transpose()?;
+        let view = measure.as_ref().map(MeasureArray::view).transpose()?;
+        let outcome = run(py, || {
+            decided.keep_and_report(&plan, view, report, max_pairs)
+        })?;
+        let (keep, representative) = outcome.kept;
+        let (pairs, similarity, mode, over) = match outcome.report {
+            Some(r) => (
+                r.reported.pairs,
+                r.reported.similarity,
+                Some(r.mode),
+                r.over_limit,
+            ),
+            None => (Vec::new(), Vec::new(), None, None),
+        };
+        Ok((
+            keep.into_pyarray(py),
+            representative.into_pyarray(py),
+            matrix(py, pairs, 2)?,
+            similarity.into_pyarray(py),
+            mode.map(Mode::name),
+            over,
+        ))
     }
 }
