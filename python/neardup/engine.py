@@ -224,7 +224,6 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
         simhash_bits=resolved.simhash_bits,
         signatures=found["signatures"],
         sets=None if found["sets"] is None else _held_sets(plan, *found["sets"]),
-        set_sizes=collapsed["set_sizes"],
     )
     with timer.stage("cluster"):
         labels = found["labels"]

@@ -1,6 +1,6 @@
-"""What the sign pass leaves for the near-duplicate stage, per unique document: the
-:class:`Evidence` (signatures, the shingle sets held or spilled, their sizes; the sign pass,
-``_core.SignPass``, gathers the held ones), and slices of a ShingleSets.
+"""What a run leaves of its unique documents for the similarities it reports: the
+:class:`Evidence` (signatures, the shingle sets the run held or read back), and slices of a
+ShingleSets.
 
 >>> sets = stages.shingles(["a b", "c", "d e f"], k=1)
 >>> subset_sets(sets, np.array([0, 2])).sizes().tolist()
@@ -10,14 +10,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from neardup import _core, stages
-
-if TYPE_CHECKING:
-    from neardup.spill import SetSpill
 
 
 def take_sets(sets: stages.ShingleSets, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -38,20 +35,16 @@ def take_sets(sets: stages.ShingleSets, rows: np.ndarray) -> tuple[np.ndarray, n
 
 @dataclass
 class Evidence:
-    """What the near-duplicate stage works from and leaves behind, per unique document:
-    ``selected`` (sorted input positions), ``signatures`` (MinHash uint32[m, P] or SimHash
-    uint64[m, w]), ``sets`` (all sets for exact Jaccard, the candidates' after exact
-    verification, else None: also when they were verified in chunks), ``set_sizes`` (the
-    sign pass's set sizes, which size the chunks) and ``spill`` (every unique document's set
-    on disk when the sign pass could not hold them, which verification reads instead of
-    a second pass over the store)."""
+    """What a run's similarities to the kept documents are computed from, per unique
+    document: ``selected`` (sorted input positions), ``signatures`` (MinHash uint32[m, P] or
+    SimHash uint64[m, w]; None where the sets give every similarity exactly) and ``sets``
+    (every set for exact Jaccard, the candidates' after exact verification, else None: also
+    when they were verified in chunks, ``_core.Run.near``)."""
 
     selected: np.ndarray
     signatures: np.ndarray | None = None
     sets: stages.ShingleSets | None = None
     simhash_bits: int = 0
-    set_sizes: np.ndarray | None = None  # int64[m] shingles per unique document, if known
-    spill: SetSpill | None = None
 
     def similarity(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """float64[m]: similarity of unique documents at input positions ``a`` and ``b``, from

@@ -159,8 +159,8 @@ impl Run {
     /// Ends the pass: a dict of ``resolved`` (the plan's changes for the unique documents, as
     /// `resolve_plan` gives them), ``first`` int64[n], ``empty`` bool[n] (no shingles),
     /// ``lengths`` int64[n], ``selected`` int64[m] (the unique documents with shingles),
-    /// ``set_sizes`` int64[m] (empty where no banding is chosen), ``shingled``, ``spilled`` and
-    /// ``stripped`` ((set sizes before stripping, shingles stripped), int64[n] each, or None).
+    /// ``spilled`` and ``stripped`` ((set sizes before stripping, shingles stripped), int64[n]
+    /// each, or None).
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let mut spill = self.spill.try_borrow_mut(py)?;
         let (inner, core) = (&mut self.inner, &mut spill.inner);
@@ -175,8 +175,6 @@ impl Run {
             std::mem::take(&mut signed.lengths).into_pyarray(py),
         )?;
         out.set_item("selected", signed.selected.clone().into_pyarray(py))?;
-        out.set_item("set_sizes", signed.set_sizes.clone().into_pyarray(py))?;
-        out.set_item("shingled", signed.shingled)?;
         out.set_item("spilled", signed.spilled)?;
         out.set_item("stripped", stripped_item(py, signed.stripped.take())?)?;
         self.signed = Some(signed);
