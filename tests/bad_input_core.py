@@ -590,6 +590,24 @@ ROWS = [
         r"near\(\) comes once, after finish\(\)",
     ),
     _row(
+        "make_plan-auto_exact_limit-2**70",
+        lambda: neardup.make_plan(auto_exact_limit=2**70),
+        InvalidArgumentError,
+        "auto_exact_limit must be at most 9223372036854775807",
+    ),
+    _row(
+        "make_plan-spanning_limit-2**64",
+        lambda: neardup.make_plan(spanning_limit=2**64),
+        InvalidArgumentError,
+        "spanning_limit must be at most 9223372036854775807",
+    ),
+    _row(
+        "make_plan-bucket_limit-2**70",
+        lambda: neardup.make_plan(bucket_limit=2**70),
+        InvalidArgumentError,
+        "bucket_limit must be at most 9223372036854775807",
+    ),
+    _row(
         "Run-keep-before-near",
         lambda: _kept(_plan(), near=False),
         InvalidArgumentError,

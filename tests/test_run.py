@@ -42,6 +42,7 @@ def test_auto_resolves_by_the_unique_documents(verify, threshold):
     above = plan.resolve(AUTO_EXACT_LIMIT + 1)
     want = choose_banding(threshold, plan.num_perm, verify)
     assert (above.method, above.bands, above.rows) == ("minhash", want.bands, want.rows)
+    assert plan.resolve(2**70) == above  # any count past the limit
     given_banding = make_plan(method="minhash", bands=4, rows=8).resolve(0)
     assert (given_banding.bands, given_banding.rows) == (4, 8)
 

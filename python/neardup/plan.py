@@ -76,6 +76,10 @@ MAX_NUM_PERM = 1 << 16
 MAX_K = 1 << 16
 #: Upper bound on ``threads``.
 MAX_THREADS = 1 << 10
+#: Upper bound on ``auto_exact_limit``, ``spanning_limit`` and ``bucket_limit`` (counts of
+#: documents or pairs a machine word holds; larger means no limit, which ``bucket_limit=None``
+#: says).
+MAX_LIMIT = (1 << 63) - 1
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,7 @@ class Plan:
         >>> make_plan().resolve(5_000).method, make_plan().resolve(5_001).method
         ('exact-jaccard', 'minhash')
         """
-        n = check_int("n", n, low=0)
+        n = min(check_int("n", n, low=0), 2**63 - 1)  # past any limit a plan can hold
         return dataclasses.replace(self, **_core.resolve_plan(self.as_dict(), n))
 
     def as_dict(self) -> dict[str, Any]:
@@ -259,9 +263,9 @@ def make_plan(
         raise InvalidArgumentError(
             f"hash_version must be one of {', '.join(map(str, HASH_VERSIONS))}, got {hash_version}"
         )
-    auto_exact_limit = check_int("auto_exact_limit", auto_exact_limit, low=0)
-    spanning_limit = check_int("spanning_limit", spanning_limit, low=0)
-    bucket_limit = check_optional_int("bucket_limit", bucket_limit, low=2)
+    auto_exact_limit = check_int("auto_exact_limit", auto_exact_limit, low=0, high=MAX_LIMIT)
+    spanning_limit = check_int("spanning_limit", spanning_limit, low=0, high=MAX_LIMIT)
+    bucket_limit = check_optional_int("bucket_limit", bucket_limit, low=2, high=MAX_LIMIT)
     for name, flag in (("within", within), ("unit_of", unit_of)):
         if not isinstance(flag, bool):
             raise InvalidArgumentError(f"{name} must be True or False in a plan, got {flag!r}")
