@@ -67,9 +67,44 @@ fn sort_hashes(values: &[u64]) -> Result<Vec<u64>> {
     Ok(out)
 }
 
+/// Below this limit [`more_than`] sorts every hash: counting buckets first pays only when a
+/// bucket of hashes can be much smaller than the limit.
+const BUCKETED_FROM: u64 = 64;
+
 /// The distinct values of `hashes` that occur more than `limit` times, sorted.
+///
+/// A value that occurs more than `limit` times lies in a bucket (its top bits) of more than
+/// `limit` hashes, so only those buckets are sorted: the buckets are sized for about a
+/// quarter of the limit each, and with shingle hashes (uniform) only the buckets holding a
+/// frequent shingle pass it. Any other distribution gives the same values, only slower.
 fn more_than(hashes: &[u64], limit: u64) -> Result<Vec<u64>> {
-    let sorted = sort_hashes(hashes)?;
+    if hashes.len() as u64 <= limit {
+        return Ok(Vec::new());
+    }
+    if limit < BUCKETED_FROM {
+        return runs_longer_than(&sort_hashes(hashes)?, limit);
+    }
+    let buckets = (hashes.len() as u64 / (limit / 4)).clamp(2, 1 << 16);
+    let bits = buckets.ilog2();
+    let bucket = |v: u64| (v >> (64 - bits)) as usize;
+    let mut sizes = filled_vec(1usize << bits, 0u64, "the shingle buckets")?;
+    for &v in hashes {
+        sizes[bucket(v)] += 1;
+    }
+    let hot: Vec<bool> = sizes.iter().map(|&size| size > limit).collect();
+    let mut wanted = Vec::new();
+    let in_hot: u64 = sizes.iter().filter(|&&size| size > limit).sum();
+    reserve(
+        &mut wanted,
+        in_hot as usize,
+        "the shingles of frequent buckets",
+    )?;
+    wanted.extend(hashes.iter().copied().filter(|&v| hot[bucket(v)]));
+    runs_longer_than(&sort_hashes(&wanted)?, limit)
+}
+
+/// The values of `sorted` repeated more than `limit` times, once each.
+fn runs_longer_than(sorted: &[u64], limit: u64) -> Result<Vec<u64>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < sorted.len() {
@@ -348,6 +383,49 @@ mod tests {
         assert_eq!(limit(0, 0.3), 0);
         assert!(check_max_df(0.0).is_err() && check_max_df(f64::NAN).is_err());
         assert!(check_max_df(1.5).is_err() && check_max_df(1.0).is_ok());
+    }
+
+    /// The values occurring more than `limit` times, by a count of each.
+    fn counted_more_than(hashes: &[u64], limit: u64) -> Vec<u64> {
+        let mut counts = std::collections::BTreeMap::new();
+        for &h in hashes {
+            *counts.entry(h).or_insert(0u64) += 1;
+        }
+        counts
+            .into_iter()
+            .filter(|&(_, c)| c > limit)
+            .map(|(h, _)| h)
+            .collect()
+    }
+
+    #[test]
+    fn more_than_finds_every_frequent_value_whatever_the_distribution() {
+        let mut state = 7u64;
+        let mut next = move || {
+            state = crate::hashing::mix64(state.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            state
+        };
+        for (uniform, frequent_values, limit) in [
+            (200_000, 5, 1_000u64), // shingle hashes: a few frequent among many
+            (200_000, 0, 1_000),
+            (50_000, 30, 64),   // the smallest bucketed limit
+            (50_000, 30, 63),   // the largest sorted one
+            (10_000, 3, 5_000), // two buckets
+        ] {
+            let mut hashes: Vec<u64> = (0..uniform).map(|_| next()).collect();
+            for f in 0..frequent_values {
+                let value = next();
+                // around the limit: some just above, some exactly at it (not frequent)
+                let count = limit + (f % 3) as u64;
+                hashes.extend(std::iter::repeat(value).take(count as usize));
+            }
+            // small integers: every one in bucket 0, the worst case for the buckets
+            hashes.extend((0..limit + 1).map(|i| i % 2));
+            let want = counted_more_than(&hashes, limit);
+            assert_eq!(more_than(&hashes, limit).unwrap(), want, "limit {limit}");
+        }
+        assert!(more_than(&[5, 5, 5], 3).unwrap().is_empty());
+        assert_eq!(more_than(&[5, 5, 5], 0).unwrap(), vec![5]);
     }
 
     #[test]
