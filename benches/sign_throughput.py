@@ -1,6 +1,6 @@
 """Text -> MinHash signatures (hash version 2, classic, P=128, k=5 words, one thread) in MB/s
 per core on the corpus of ``compare_cli_api.py``, through the public ``neardup.minhash`` stage
-and through the one-call sign of the Ray map (``neardup.sign.sign_texts``'s
+and through the one-call sign of the Ray map (``neardup.ray._sign.sign_texts``'s
 ``_core.sign_texts``: sets' digests and signatures). CPU seconds (``time.process_time``), best
 of the rounds:
 

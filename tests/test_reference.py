@@ -287,9 +287,11 @@ def test_batches_of_long_and_short_documents_match_the_reference(docs, k):
     sets = neardup.shingles(docs, k=k)
     for i, doc in enumerate(docs):
         assert sets[i].tolist() == ref.shingle_set(doc, k, "word", 2)
-    # The one-pass sign call of the engine: the same sets, digests and signatures.
+    # The one-pass sign call of the Ray map: the same sets, digests and signatures.
+    from neardup.ray._sign import sign_texts
+
     plan = neardup.make_plan(method="minhash", k=k, num_perm=16)
-    signatures, digests, sizes, kept = neardup.sign.sign_texts(plan, docs, keep_sets=True)
+    signatures, digests, sizes, kept = sign_texts(plan, docs, keep_sets=True)
     assert kept is not None
     np.testing.assert_array_equal(kept.offsets, sets.offsets)
     np.testing.assert_array_equal(kept.hashes, sets.hashes)

@@ -12,7 +12,8 @@ import pytest
 from neardup import _core, stages
 from neardup.errors import InvalidArgumentError
 from neardup.plan import make_plan
-from neardup.sign import set_digests, sign_texts
+from neardup.ray._sign import sign_texts
+from neardup.sign import set_digests
 
 TEXTS = [f"doc {i} has words {i % 7} and more words {i // 3} here" for i in range(300)] + [
     "",

@@ -21,7 +21,7 @@ import neardup
 from neardup import synth
 from neardup.dedup import dedup_files
 from neardup.errors import ArgumentTypeError, InputError, InvalidArgumentError
-from neardup.partitions import salt_signatures
+from neardup.ray._sign import salt_signatures
 from neardup.units import UNIT_SEPARATOR, Units
 
 import reference

@@ -132,7 +132,8 @@ def test_sets_read_back_from_the_spill_at_once_are_those_held(
     store = _Passes(texts, batch_size=13)
     got = engine.run(plan, store)
     assert "verify" not in store.passes and spills[-1]._reads == 1  # read back at once
-    assert got.evidence.sets is not None and got.evidence.spill is None
+    # the sets read back stay with the run's evidence; the spill file is gone with the run
+    assert got.evidence.sets is not None and not spills[-1].active
     np.testing.assert_array_equal(got.pairs, want.pairs)
     np.testing.assert_array_equal(got.similarity, want.similarity)
     np.testing.assert_array_equal(got.keep, want.keep)
@@ -233,7 +234,7 @@ def test_a_run_on_texts_in_memory_holds_their_sets_up_to_a_share_of_them(
     assert engine.hold_budget(store) == 100 * -(-(chars // engine.CHARS_PER_HELD_HASH) // 100)
     plan = make_plan(threshold=0.5, k=3, method="minhash")
     held = engine.run(plan, store)
-    assert [s._writes for s in spills] == [0] and held.evidence.spill is None
+    assert [s._writes for s in spills] == [0] and held.evidence.sets is not None
     monkeypatch.setattr(engine, "CHARS_PER_HELD_HASH", 10**12)  # no share: the budget alone
     spilled = engine.run(plan, MemoryStore(texts, batch_size=13))
     assert len(spills) == 2 and spills[1]._writes > 0  # this one spilled

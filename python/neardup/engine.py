@@ -45,7 +45,6 @@ from neardup.keep import keep_mask as keep_mask  # re-exported: engine.keep_mask
 from neardup.near import near_stage
 from neardup.partitions import partition_salts
 from neardup.plan import Plan
-from neardup.sign import batch_shingles
 from neardup.spill import SetSpill
 from neardup.stores import DocumentStore
 
@@ -162,8 +161,16 @@ def _boilerplate(plan: Plan, store: DocumentStore) -> np.ndarray:
         ("boilerplate 2/2", counter.count),
     ):
         for batch in store.batches(name):
-            add(_checked(batch, lambda t: batch_shingles(plan, t)))
+            add(_checked(batch, lambda t: _shingles(plan, t)))
     return counter.frequent()
+
+
+def _shingles(plan: Plan, texts: Any) -> stages.ShingleSets:
+    """A batch's shingle sets under the plan (its options were checked once, in the plan)."""
+    offsets, hashes = _core.shingle_sets(
+        core_texts(texts), plan.k, plan.unit, plan.hash_version, None
+    )
+    return _held_sets(plan, offsets, hashes)
 
 
 def _checked(batch: Any, compute: Any) -> Any:

@@ -264,14 +264,17 @@ def _estimate(plan: Any, a: str, b: str) -> float | None:
     if plan.method not in ("minhash", "simhash"):
         return None
     from neardup import stages
-    from neardup.sign import sign_rows
 
     unit: Any = plan.unit
     sets = stages.shingles([a, b], k=plan.k, unit=unit, hash_version=plan.hash_version)
     if not (sets.sizes() > 0).all():
         return None
-    resolved = plan.resolve(2)
-    return _signature_similarity(sign_rows(resolved, sets, np.arange(2)), resolved.simhash_bits)
+    if plan.method == "simhash":
+        signed = stages.simhash(sets, bits=plan.simhash_bits)
+    else:
+        algorithm: Any = plan.algorithm
+        signed = stages.minhash(sets, plan.num_perm, plan.seed, algorithm=algorithm)
+    return _signature_similarity(signed, plan.simhash_bits)
 
 
 def _signature_similarity(signatures: np.ndarray, simhash_bits: int) -> float:

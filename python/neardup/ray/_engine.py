@@ -20,7 +20,7 @@ and the edges only when union-find on it is cheaper than distributed components)
     (member, root) ─to root's partition─> root's id and set ─to member's partition─> output rows
 
 The answer equals ``neardup.find_duplicates(texts, method="minhash", pairs="all", ...)``
-(banding refined from the same sample, :func:`neardup.banding.run_banding`, and the same
+(banding refined from the same sample, :func:`neardup.ray._banding.run_banding`, and the same
 bucket groups) whatever the partitioning: documents are numbered by input position and
 every cluster is labelled by its lowest position. Before exact verification, candidates whose
 signatures agree on too few slots are dropped as the local engine drops them (the screen, on
@@ -40,12 +40,13 @@ from typing import Any
 import numpy as np
 
 from neardup import _core
-from neardup.banding import DEFAULT_RECALL, planned_sample, run_banding
+from neardup.banding import DEFAULT_RECALL, planned_sample
 from neardup.errors import NeardupWarning
 from neardup.groups import EXACT, KEPT, NEAR, NORMALIZED, reason_names
 from neardup.near import RECALL_WARNING
 from neardup.plan import Plan
 from neardup.ray import _simhash, _split, _steps
+from neardup.ray._banding import run_banding
 from neardup.ray._components import DRIVER_EDGE_LIMIT, roots_distributed, roots_on_driver
 from neardup.ray._lazy import LazyRemote
 from neardup.ray._steps import Payload, Signed

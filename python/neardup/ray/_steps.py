@@ -29,7 +29,7 @@ from neardup._core import mix64
 from neardup._texts import as_core_texts
 from neardup.errors import InputError
 from neardup.plan import Plan
-from neardup.sign import sign_texts
+from neardup.ray._sign import salt_digests, salt_signatures, sign_texts
 
 #: Empty int64 pairs, the shape every step returns when it has nothing.
 NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
@@ -140,12 +140,12 @@ def sign_partition(
     within_column: str | None = None,
 ) -> Signed:
     """Set digests, shingle counts and MinHash signatures (SimHash fingerprints) of one
-    partition, by :func:`neardup.sign.sign_texts` (no band keys yet: the
+    partition, by :func:`neardup.ray._sign.sign_texts` (no band keys yet: the
     banding is chosen from a sample of every partition's signatures).
 
     The texts go to Rust as one Arrow array (no per-row Python object). ``within_column``
     (``within=``): each row's partition key is mixed into its digest and signature as the
-    local engine mixes it (:func:`neardup.partitions.salt_digests`, ``salt_signatures``), so
+    local engine mixes it (:func:`neardup.ray._sign.salt_digests`, ``salt_signatures``), so
     exact links and LSH buckets stay within partitions.
     """
     texts = check_texts(table.column(text_column), start, where, text_column)
@@ -156,7 +156,6 @@ def sign_partition(
     signatures = signatures[live]
     if within_column is not None:
         from neardup._validate import check_keys
-        from neardup.partitions import salt_digests, salt_signatures
 
         keys = table.column(within_column).to_pylist()
         salts = check_keys(f"within column {within_column!r} (block row)", keys, len(keys))
