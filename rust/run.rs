@@ -10,6 +10,7 @@
 //! unique documents (`auto`: exact Jaccard up to its limit), the default banding and the
 //! SimHash radius, and what the near stage searches with.
 
+use crate::boilerplate::FrequencyCounter;
 use crate::error::{Error, Result};
 use crate::hashing::HashVersion;
 use crate::keep::{self, Kept, Measure, Policy};
@@ -19,7 +20,7 @@ use crate::near::{
     MinHashNear, PairsMode, Search, SetSource, Signatures, SimHashNear, Stage, Unique,
 };
 use crate::report::{self, Mode, RunReport};
-use crate::shingle::{SetsView, Unit};
+use crate::shingle::{SetsView, ShingleSets, Unit};
 use crate::sign_pass::{self, SetPolicy, SignOptions, SignPass, Signature, StripCounts};
 use crate::spill::SetSpill;
 
@@ -119,6 +120,9 @@ pub struct RunPlan {
     pub auto_exact_limit: usize,
     /// Which document of a cluster is kept (`Longest`: the sign pass counts characters).
     pub keep: Policy,
+    /// Strip the shingles in more than this share of the documents before signing (the
+    /// boilerplate, counted in two passes by [`Run::count_boilerplate`]); None: nothing.
+    pub strip: Option<f64>,
 }
 
 /// What a plan becomes for a number of unique documents: a method other than `Auto`, with its
@@ -274,6 +278,8 @@ pub struct Signed {
     /// Per document, its set size before the boilerplate was stripped and the shingles
     /// stripped (None: nothing is stripped).
     pub stripped: Option<StripCounts>,
+    /// The distinct boilerplate shingles stripped.
+    pub dropped: usize,
     /// One partition key per unique document (None: one partition).
     pub partitions: Option<Vec<u64>>,
 }
@@ -391,23 +397,35 @@ impl Decided {
 /// One run's sign pass and the plan it was made from.
 pub struct Run {
     plan: RunPlan,
-    pass: SignPass,
+    /// Made at the first batch signed, once the boilerplate (if any) is known.
+    pass: Option<SignPass>,
+    /// The boilerplate's two counting passes (the plan strips some), until the first batch
+    /// is signed.
+    counter: Option<FrequencyCounter>,
+    /// The distinct shingles the pass strips.
+    dropped: usize,
     /// Each document's partition key (empty: one partition).
     salts: Vec<u64>,
+    /// Hashes of sets the pass may hold before it spills or drops them.
+    budget: usize,
 }
 
 impl Run {
-    /// A run of `plan` whose documents carry the partition keys `salts` (empty: none), with
-    /// the boilerplate shingles `drop` stripped from every set, holding at most `budget`
-    /// hashes of sets before it spills (exact verification) or drops them.
-    pub fn new(plan: RunPlan, salts: Vec<u64>, drop: &[u64], budget: usize) -> Result<Self> {
-        let pass = SignPass::new(
-            plan.sign_options(),
-            plan.set_policy(budget),
-            salts.clone(),
-            drop,
-        )?;
-        Ok(Run { plan, pass, salts })
+    /// A run of `plan` whose documents carry the partition keys `salts` (empty: none), holding
+    /// at most `budget` hashes of sets before it spills (exact verification) or drops them.
+    pub fn new(plan: RunPlan, salts: Vec<u64>, budget: usize) -> Result<Self> {
+        let counter = match plan.strip {
+            Some(max_df) if plan.method.uses_shingles() => Some(FrequencyCounter::new(max_df)?),
+            _ => None,
+        };
+        Ok(Run {
+            plan,
+            pass: None,
+            counter,
+            dropped: 0,
+            salts,
+            budget,
+        })
     }
 
     pub fn plan(&self) -> &RunPlan {
@@ -416,25 +434,63 @@ impl Run {
 
     /// Documents signed so far.
     pub fn len(&self) -> usize {
-        self.pass.collapse.len()
+        self.pass.as_ref().map_or(0, |pass| pass.collapse.len())
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// Counts the boilerplate in the next batch: pass 1 (`second` false) keeps the shingles
+    /// frequent within the batch, pass 2 counts those over every batch again. Both passes see
+    /// every batch, in order, before the first is signed.
+    pub fn count_boilerplate(&mut self, texts: &[&str], second: bool) -> Result<()> {
+        let plan = &self.plan;
+        let Some(counter) = self.counter.as_mut().filter(|_| self.pass.is_none()) else {
+            return Err(Error::new(
+                "count_boilerplate() comes before the first sign(), in a run that strips \
+                 boilerplate",
+            ));
+        };
+        let sets = ShingleSets::build(texts, plan.k, plan.unit, plan.version)?;
+        let view = SetsView::of_sorted_sets(&sets.offsets, &sets.hashes)?;
+        if second {
+            counter.count(view)
+        } else {
+            counter.add_candidates(view)
+        }
+    }
+
+    /// The sign pass, made at its first use with the boilerplate the counter found (the
+    /// counter is done then).
+    fn pass(&mut self) -> Result<&mut SignPass> {
+        if self.pass.is_none() {
+            let drop = match self.counter.take() {
+                Some(counter) => counter.frequent()?,
+                None => Vec::new(),
+            };
+            self.dropped = drop.len();
+            let (options, policy) = (self.plan.sign_options(), self.plan.set_policy(self.budget));
+            self.pass = Some(SignPass::new(options, policy, self.salts.clone(), &drop)?);
+        }
+        self.pass
+            .as_mut()
+            .ok_or_else(|| Error::new("the sign pass could not be made"))
+    }
+
     /// Signs the next batch (see [`SignPass::sign`]); sets past the budget go to `spill`.
     pub fn sign(&mut self, texts: &[&str], spill: &mut SetSpill) -> Result<()> {
-        self.pass.sign(texts, spill)
+        self.pass()?.sign(texts, spill)
     }
 
     /// Ends the pass: its exact copies collapsed, the spill finished when it was written,
     /// and the plan resolved for the unique documents. The run is empty afterwards.
     pub fn finish(&mut self, spill: &mut SetSpill) -> Result<Signed> {
-        let held = self.pass.take_held();
-        let spilled = self.pass.spilled();
-        let stripped = self.pass.stripped.take();
-        let pass = std::mem::take(&mut self.pass.collapse);
+        let sign_pass = self.pass()?;
+        let held = sign_pass.take_held();
+        let spilled = sign_pass.spilled();
+        let stripped = sign_pass.stripped.take();
+        let pass = std::mem::take(&mut sign_pass.collapse);
         let unique = pass.selected.len();
         if spilled {
             spill.finish(unique)?;
@@ -484,6 +540,7 @@ impl Run {
             held,
             spilled,
             stripped,
+            dropped: self.dropped,
             partitions,
         })
     }
@@ -514,6 +571,7 @@ mod tests {
             threads: 1,
             auto_exact_limit: 2,
             keep: Policy::First,
+            strip: None,
         }
     }
 
@@ -553,7 +611,7 @@ mod tests {
     #[test]
     fn a_run_collapses_copies_and_resolves_for_the_unique_documents() {
         let mut spill = SetSpill::new(None);
-        let mut run = Run::new(plan(Method::Auto), Vec::new(), &[], 1 << 20).unwrap();
+        let mut run = Run::new(plan(Method::Auto), Vec::new(), 1 << 20).unwrap();
         run.sign(&["a b c", "a b c", "a b d"], &mut spill).unwrap();
         run.sign(&["x y"], &mut spill).unwrap();
         let mut signed = run.finish(&mut spill).unwrap();
@@ -572,7 +630,7 @@ mod tests {
     #[test]
     fn partition_keys_follow_the_unique_documents() {
         let mut spill = SetSpill::new(None);
-        let mut run = Run::new(plan(Method::MinHash), vec![7, 7, 9], &[], 1 << 20).unwrap();
+        let mut run = Run::new(plan(Method::MinHash), vec![7, 7, 9], 1 << 20).unwrap();
         run.sign(&["a b", "a b", "a b"], &mut spill).unwrap();
         let signed = run.finish(&mut spill).unwrap();
         assert_eq!(signed.first, vec![0, 0, 2]); // the copy in another partition stays

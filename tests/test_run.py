@@ -171,3 +171,49 @@ def test_keep_and_report_are_the_stage_functions_over_the_run(pairs, keep):
             assert got[4] == ("spanning" if pairs == "spanning" else "all")
     if keep == "longest":  # the longest copy is kept: the measure was used
         assert got[0].sum() < len(texts) and (np.asarray(got[1]) != found["labels"]).any()
+
+
+@pytest.mark.parametrize("batch", [1, 9, 1000])
+def test_the_run_strips_the_boilerplate_its_two_passes_count(batch):
+    """The boilerplate counted batch by batch in the run is what the whole corpus at once
+    gives (``frequent_shingles``), and each document loses what ``remove_shingles`` removes."""
+    from neardup.boilerplate import frequent_shingles, remove_shingles
+
+    texts = [f"{t} home menu about contact" for t in TEXTS]
+    plan = make_plan(method="minhash", k=2, threshold=0.5, strip_boilerplate=0.2)
+    sets = stages.shingles(texts, k=2)
+    drop = frequent_shingles(sets, 0.2)
+    assert drop.size  # the footer's shingles
+    with SetSpill(2, "word") as spill:
+        run = _core.Run(spill.core, plan.as_dict(), budget=1 << 20)
+        for second in (False, True):
+            for a in range(0, len(texts), batch):
+                run.count_boilerplate(texts[a : a + batch], second=second)
+        for a in range(0, len(texts), batch):
+            run.sign(texts[a : a + batch])
+        collapsed = run.finish()
+    assert collapsed["dropped"] == drop.size
+    before, removed = collapsed["stripped"]
+    np.testing.assert_array_equal(before, sets.sizes())
+    np.testing.assert_array_equal(removed, remove_shingles(sets, drop)[1])
+
+
+def test_counting_the_boilerplate_is_refused_out_of_its_place():
+    from neardup.errors import InvalidArgumentError
+
+    with SetSpill(2, "word") as spill:
+        plain = _core.Run(spill.core, make_plan(k=2).as_dict())
+        with pytest.raises(InvalidArgumentError, match="strips boilerplate"):
+            plain.count_boilerplate(TEXTS, second=False)
+        stripping = make_plan(k=2, strip_boilerplate=0.5).as_dict()
+        late = _core.Run(spill.core, stripping)
+        late.count_boilerplate(TEXTS, second=False)
+        late.count_boilerplate(TEXTS, second=True)
+        late.sign(TEXTS)
+        with pytest.raises(InvalidArgumentError, match="before the first sign"):
+            late.count_boilerplate(TEXTS, second=False)
+        uneven = _core.Run(spill.core, stripping)
+        uneven.count_boilerplate(TEXTS, second=False)
+        uneven.count_boilerplate(TEXTS[:5], second=True)
+        with pytest.raises(InvalidArgumentError, match="count\\(\\) saw 5 documents"):
+            uneven.sign(TEXTS)

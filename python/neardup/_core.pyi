@@ -510,7 +510,8 @@ class SignPass:
     ) -> None: ...
     def finish(self) -> dict[str, Any]: ...
 
-# One run (rust/run.rs): the plan's dict read once, the sign pass per batch, then the collapse
+# One run (rust/run.rs): the plan's dict read once, the boilerplate counted in two passes (when the
+# plan strips it), the sign pass per batch, then the collapse
 # and the plan resolved for the unique documents (finish), the near stage (near), then the
 # keep policy and the reported pairs (keep).
 @final
@@ -521,10 +522,15 @@ class Run:
         plan: dict[str, Any],
         *,
         salts: npt.NDArray[np.uint64] | None = None,
-        drop: npt.NDArray[np.uint64] | None = None,
         budget: int = 0,
     ) -> Run: ...
     def __len__(self) -> int: ...
+    def count_boilerplate(
+        self,
+        texts: list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
+        *,
+        second: bool,
+    ) -> None: ...
     def sign(
         self,
         texts: list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],

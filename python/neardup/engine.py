@@ -27,6 +27,7 @@ The Ray engine runs the same crate stages per partition.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,7 +39,7 @@ import numpy as np
 from neardup import _core, stages
 from neardup import spill as spill_module
 from neardup._texts import core_texts, reindexed
-from neardup.boilerplate import FrequencyCounter, summarize
+from neardup.boilerplate import summarize
 from neardup.evidence import Evidence
 from neardup.keep import core_measure, policy_measure
 from neardup.keep import keep_mask as keep_mask  # re-exported: engine.keep_mask predates keep.py
@@ -153,24 +154,9 @@ class _Timer:
             self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - t0, 4)
 
 
-def _boilerplate(plan: Plan, store: DocumentStore) -> np.ndarray:
-    """The shingles in more than ``plan.strip_boilerplate`` of all documents (two passes)."""
-    counter = FrequencyCounter(plan.strip_boilerplate or 0.1)
-    for name, add in (
-        ("boilerplate 1/2", counter.add_candidates),
-        ("boilerplate 2/2", counter.count),
-    ):
-        for batch in store.batches(name):
-            add(_checked(batch, lambda t: _shingles(plan, t)))
-    return counter.frequent()
-
-
-def _shingles(plan: Plan, texts: Any) -> stages.ShingleSets:
-    """A batch's shingle sets under the plan (its options were checked once, in the plan)."""
-    offsets, hashes = _core.shingle_sets(
-        core_texts(texts), plan.k, plan.unit, plan.hash_version, None
-    )
-    return _held_sets(plan, offsets, hashes)
+def _count_boilerplate(core: _core.Run, second: bool, texts: Any) -> None:
+    """Pass 1 (or 2, ``second``) of the run's boilerplate count over one batch's texts."""
+    core.count_boilerplate(core_texts(texts), second=second)
 
 
 def _checked(batch: Any, compute: Any) -> Any:
@@ -199,14 +185,16 @@ def run(plan: Plan, store: DocumentStore, report: bool = True) -> Outcome:
 def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True) -> Outcome:
     """:func:`run` with the spill file the sign pass writes past :func:`hold_budget`."""
     timer = _Timer()
-    drop = np.zeros(0, dtype=np.uint64)
-    if plan.strip_boilerplate is not None and plan.uses_shingles:
-        with timer.stage("boilerplate"):
-            drop = _boilerplate(plan, store)
     salts = partition_salts(plan, store)
-    # The run's one crate object: the plan read once; per batch one call shingles it (the
+    # The run's one crate object, the plan read once: per batch one call shingles it (the
     # boilerplate shingles stripped), digests and signs it, collapses it and keeps its sets.
-    core = _core.Run(spill.core, plan.as_dict(), salts=salts, drop=drop, budget=hold_budget(store))
+    core = _core.Run(spill.core, plan.as_dict(), salts=salts, budget=hold_budget(store))
+    if plan.strip_boilerplate is not None and plan.uses_shingles:
+        with timer.stage("boilerplate"):  # two counting passes, before the first batch signed
+            for second in (False, True):
+                count = functools.partial(_count_boilerplate, core, second)
+                for batch in store.batches(f"boilerplate {1 + second}/2"):
+                    _checked(batch, count)
     with timer.stage("read+sign"):
         for batch in store.batches("sign"):
             _checked(batch, lambda t: core.sign(core_texts(t)))
@@ -219,9 +207,8 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
     if collapsed["stripped"] is not None:
         # each document's set size before stripping, and the shingles stripped from it
         before, removed = collapsed["stripped"]
-        info["boilerplate"] = summarize(
-            before, removed, plan.strip_boilerplate or 0.1, int(drop.size)
-        ).as_dict()
+        max_df = plan.strip_boilerplate or 0.1
+        info["boilerplate"] = summarize(before, removed, max_df, collapsed["dropped"]).as_dict()
     with timer.stage("near pairs"):
         resolved, found = near_stage(plan, resolved, core, info)
     if salts is not None:

@@ -6,9 +6,9 @@
 
 use super::near::{search_after_warning, stage_dict};
 use super::report::MeasureArray;
-use super::sign_pass::{drop_and_salts, stripped_item};
+use super::sign_pass::stripped_item;
 use super::spill::SetSpill;
-use super::{built_sets, matrix, run, Texts};
+use super::{built_sets, contiguous, matrix, run, Texts};
 use crate::error::Error;
 use crate::hashing::HashVersion;
 use crate::keep::Policy;
@@ -75,6 +75,7 @@ fn run_plan(plan: &Bound<'_, PyDict>) -> PyResult<RunPlan> {
         threads: field(plan, "threads")?,
         auto_exact_limit: field(plan, "auto_exact_limit")?,
         keep: Policy::parse(&keep)?,
+        strip: field(plan, "strip_boilerplate")?,
     })
 }
 
@@ -123,23 +124,40 @@ struct Run {
 impl Run {
     /// A run of `plan` (``neardup.Plan.as_dict()``) writing past `budget` held hashes to
     /// `spill`. `salts` uint64[n]: each document's partition key (None: no partitions).
-    /// `drop` uint64[d]: the boilerplate shingles stripped from every set (None: none).
     #[new]
-    #[pyo3(signature = (spill, plan, *, salts=None, drop=None, budget=0))]
+    #[pyo3(signature = (spill, plan, *, salts=None, budget=0))]
     fn new(
         spill: Py<SetSpill>,
         plan: &Bound<'_, PyDict>,
         salts: Option<PyReadonlyArray1<'_, u64>>,
-        drop: Option<PyReadonlyArray1<'_, u64>>,
         budget: usize,
     ) -> PyResult<Self> {
-        let (drop, salts) = drop_and_salts(&drop, &salts)?;
+        let salts = match &salts {
+            Some(array) => contiguous(array, "salts")?.to_vec(),
+            None => Vec::new(),
+        };
         Ok(Run {
-            inner: crate::run::Run::new(run_plan(plan)?, salts, drop, budget)?,
+            inner: crate::run::Run::new(run_plan(plan)?, salts, budget)?,
             spill,
             signed: None,
             decided: None,
         })
+    }
+
+    /// Counts the boilerplate of the next batch of `texts` (a plan with `strip_boilerplate`):
+    /// pass 1 over every batch, then pass 2 (`second`) over every batch again, before the
+    /// first `sign`.
+    #[pyo3(signature = (texts, *, second))]
+    fn count_boilerplate(
+        &mut self,
+        py: Python<'_>,
+        texts: &Bound<'_, PyAny>,
+        second: bool,
+    ) -> PyResult<()> {
+        let holder = Texts::borrow(texts)?;
+        let strs = holder.strs()?;
+        let inner = &mut self.inner;
+        run(py, || inner.count_boilerplate(&strs, second))
     }
 
     /// Documents signed so far.
@@ -159,8 +177,8 @@ impl Run {
     /// Ends the pass: a dict of ``resolved`` (the plan's changes for the unique documents, as
     /// `resolve_plan` gives them), ``first`` int64[n], ``empty`` bool[n] (no shingles),
     /// ``lengths`` int64[n], ``selected`` int64[m] (the unique documents with shingles),
-    /// ``spilled`` and ``stripped`` ((set sizes before stripping, shingles stripped), int64[n]
-    /// each, or None).
+    /// ``spilled``, ``stripped`` ((set sizes before stripping, shingles stripped), int64[n]
+    /// each, or None) and ``dropped`` (the distinct boilerplate shingles stripped).
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let mut spill = self.spill.try_borrow_mut(py)?;
         let (inner, core) = (&mut self.inner, &mut spill.inner);
@@ -177,6 +195,7 @@ impl Run {
         out.set_item("selected", signed.selected.clone().into_pyarray(py))?;
         out.set_item("spilled", signed.spilled)?;
         out.set_item("stripped", stripped_item(py, signed.stripped.take())?)?;
+        out.set_item("dropped", signed.dropped)?;
         self.signed = Some(signed);
         Ok(out)
     }

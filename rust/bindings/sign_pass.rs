@@ -18,23 +18,6 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// The boilerplate shingles to strip (`drop`; none: empty) and each document's partition key
-/// (`salts`; none: empty) of a sign pass.
-pub(super) fn drop_and_salts<'a>(
-    drop: &'a Option<PyReadonlyArray1<'_, u64>>,
-    salts: &Option<PyReadonlyArray1<'_, u64>>,
-) -> PyResult<(&'a [u64], Vec<u64>)> {
-    let drop = match drop {
-        Some(array) => contiguous(array, "drop")?,
-        None => &[],
-    };
-    let salts = match salts {
-        Some(array) => contiguous(array, "salts")?.to_vec(),
-        None => Vec::new(),
-    };
-    Ok((drop, salts))
-}
-
 /// What stripping the boilerplate removed, as `finish` gives it: (set sizes before stripping,
 /// shingles stripped), int64[n] each, or None when nothing is stripped.
 pub(super) fn stripped_item(
@@ -142,7 +125,14 @@ impl SignPass {
             method,
             count_chars,
         };
-        let (drop, salts) = drop_and_salts(&drop, &salts)?;
+        let drop = match &drop {
+            Some(array) => contiguous(array, "drop")?,
+            None => &[],
+        };
+        let salts = match &salts {
+            Some(array) => contiguous(array, "salts")?.to_vec(),
+            None => Vec::new(),
+        };
         let policy = SetPolicy {
             hold,
             needed_up_to,
