@@ -1,4 +1,4 @@
-"""``_core.Run`` (rust/run.rs): one run as one crate object, the plan's dict read once.
+"""``_core.Run`` (rust/run/mod.rs): one run as one crate object, the plan's dict read once.
 
 Checked against the pieces it stands for: the plan's resolution against its definition (a
 pure-Python rule here), the collapse against shingling the whole corpus at once, and the near

@@ -510,10 +510,10 @@ class SignPass:
     ) -> None: ...
     def finish(self) -> dict[str, Any]: ...
 
-# One run (rust/run.rs): the plan's dict read once, the boilerplate counted in two passes (when the
-# plan strips it), the sign pass per batch, then the collapse
-# and the plan resolved for the unique documents (finish), the near stage (near), then the
-# keep policy and the reported pairs (keep).
+# One run (rust/run/mod.rs): the plan's dict read once, the boilerplate counted in two passes
+# (when the plan strips it), the sign pass per batch, then the collapse and the plan resolved
+# for the unique documents (finish), the near stage (near), then the keep policy and the
+# reported pairs (keep).
 @final
 class Run:
     def __new__(

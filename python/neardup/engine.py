@@ -1,5 +1,5 @@
 """The one stage sequence every executor runs, from a :class:`~neardup.plan.Plan`: one crate
-object, ``_core.Run`` (``rust/run.rs``), made from the plan once and fed the store's batches.
+object, ``_core.Run`` (``rust/run/mod.rs``), made from the plan once and fed the store's batches.
 
     store ──Run.sign, per batch (rust/sign_pass.rs): shingle, digest, sign; collapse: each
             document's first exact duplicate, identical shingle sets or identical bytes /

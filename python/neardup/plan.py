@@ -300,7 +300,7 @@ def lsh_banding(threshold: float, num_perm: int, verify: str = "exact") -> tuple
     """The default (bands, rows) for a threshold, signature width and verification.
 
     The default banding rule is chosen in one place, :meth:`Plan.resolve` (the crate's
-    ``RunPlan::resolve``, ``rust/run.rs``; the executors never pick their own):
+    ``RunPlan::resolve``, ``rust/run/mod.rs``; the executors never pick their own):
     :func:`neardup.banding.choose_banding` without a sample (recall-first when verification is
     exact; ``find_duplicates`` refines it on a sample of the signatures).
 

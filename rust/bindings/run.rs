@@ -1,4 +1,4 @@
-//! One run's part of `neardup._core`: `Run` (`rust/run.rs`), made from the plan's dict once,
+//! One run's part of `neardup._core`: `Run` (`rust/run/mod.rs`), made from the plan's dict once,
 //! fed the batches in input order (`sign`), then `finish` (the collapse and the resolved
 //! plan) and `near` (the near stage, `rust/near/stage.rs`); and `resolve_plan`, the plan for a
 //! number of documents. It converts the plan, arrays and texts, borrows the run's `SetSpill`,
@@ -89,7 +89,7 @@ fn resolved_dict<'py>(py: Python<'py>, resolved: &Resolved) -> PyResult<Bound<'p
     Ok(out)
 }
 
-/// What `plan` (a plan's dict) becomes for `n` documents (`rust/run.rs`): a dict of `method`
+/// What `plan` (a plan's dict) becomes for `n` documents (`rust/run/mod.rs`): a dict of `method`
 /// (never "auto"), `bands`, `rows` and `max_hamming`.
 #[pyfunction]
 fn resolve_plan<'py>(
