@@ -369,9 +369,13 @@ impl Decided {
         }
         let mut positions = Vec::new();
         crate::error::reserve(&mut positions, 2 * self.pairs.len(), "the reported pairs")?;
+        let position = |row: u32| {
+            let at = self.selected.get(row as usize).copied();
+            at.ok_or_else(|| Error::new(format!("pair row {row} past the unique documents")))
+        };
         for &(a, b) in &self.pairs {
-            positions.push(self.selected[a as usize]);
-            positions.push(self.selected[b as usize]);
+            positions.push(position(a)?);
+            positions.push(position(b)?);
         }
         let asked = match plan.pairs {
             PairsMode::Auto => None,
