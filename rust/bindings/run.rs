@@ -224,13 +224,14 @@ impl Run {
         let unique = signed.unique(&spill.inner, plan.exact)?;
         let (stage, simhash) = search_after_warning(py, unique, &search, before_search.as_ref())?;
         let chunks = stage.verified.chunks;
-        self.decided = Some(Decided::new(&signed, &stage));
+        let searched = signed.selected.len() >= 2;
+        self.decided = Some(Decided::new(&mut signed, &stage));
         let out = stage_dict(py, stage, simhash)?;
         match signed.held.take() {
             Some((offsets, hashes)) => out.set_item("sets", built_sets(py, offsets, hashes)?)?,
             None => out.set_item("sets", out.get_item("sets_read")?)?,
         }
-        let exact_at_once = plan.exact && signed.selected.len() >= 2 && chunks == 0;
+        let exact_at_once = plan.exact && searched && chunks == 0;
         let signatures = match signed.signatures {
             SignatureRows::MinHash { .. } if exact_at_once => py.None().into_bound(py),
             SignatureRows::MinHash { slots, width } => matrix(py, slots, width)?.into_any(),

@@ -341,10 +341,11 @@ pub struct Outcome {
 }
 
 impl Decided {
-    pub fn new(signed: &Signed, stage: &Stage) -> Self {
+    /// What `signed` (whose `first` and `selected` it takes) and `stage` decided.
+    pub fn new(signed: &mut Signed, stage: &Stage) -> Self {
         Decided {
-            first: signed.first.clone(),
-            selected: signed.selected.clone(),
+            first: std::mem::take(&mut signed.first),
+            selected: std::mem::take(&mut signed.selected),
             labels: stage.labels.clone(),
             pairs: stage.verified.pairs.clone(),
             similarity: stage.verified.similarity.clone(),
