@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from neardup import _core, stages
 from neardup.banding import choose_banding
-from neardup.plan import AUTO_EXACT_LIMIT, make_plan, simhash_max_hamming
+from neardup.plan import AUTO_EXACT_LIMIT, lsh_banding, make_plan, simhash_max_hamming
 from neardup.spill import SetSpill
 
 TEXTS = [f"item {i % 9} of the list {i % 4} and {i // 5}" for i in range(60)] + ["", "x"]
@@ -43,6 +43,9 @@ def test_auto_resolves_by_the_unique_documents(verify, threshold):
     want = choose_banding(threshold, plan.num_perm, verify)
     assert (above.method, above.bands, above.rows) == ("minhash", want.bands, want.rows)
     assert plan.resolve(2**70) == above  # any count past the limit
+    # lsh_banding takes any signature width, as choose_banding does (not make_plan's bound)
+    wide = choose_banding(threshold, 2**17, verify)
+    assert lsh_banding(threshold, 2**17, verify) == (wide.bands, wide.rows)
     given_banding = make_plan(method="minhash", bands=4, rows=8).resolve(0)
     assert (given_banding.bands, given_banding.rows) == (4, 8)
 

@@ -307,8 +307,11 @@ def lsh_banding(threshold: float, num_perm: int, verify: str = "exact") -> tuple
     >>> lsh_banding(0.3, 128), lsh_banding(0.3, 128, "estimate")
     ((64, 2), (42, 3))
     """
-    plan = make_plan(method="minhash", threshold=threshold, num_perm=num_perm, verify=verify)
-    resolved = plan.resolve(0)
+    threshold, num_perm = check_threshold(threshold), check_int("num_perm", num_perm, 1)
+    verify = check_choice("verify", verify, VERIFY)
+    resolved = Plan(
+        method="minhash", threshold=threshold, num_perm=num_perm, verify=verify
+    ).resolve(0)
     assert resolved.bands is not None and resolved.rows is not None
     return resolved.bands, resolved.rows
 
