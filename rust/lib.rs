@@ -25,7 +25,8 @@
 //! Beside the flow: [`offsets`] maps shingles back to source characters (explain), [`lookup`]
 //! queries a persistent index, [`jsonl`] reads JSONL text fields for the command line,
 //! [`paragraphs`] removes repeated paragraphs across a corpus. [`error`] is the one error type,
-//! [`parallel`] the thread pool, [`rows`] what the pair stages share.
+//! [`parallel`] the thread pool, [`progress`] what a long call has done, [`rows`] what the pair
+//! stages share.
 //! [`run`] is one run as one object: the plan's options read once, the sign pass fed batch by
 //! batch, the method resolved for the unique documents, and the near stage's inputs.
 //! `bindings` (feature `python`) only converts arguments and releases the GIL.
@@ -35,6 +36,7 @@ pub mod cpu;
 pub mod error;
 pub mod hashing;
 pub mod parallel;
+pub mod progress;
 pub mod rows;
 
 // Text to sets: normalise, shingle.

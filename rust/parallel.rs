@@ -101,7 +101,8 @@ where
 /// builds its state with `init`, does `work(&mut state, task)` for each task it takes, and
 /// gives `finish(state)`. Which worker did a task depends on timing, so the caller must
 /// combine the results in a way that does not (a union, a sum): a slow thread, or one that
-/// other jobs on the machine hold up, takes fewer tasks instead of holding up the rest.
+/// other jobs on the machine hold up, takes fewer tasks instead of holding up the rest. Each
+/// task done advances the calling thread's progress ([`crate::progress`]) by one.
 pub fn share_tasks<S, R, I, W, F>(
     tasks: usize,
     threads: usize,
@@ -117,6 +118,7 @@ where
 {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let workers = threads.min(tasks).max(1);
+    let progress = crate::progress::current(); // each task done is one more of its step
     let results = map_tasks(workers, threads, |_| {
         let mut state = init();
         loop {
@@ -125,6 +127,9 @@ where
                 break;
             }
             work(&mut state, task);
+            if let Some(progress) = &progress {
+                progress.advance(1);
+            }
         }
         finish(state)
     })?;

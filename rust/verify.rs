@@ -7,6 +7,7 @@ use crate::jaccard::{intersection_sizes, ratio};
 use crate::lsh;
 use crate::minhash;
 use crate::parallel;
+use crate::progress;
 use crate::rows::{PairDistances, Rows, ScoredPairs};
 use crate::shingle::SetsView;
 use crate::simhash;
@@ -87,18 +88,28 @@ fn for_each_exact_similarity(
         });
     };
     if threads == 1 || order.len() < 2 * MIN_PAIRS_PER_TASK {
-        merge(0..order.len(), &mut visit);
+        // in runs, so that a long verification shows its progress and stops when asked
+        for start in (0..order.len()).step_by(PAIRS_PER_RUN) {
+            parallel::check_interrupt()?;
+            let end = (start + PAIRS_PER_RUN).min(order.len());
+            merge(start..end, &mut visit);
+            progress::advance((end - start) as u64);
+        }
         return Ok(());
     }
     // Contiguous runs of the component order, a few per thread: each run keeps the locality
     // of its components; every pair's Jaccard is the same whichever thread merges it.
     let tasks = (order.len() / MIN_PAIRS_PER_TASK).clamp(1, threads * 4);
     let runs = parallel::split(order.len(), tasks);
+    let progress = progress::current();
     let found = parallel::map_tasks(runs.len(), threads, |task| {
         let mut local = Vec::with_capacity(runs[task].len());
         merge(runs[task].clone(), &mut |k, similarity| {
             local.push((k, similarity))
         });
+        if let Some(progress) = &progress {
+            progress.advance(runs[task].len() as u64);
+        }
         local
     })?;
     for (k, similarity) in found.into_iter().flatten() {
@@ -106,6 +117,9 @@ fn for_each_exact_similarity(
     }
     Ok(())
 }
+
+/// Pairs one thread merges between two looks at its progress and at an interrupt.
+const PAIRS_PER_RUN: usize = 1 << 16;
 
 /// Fewest pairs a verification task merges: below twice this, one thread does them all.
 const MIN_PAIRS_PER_TASK: usize = 4096;

@@ -56,39 +56,6 @@ def _signatures(n: int = 3, num_perm: int = 8) -> np.ndarray:
     return neardup.minhash(GOOD + ["other words here"] * (n - 2), num_perm=num_perm)
 
 
-def _stage(signatures: Any, m: int = 3, **options: Any) -> Any:
-    """``_core.near_stage`` over ``m`` unique documents, each its own first copy, with
-    ``signatures`` and the keyword options of :func:`_near` (MinHash, 4 bands of 2 rows)."""
-    positions = np.arange(m, dtype=np.int64)
-    return _core.near_stage(
-        positions,
-        positions,
-        np.zeros((m, 2), np.uint64),
-        np.zeros(m, np.int64),
-        0,
-        signatures,
-        **_near(**options),
-    )
-
-
-def _near(**options: Any) -> dict[str, Any]:
-    """Keyword options of ``_core.near_stage``, good unless overridden."""
-    good = {
-        "method": "minhash",
-        "threshold": 0.5,
-        "bands": 4,
-        "rows": 2,
-        "bucket_limit": None,
-        "pairs": "all",
-        "spanning_limit": 100,
-        "exact": False,
-        "screen": True,
-        "threads": 1,
-        "verify_budget": 1000,
-    }
-    return {**good, **options}
-
-
 def _run(plan: dict[str, Any], steps: int = 0) -> Any:
     """A ``_core.Run`` of ``plan`` over GOOD, then ``near()`` after ``steps`` finishes (0: no
     finish, 2: a second ``near()`` after the first)."""
@@ -464,100 +431,13 @@ ROWS = [
         InvalidArgumentError,
         "similarity has 2 values for 1 pairs",
     ),
-    # The near-pair stage (rust/near/): options, and sets that are not the signatures' rows.
+    # The near-pair stage (rust/near/) reads its options from the run's plan; what it checks
+    # of its arrays (rows, widths, sets) is tested in rust/near/stage.rs.
     _row(
-        "near_stage-unknown-pairs-mode",
-        lambda: _stage(_signatures(), pairs="most"),
+        "Run-plan-unknown-pairs-mode",
+        lambda: _core.Run(_core.SetSpill(), _plan(pairs="most")),
         InvalidArgumentError,
         "pairs must be 'auto', 'all' or 'spanning', got \"most\"",
-    ),
-    _row(
-        "near_stage-unknown-method",
-        lambda: _stage(_signatures(), method="cosine"),
-        InvalidArgumentError,
-        'no near stage for method "cosine"',
-    ),
-    _row(
-        "near_stage-signatures-of-another-method",
-        lambda: _stage(np.zeros((3, 1), np.uint64)),
-        InvalidArgumentError,
-        "the signatures are not those of the method",
-    ),
-    _row(
-        "near_stage-simhash-fingerprints-not-the-plans-bits",
-        lambda: _stage(np.zeros((3, 1), np.uint64), method="simhash", simhash_bits=128),
-        InvalidArgumentError,
-        "fingerprints of 1 64-bit words are not the plan's simhash_bits=128",
-    ),
-    _row(
-        "near_stage-signatures-of-another-dtype",
-        lambda: _stage(np.zeros((3, 8), np.int32)),
-        InvalidArgumentError,
-        r"signatures must be uint32\[m, P\] \(MinHash\) or uint64\[m, w\] \(SimHash\)",
-    ),
-    _row(
-        "near_stage-fewer-signatures-than-documents",
-        lambda: _stage(_signatures(3), m=4),
-        InvalidArgumentError,
-        "3 signature rows for 4 unique documents",
-    ),
-    _row(
-        "near_stage-exact-without-sets",
-        lambda: _stage(_signatures(), exact=True),
-        InvalidArgumentError,
-        "exact verification needs the sets held or spilled",
-    ),
-    _row(
-        "near_stage-exact-jaccard-without-sets",
-        lambda: _stage(None, method="exact-jaccard"),
-        InvalidArgumentError,
-        "exact Jaccard needs every set held",
-    ),
-    _row(
-        "near_stage-offsets-without-hashes",
-        lambda: _stage(_signatures(), exact=True, offsets=GOOD_SETS.offsets),
-        InvalidArgumentError,
-        r"give the held sets \(offsets and hashes, both\) or the spill",
-    ),
-    _row(
-        "near_stage-fewer-sets-than-signatures",
-        lambda: _stage(
-            _signatures(3), exact=True, offsets=GOOD_SETS.offsets, hashes=GOOD_SETS.hashes
-        ),
-        InvalidArgumentError,
-        "the held sets are 2 for 3 documents",
-    ),
-    _row(
-        "near_stage-simhash-fewer-sets-than-fingerprints",
-        lambda: _stage(
-            np.zeros((3, 1), np.uint64),
-            method="simhash",
-            max_distance=3,
-            exact=True,
-            offsets=GOOD_SETS.offsets,
-            hashes=GOOD_SETS.hashes,
-        ),
-        InvalidArgumentError,
-        "the held sets are 2 for 3 documents",
-    ),
-    _row(
-        "near_stage-partition-keys-of-another-length",
-        lambda: _stage(
-            np.zeros((3, 1), np.uint64),
-            method="simhash",
-            max_distance=3,
-            partitions=np.zeros(5, np.uint64),
-        ),
-        InvalidArgumentError,
-        r"partitions must hold one key per unique document \(3\), got 5",
-    ),
-    _row(
-        "near_stage-exact-jaccard-unsorted-set",
-        lambda: _stage(
-            None, m=2, method="exact-jaccard", offsets=UNSORTED.offsets, hashes=UNSORTED.hashes
-        ),
-        InputError,
-        "shingle set 0 is not sorted and duplicate-free",
     ),
     _row(
         "Run-plan-without-verify",

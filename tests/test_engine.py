@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import neardup
-from neardup import _core, engine, sign
+from neardup import _core, engine
+from neardup.plan import make_plan
+from neardup.spill import SetSpill
 
 
 @st.composite
@@ -50,12 +52,15 @@ def test_all_pairs_are_those_of_the_uncollapsed_corpus(case):
 
 
 def _collapse(texts, method="minhash", batch=None, **options):
-    """The sign pass's collapse over batches of ``batch`` documents (all at once: None)."""
-    sign_pass = _core.SignPass(method=method, k=2, **options)
-    step = batch or max(1, len(texts))
-    for a in range(0, len(texts), step):
-        sign_pass.sign(texts[a : a + step])
-    return sign_pass.finish()
+    """A run's collapse over batches of ``batch`` documents (all at once: None), and its
+    near stage's output (the signatures, with ``verify="estimate"``)."""
+    plan = make_plan(method=method, k=2, verify="estimate", **options)
+    with SetSpill(2, "word") as spill:
+        run = _core.Run(spill.core, plan.as_dict(), budget=1 << 20)
+        step = batch or max(1, len(texts))
+        for a in range(0, len(texts), step):
+            run.sign(texts[a : a + step])
+        return {**run.finish(), **run.near(verify_budget=1 << 20)}
 
 
 def test_collapse_keeps_first_occurrences_and_leaves_empty_documents_alone():
@@ -68,7 +73,7 @@ def test_collapse_across_batches_matches_one_collapse():
     rng = np.random.default_rng(3)
     texts = [" ".join(rng.choice(list("abcdé"), size=rng.integers(0, 4))) for _ in range(200)]
     lengths = [len(text) for text in texts]
-    whole = _collapse(texts, num_perm=4, count_chars=True)
+    whole = _collapse(texts, num_perm=4, keep="longest")
     first = whole["first"]
     sets = neardup.shingles(texts, k=2)
     groupable = sets.sizes() > 0
@@ -82,10 +87,9 @@ def test_collapse_across_batches_matches_one_collapse():
     selected = np.flatnonzero(groupable & (first == np.arange(200)))
     assert 0 < len(selected) < 100
     for batch in (1, 37, 200):
-        batched = _collapse(texts, batch=batch, num_perm=4, count_chars=True)
+        batched = _collapse(texts, batch=batch, num_perm=4, keep="longest")
         np.testing.assert_array_equal(batched["first"], first)
         np.testing.assert_array_equal(batched["selected"], selected)
-        np.testing.assert_array_equal(batched["digests"], sign.set_digests(sets)[selected])
         want = neardup.minhash(sets, num_perm=4)[selected]
         np.testing.assert_array_equal(batched["signatures"], want)
         np.testing.assert_array_equal(batched["lengths"], lengths)

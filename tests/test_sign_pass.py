@@ -1,7 +1,7 @@
-"""``_core.SignPass`` (rust/sign_pass.rs): the sign pass of a run, batch by batch. Checked
+"""The sign pass of a run (rust/sign_pass.rs), batch by batch, through ``_core.Run``. Checked
 against shingling, signing and collapsing the whole corpus at once (``neardup.stages``): the
 first exact duplicates, the unique documents, their signatures, and their sets wherever the
-policy keeps them (held, spilled past the budget, or dropped)."""
+plan's set policy keeps them (held, spilled past the budget, or dropped)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from neardup import _core, stages
 from neardup.boilerplate import frequent_shingles, remove_shingles
 from neardup.errors import NeardupError
+from neardup.plan import make_plan
 from neardup.spill import SetSpill
 
 TEXTS = [f"doc {i % 40} has words {i % 7} and more {i // 3}" for i in range(120)]
@@ -30,40 +31,49 @@ def _expected(texts, k=3):
     return first, selected, sets
 
 
-def _run(texts, batch, spill=None, **policy):
-    sign_pass = _core.SignPass(spill, method="minhash", k=3, num_perm=16, **policy)
-    for a in range(0, len(texts), batch):
-        sign_pass.sign(texts[a : a + batch])
-    return sign_pass.finish()
+def _signed(plan, texts, batch, *, budget=1 << 20, salts=None, count=False, spill_dir=None):
+    """(``finish()``, ``near()``, the spill's sets of every unique document or None) of a run
+    of ``plan`` fed ``batch`` documents at a time (``count``: the boilerplate passes first)."""
+    with SetSpill(plan.k, plan.unit, directory=spill_dir) as spill:
+        run = _core.Run(spill.core, plan.as_dict(), salts=salts, budget=budget)
+        batches = [texts[a : a + batch] for a in range(0, len(texts), batch)]
+        for second in (False, True) if count else ():
+            for part in batches:
+                run.count_boilerplate(part, second=second)
+        for part in batches:
+            run.sign(part)
+        collapsed = run.finish()
+        back = spill.read(np.arange(len(collapsed["selected"]))) if collapsed["spilled"] else None
+        return collapsed, run.near(verify_budget=1 << 20), back
+
+
+def _minhash(k=3, **options):
+    return make_plan(method="minhash", k=k, num_perm=16, threshold=0.5, **options)
 
 
 @pytest.mark.parametrize("batch", [1, 7, 50, 1000])
 def test_batches_give_what_the_whole_corpus_gives(batch):
     first, selected, sets = _expected(TEXTS)
-    out = _run(TEXTS, batch, hold=True, budget=1 << 20)
-    np.testing.assert_array_equal(out["first"], first)
-    np.testing.assert_array_equal(out["selected"], selected)
-    np.testing.assert_array_equal(out["empty"], sets.sizes() == 0)
-    np.testing.assert_array_equal(out["set_sizes"], sets.sizes()[selected])
-    assert out["shingled"] == len(sets.hashes)
+    collapsed, found, _ = _signed(_minhash(verify="estimate"), TEXTS, batch)
+    np.testing.assert_array_equal(collapsed["first"], first)
+    np.testing.assert_array_equal(collapsed["selected"], selected)
+    np.testing.assert_array_equal(collapsed["empty"], sets.sizes() == 0)
+    assert not collapsed["spilled"] and found["sets"] is None  # an estimate holds no sets
     want = stages.minhash(sets, num_perm=16)[selected]
-    np.testing.assert_array_equal(out["signatures"], want)
-    offsets, hashes = out["sets"]
+    np.testing.assert_array_equal(found["signatures"], want)
+    held = _signed(_minhash(), TEXTS, batch)[1]["sets"]  # exact verification holds them
+    offsets, hashes = held
     np.testing.assert_array_equal(np.diff(offsets), sets.sizes()[selected])
     keep = np.repeat(np.isin(np.arange(len(TEXTS)), selected), sets.sizes())
     np.testing.assert_array_equal(hashes, sets.hashes[keep])
-    assert not out["spilled"]
 
 
 @pytest.mark.parametrize("budget", [0, 30, 300])
 @pytest.mark.parametrize("batch", [7, 50])
 def test_past_the_budget_the_sets_are_spilled_whole(tmp_path, budget, batch):
     _, selected, sets = _expected(TEXTS)
-    with SetSpill(3, "word", directory=str(tmp_path)) as spill:
-        out = _run(TEXTS, batch, spill.core, hold=True, budget=budget, spill_past_budget=True)
-        assert out["spilled"] and out["sets"] is None
-        spill.finish(len(selected))
-        back = spill.read(np.arange(len(selected)))
+    collapsed, _, back = _signed(_minhash(), TEXTS, batch, budget=budget, spill_dir=str(tmp_path))
+    assert collapsed["spilled"]
     keep = np.repeat(np.isin(np.arange(len(TEXTS)), selected), sets.sizes())
     np.testing.assert_array_equal(
         back.offsets, np.concatenate([[0], np.cumsum(sets.sizes()[selected])])
@@ -73,30 +83,25 @@ def test_past_the_budget_the_sets_are_spilled_whole(tmp_path, budget, batch):
 
 def test_an_estimate_drops_the_sets_unless_they_are_needed():
     _, selected, _ = _expected(TEXTS)
-    dropped = _run(TEXTS, 7, hold=True, budget=1 << 20, estimate_only=True)
-    assert dropped["sets"] is None and not dropped["spilled"]
-    # needed (auto's brute-force limit, exact-jaccard): held whatever the budget
-    needed = _run(TEXTS, 7, hold=True, budget=0, estimate_only=True, needed_up_to=10**9)
-    assert needed["sets"] is not None and len(needed["sets"][0]) == len(selected) + 1
-    # needed only up to 20 unique documents: dropped once there are more
-    limited = _run(TEXTS, 7, hold=True, budget=0, estimate_only=True, needed_up_to=20)
-    assert limited["sets"] is None
+    estimate = {"k": 3, "threshold": 0.5, "verify": "estimate"}  # method auto
+    assert len(selected) > 20
+    # auto up to its brute-force limit resolves to exact Jaccard, which needs every set:
+    # held whatever the budget
+    needed = _signed(make_plan(**estimate), TEXTS, 7, budget=0)
+    assert needed[0]["resolved"]["method"] == "exact-jaccard"
+    assert not needed[0]["spilled"] and len(needed[1]["sets"][0]) == len(selected) + 1
+    # past the limit (20 unique documents here) it resolves to an estimate: none kept
+    limited = _signed(make_plan(**estimate, auto_exact_limit=20), TEXTS, 7, budget=0)
+    assert limited[0]["resolved"]["method"] == "minhash"
+    assert limited[1]["sets"] is None and not limited[0]["spilled"]
 
 
 def test_partition_keys_keep_copies_of_two_partitions_apart():
     texts = ["a b c d", "a b c d", "a b c d", "x y z w"]
     salts = np.array([1, 2, 1, 2], dtype=np.uint64)
-    out = _run(texts, 2, salts=salts)
-    assert out["first"].tolist() == [0, 1, 0, 3]
+    assert _signed(_minhash(), texts, 2, salts=salts)[0]["first"].tolist() == [0, 1, 0, 3]
     with pytest.raises(NeardupError, match="partition keys"):
-        _run(texts, 2, salts=salts[:3])
-
-
-def test_bad_use_is_refused():
-    with pytest.raises(NeardupError, match="needs a spill"):
-        _core.SignPass(spill_past_budget=True)
-    with pytest.raises(NeardupError, match="method"):
-        _core.SignPass(method="sha512")
+        _signed(_minhash(), texts, 2, salts=salts[:3])
 
 
 BOILERPLATE = [f"menu home about us {t} contact" for t in TEXTS]
@@ -105,8 +110,9 @@ BOILERPLATE = [f"menu home about us {t} contact" for t in TEXTS]
 @pytest.mark.parametrize("method", ["minhash", "simhash", "exact-jaccard"])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_stripping_signs_and_keeps_the_stripped_sets(method, threads):
-    """With ``drop``: the digests of the whole sets (copies stay copies), the signatures and
-    held sets of the stripped ones, each document's size before and shingles stripped."""
+    """Stripping the boilerplate: the digests of the whole sets (copies stay copies), the
+    signatures and held sets of the stripped ones, each document's size before and shingles
+    stripped."""
     texts = [*BOILERPLATE, "menu home about us", ""]
     first, _, sets = _expected(texts)
     drop = frequent_shingles(sets, 0.3)
@@ -114,48 +120,46 @@ def test_stripping_signs_and_keeps_the_stripped_sets(method, threads):
     stripped, removed = remove_shingles(sets, drop)
     live = stripped.sizes() > 0
     selected = np.flatnonzero((first == np.arange(len(texts))) & live)
-    options = {"method": method, "k": 3, "num_perm": 16, "threads": threads}
-    sign_pass = _core.SignPass(drop=drop, hold=True, budget=1 << 20, **options)
-    for a in range(0, len(texts), 7):
-        sign_pass.sign(texts[a : a + 7])
-    out = sign_pass.finish()
-    np.testing.assert_array_equal(out["first"], first)
-    np.testing.assert_array_equal(out["selected"], selected)
-    np.testing.assert_array_equal(out["empty"], sets.sizes() == 0)
-    assert not live[-2] and not out["empty"][-2]  # all boilerplate: emptied, not empty
-    np.testing.assert_array_equal(out["set_sizes"], stripped.sizes()[selected])
-    assert out["shingled"] == len(stripped.hashes)
-    np.testing.assert_array_equal(out["stripped"][0], sets.sizes())
-    np.testing.assert_array_equal(out["stripped"][1], removed)
-    offsets, hashes = out["sets"]
+    options = {"k": 3, "threads": threads, "strip_boilerplate": 0.3}
+    if method == "minhash":
+        options["num_perm"] = 16
+    options["threshold"] = 0.9 if method == "simhash" else 0.5
+    plan = make_plan(method=method, **options)
+    collapsed, found, _ = _signed(plan, texts, 7, count=True)
+    np.testing.assert_array_equal(collapsed["first"], first)
+    np.testing.assert_array_equal(collapsed["selected"], selected)
+    np.testing.assert_array_equal(collapsed["empty"], sets.sizes() == 0)
+    assert not live[-2] and not collapsed["empty"][-2]  # all boilerplate: emptied, not empty
+    assert collapsed["dropped"] == drop.size
+    np.testing.assert_array_equal(collapsed["stripped"][0], sets.sizes())
+    np.testing.assert_array_equal(collapsed["stripped"][1], removed)
+    offsets, hashes = found["sets"]
     np.testing.assert_array_equal(np.diff(offsets), stripped.sizes()[selected])
     keep = np.repeat(np.isin(np.arange(len(texts)), selected), stripped.sizes())
     np.testing.assert_array_equal(hashes, stripped.hashes[keep])
-    want = {
-        "minhash": lambda: stages.minhash(stripped, num_perm=16)[selected],
-        "simhash": lambda: stages.simhash(stripped)[selected],
-        "exact-jaccard": lambda: None,
-    }[method]()
-    if want is None:
-        assert out["signatures"] is None
+    if method == "simhash":  # SimHash keeps its fingerprints beside exact verification
+        np.testing.assert_array_equal(found["signatures"], stages.simhash(stripped)[selected])
     else:
-        np.testing.assert_array_equal(out["signatures"], want)
-    plain = _core.SignPass(drop=np.zeros(0, np.uint64), **options)
-    plain.sign(texts)
-    assert plain.finish()["stripped"] is None  # nothing to strip: no statistics
+        assert found["signatures"] is None
+    if method == "minhash":  # the signatures are those of the stripped sets
+        estimating = make_plan(method=method, verify="estimate", **options)
+        estimate = _signed(estimating, texts, 7, count=True)[1]
+        want = stages.minhash(stripped, num_perm=16)[selected]
+        np.testing.assert_array_equal(estimate["signatures"], want)
+    options["strip_boilerplate"] = None
+    plain = _signed(make_plan(method=method, **options), texts, 7)[0]
+    assert plain["stripped"] is None and plain["dropped"] == 0  # nothing stripped: no statistics
 
 
 @pytest.mark.parametrize("normalized", [False, True])
 def test_the_sha256_methods_collapse_by_digest_alone(normalized):
     texts = ["Hi there", "hi THERE!", "", "Hi there", "", "other"]
     method = "sha256-normalized" if normalized else "sha256"
-    sign_pass = _core.SignPass(method=method, count_chars=True)
-    sign_pass.sign(texts[:4])
-    sign_pass.sign(texts[4:])
-    out = sign_pass.finish()
+    collapsed, found, _ = _signed(make_plan(method=method, keep="longest"), texts, 4)
     want = stages.exact_duplicates(texts, normalized=normalized)
-    np.testing.assert_array_equal(out["first"], want)
-    assert out["first"][4] == 2  # empty documents are copies of each other here
-    assert len(out["selected"]) == 0 and out["sets"] is None and out["signatures"] is None
-    assert not out["empty"].any() and out["shingled"] == 0
-    assert out["lengths"].tolist() == [len(text) for text in texts]
+    np.testing.assert_array_equal(collapsed["first"], want)
+    assert collapsed["first"][4] == 2  # empty documents are copies of each other here
+    assert len(collapsed["selected"]) == 0
+    assert found["sets"] is None and found["signatures"] is None
+    assert not collapsed["empty"].any()
+    assert collapsed["lengths"].tolist() == [len(text) for text in texts]

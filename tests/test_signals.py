@@ -198,24 +198,21 @@ def test_a_signal_reaches_python_while_a_long_crate_call_runs():
     # while the crate's worker thread is still searching (one thread more than after the
     # call), the work stops, and the call ends with the handler's exception.
     from neardup import _core
+    from neardup.plan import make_plan
+    from neardup.spill import SetSpill
 
     m = 100_000
-    fingerprints = np.random.default_rng(0).integers(0, 2**63, size=(m, 1), dtype=np.uint64)
-    positions = np.arange(m, dtype=np.int64)
+    words = np.random.default_rng(0).integers(0, 10**9, size=(m, 4)).astype(str)
+    texts = [" ".join(row) for row in words.tolist()]
+    # radius 22 of 64 bits: no index pays, every pair is compared
+    plan = make_plan(method="simhash", threshold=0.3, k=1, verify="estimate")
 
     def stage(rows, before_search=None):
-        return _core.near_stage(
-            positions[:rows],
-            positions[:rows],
-            np.zeros((rows, 2), np.uint64),
-            np.zeros(rows, np.int64),
-            0,
-            fingerprints[:rows],
-            method="simhash",
-            threshold=0.5,
-            max_distance=20,
-            before_search=before_search,
-        )
+        with SetSpill(1, "word") as spill:
+            run = _core.Run(spill.core, plan.as_dict(), budget=1 << 20)
+            run.sign(texts[:rows])
+            run.finish()
+            return run.near(verify_budget=1 << 20, before_search=before_search)
 
     threads_at_signal: list[int] = []
     searches: list[str] = []

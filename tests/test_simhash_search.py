@@ -16,6 +16,7 @@ import neardup
 from neardup import _core, near, stages, synth
 from neardup.errors import NeardupWarning
 from neardup.plan import make_plan
+from neardup.spill import SetSpill
 
 
 def brute_force(fp: np.ndarray, d: int, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -112,26 +113,24 @@ def test_a_hopeless_radius_warns_with_the_predicted_cost(monkeypatch):
 
 
 def test_the_warning_comes_before_the_search():
-    # The crate takes the GIL back between planning the search and running it: a search that
-    # fails (exact verification without sets) still has the plan handed over first.
-    fingerprints = neardup.simhash(synth.generate(bases=10, singles=20, seed=2).texts)
-    m = len(fingerprints)
-    positions = np.arange(m, dtype=np.int64)
+    # The crate takes the GIL back between planning the search and running it: the plan is
+    # handed over first, and a callback that raises stops the run before any search.
+    texts = synth.generate(bases=10, singles=20, seed=2).texts
+    plan = make_plan(method="simhash", threshold=0.3)
     planned: list[tuple[str, int, float, float, float]] = []
-    with pytest.raises(neardup.errors.InvalidArgumentError, match="needs the sets"):
-        _core.near_stage(
-            positions,
-            positions,
-            np.zeros((m, 2), np.uint64),
-            np.zeros(m, np.int64),
-            0,
-            np.ascontiguousarray(fingerprints.reshape(m, -1)),
-            method="simhash",
-            threshold=0.3,
-            max_distance=22,
-            exact=True,
-            before_search=planned.append,
-        )
+
+    def refuse(fields: tuple[str, int, float, float, float]) -> None:
+        planned.append(fields)
+        raise RuntimeError("not this search")
+
+    with SetSpill(plan.k, plan.unit) as spill:
+        run = _core.Run(spill.core, plan.as_dict(), budget=1 << 20)
+        run.sign(texts)
+        m = len(run.finish()["selected"])
+        with pytest.raises(RuntimeError, match="not this search"):
+            run.near(verify_budget=1 << 20, before_search=refuse)
+        with pytest.raises(neardup.errors.InvalidArgumentError, match="after near"):
+            run.keep(report=False, max_pairs=1)  # nothing was decided
     assert len(planned) == 1 and planned[0][0] == "brute force"
     distinct = planned[0][1]
     assert 1 < distinct <= m and planned[0][4] == distinct * (distinct - 1) / 2

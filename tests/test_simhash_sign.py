@@ -5,6 +5,7 @@ holds them for exact verification, and that buffer in small pages (issue 24)."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from neardup.errors import InvalidArgumentError
 from neardup.plan import make_plan
 from neardup.ray._sign import sign_texts
 from neardup.sign import set_digests
+from neardup.spill import SetSpill
 
 TEXTS = [f"doc {i} has words {i % 7} and more words {i // 3} here" for i in range(300)] + [
     "",
@@ -43,17 +45,23 @@ def test_one_call_equals_shingles_then_simhash(bits: int, threads: int, keep: st
         assert np.array_equal(buffer[2 : 2 + len(sets.hashes)], sets.hashes)
 
 
+def _held_run(plan: Any, texts: list[str], budget: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(``finish()``, ``near()``) of a run of ``plan`` holding up to ``budget`` hashes."""
+    with SetSpill(plan.k, plan.unit) as spill:
+        run = _core.Run(spill.core, plan.as_dict(), budget=budget)
+        run.sign(texts)
+        return run.finish(), run.near(verify_budget=1 << 20)
+
+
 def test_the_sign_pass_holds_the_sets_its_simhash_call_wrote() -> None:
-    """The engine's sign pass of SimHash (``_core.SignPass``): fingerprints from the one call,
-    and the sets it holds those of shingling (written into the held buffer, compacted)."""
-    sign_pass = _core.SignPass(hold=True, budget=1 << 16, method="simhash", k=3)
-    sign_pass.sign(TEXTS)
-    out = sign_pass.finish()
+    """The SimHash sign pass of a run (``_core.Run``): fingerprints from the one call, and the
+    sets it holds those of shingling (written into the held buffer, compacted)."""
+    collapsed, found = _held_run(make_plan(method="simhash", threshold=0.9, k=3), TEXTS, 1 << 16)
     sets = stages.shingles(TEXTS, k=3)
     live = np.flatnonzero(sets.sizes() > 0)
-    np.testing.assert_array_equal(out["selected"], live)
-    assert np.array_equal(out["signatures"], stages.simhash(sets, bits=64)[live])
-    offsets, hashes = out["sets"]
+    np.testing.assert_array_equal(collapsed["selected"], live)
+    assert np.array_equal(found["signatures"], stages.simhash(sets, bits=64)[live])
+    offsets, hashes = found["sets"]
     assert np.array_equal(np.diff(offsets), sets.sizes()[live])
     assert np.array_equal(hashes, sets.hashes)  # the empty documents add no hash
     # not kept (verify="estimate"): no sets at all, the same fingerprints
@@ -86,9 +94,7 @@ def test_held_sets_buffer_declines_huge_pages() -> None:
     """The buffer the sign pass holds the sets in is marked ``nh`` (MADV_NOHUGEPAGE) in
     smaps, where a large NumPy array is marked ``hg`` (NumPy's MADV_HUGEPAGE) when the
     kernel has them."""
-    sign_pass = _core.SignPass(hold=True, budget=1 << 23, method="minhash", k=3)  # 64 MB
-    sign_pass.sign(TEXTS)
-    _, held = sign_pass.finish()["sets"]
+    _, held = _held_run(make_plan(k=3, method="minhash"), TEXTS, 1 << 23)[1]["sets"]  # 64 MB
     assert " nh" in vm_flags(held.ctypes.data + (1 << 20))  # room past the sets, untouched
 
 
@@ -104,12 +110,15 @@ def test_held_pages_populated_ahead_are_bounded() -> None:
     per six bytes of text), at most 32 MB of them: a batch of 60 MB of one-word documents,
     guessed at 80 MB of hashes, adds about 32 MB of resident memory, not 80."""
     texts = ["x" * (1 << 20)] * 60  # one document's set of one shingle, and 59 copies of it
-    sign_pass = _core.SignPass(hold=True, budget=1 << 25, method="minhash", k=3)  # 256 MB
-    before = resident_kb()
-    sign_pass.sign(texts)
-    grown = resident_kb() - before
-    assert grown <= 48 * 1024, grown  # (about 0 where the kernel cannot populate)
-    _, held = sign_pass.finish()["sets"]
+    plan = make_plan(k=3, method="minhash")
+    with SetSpill(plan.k, plan.unit) as spill:
+        run = _core.Run(spill.core, plan.as_dict(), budget=1 << 25)  # 256 MB
+        before = resident_kb()
+        run.sign(texts)
+        grown = resident_kb() - before
+        assert grown <= 48 * 1024, grown  # (about 0 where the kernel cannot populate)
+        run.finish()
+        _, held = run.near(verify_budget=1 << 20)["sets"]
     assert len(held) == 1
 
 

@@ -31,7 +31,6 @@ __all__ = [
     "QueryIndex",
     "Run",
     "SetSpill",
-    "SignPass",
     "all_pairs_count",
     "all_pairs_jaccard",
     "band_hashes",
@@ -74,7 +73,6 @@ __all__ = [
     "minhash_sets",
     "minhash_texts",
     "mix64",
-    "near_stage",
     "normalize",
     "pairs_within_groups",
     "paragraph_clean",
@@ -300,37 +298,6 @@ def lsh_duplicates(
     threads: int = 1,
     bucket_limit: int | None = None,
 ) -> tuple[_Pairs, npt.NDArray[np.float32]]: ...
-
-# The near-pair stage (rust/near/): a MinHash run's candidates and verification, the searches
-# within partitions (exact Jaccard, SimHash), on the held sets (offsets, hashes) or the spill.
-def near_stage(
-    first: npt.NDArray[np.int64],
-    selected: npt.NDArray[np.int64],
-    digests: npt.NDArray[np.uint64],
-    set_sizes: npt.NDArray[np.int64],
-    shingled: int,
-    signatures: npt.NDArray[np.uint32] | npt.NDArray[np.uint64] | None,
-    *,
-    method: str,
-    threshold: float,
-    bands: int = 1,
-    rows: int = 1,
-    given: bool = False,
-    bucket_limit: int | None = None,
-    pairs: str = "auto",
-    spanning_limit: int = 0,
-    exact: bool = False,
-    screen: bool = False,
-    threads: int = 1,
-    verify_budget: int = 0,
-    max_distance: int = 0,
-    simhash_bits: int = 64,
-    partitions: npt.NDArray[np.uint64] | None = None,
-    offsets: npt.NDArray[np.int64] | None = None,
-    hashes: npt.NDArray[np.uint64] | None = None,
-    spill: SetSpill | None = None,
-    before_search: Callable[[tuple[str, int, float, float, float]], object] | None = None,
-) -> dict[str, Any]: ...
 def estimate_jaccard(
     signatures: npt.NDArray[np.uint32], pairs: _Pairs
 ) -> npt.NDArray[np.float32]: ...
@@ -474,42 +441,6 @@ class IndexMirror:
         top_k: int,
     ) -> list[list[tuple[str, float]]]: ...
 
-# The sign pass of a run (rust/sign_pass.rs over rust/collapse.rs): batches of texts in (their
-# sets stripped of the `drop` shingles), first exact duplicates, the unique documents' digests,
-# signatures and sets (held or spilled), and what stripping removed out.
-@final
-class SignPass:
-    def __new__(
-        cls,
-        spill: SetSpill | None = None,
-        *,
-        salts: npt.NDArray[np.uint64] | None = None,
-        drop: npt.NDArray[np.uint64] | None = None,
-        hold: bool = False,
-        needed_up_to: int = 0,
-        spill_past_budget: bool = False,
-        estimate_only: bool = False,
-        budget: int = 0,
-        method: str = "minhash",
-        k: int = 5,
-        unit: str = "word",
-        hash_version: int = 2,
-        threads: int = 1,
-        num_perm: int = 128,
-        seed: int = 0,
-        algorithm: str = "classic",
-        simhash_bits: int = 64,
-        count_chars: bool = False,
-    ) -> SignPass: ...
-    def __len__(self) -> int: ...
-    @property
-    def spilled(self) -> bool: ...
-    def sign(
-        self,
-        texts: list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
-    ) -> None: ...
-    def finish(self) -> dict[str, Any]: ...
-
 # One run (rust/run/mod.rs): the plan's dict read once, the boilerplate counted in two passes
 # (when the plan strips it), the sign pass per batch, then the collapse and the plan resolved
 # for the unique documents (finish), the near stage (near), then the keep policy and the
@@ -541,6 +472,7 @@ class Run:
         *,
         verify_budget: int,
         before_search: Callable[[tuple[str, int, float, float, float]], object] | None = None,
+        progress: Callable[[str, int, str], object] | None = None,
     ) -> dict[str, Any]: ...
     def keep(
         self,

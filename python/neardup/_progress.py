@@ -14,6 +14,10 @@ from typing import Any
 __all__ = ["progress_reporter", "want_progress"]
 
 
+def _silent(stage: str, n: int, unit: str = "docs") -> None:
+    """A tick that shows nothing."""
+
+
 def want_progress(quiet: bool) -> bool:
     """True when progress bars should be shown: stderr is a terminal and not ``--quiet``.
 
@@ -24,14 +28,15 @@ def want_progress(quiet: bool) -> bool:
 
 
 @contextmanager
-def progress_reporter(enabled: bool) -> Iterator[Callable[[str, int], None]]:
-    """Yield ``tick(stage, n_docs)``; shows one counter per stage when enabled.
+def progress_reporter(enabled: bool) -> Iterator[Callable[..., None]]:
+    """Yield ``tick(stage, n, unit="docs")``; shows one counter per stage when enabled (the
+    reading passes count documents, the near stage's steps bands or pairs).
 
     >>> with progress_reporter(False) as tick:
-    ...     tick("verify", 5)
+    ...     tick("verify", 5, "pairs")
     """
     if not enabled:
-        yield lambda stage, n: None
+        yield _silent
         return
     try:
         from rich.progress import (
@@ -44,15 +49,15 @@ def progress_reporter(enabled: bool) -> Iterator[Callable[[str, int], None]]:
         try:
             from tqdm import tqdm
         except ImportError:
-            yield lambda stage, n: None
+            yield _silent
             return
         bars: dict[str, tqdm] = {}
 
-        def tick_tqdm(stage: str, n: int) -> None:
+        def tick_tqdm(stage: str, n: int, unit: str = "docs") -> None:
             if stage not in bars:
                 for bar in bars.values():  # stages run one after another: the last one is done
                     bar.close()
-                bars[stage] = tqdm(desc=stage, unit=" docs", file=sys.stderr)
+                bars[stage] = tqdm(desc=stage, unit=f" {unit}", file=sys.stderr)
             bars[stage].update(n)
 
         try:
@@ -64,7 +69,7 @@ def progress_reporter(enabled: bool) -> Iterator[Callable[[str, int], None]]:
     prog = Progress(
         SpinnerColumn(),
         TextColumn("{task.description:>16}"),
-        TextColumn("{task.completed:>12,.0f} docs"),
+        TextColumn("{task.completed:>12,.0f} {task.fields[unit]}"),
         TimeElapsedColumn(),
         transient=False,
     )
@@ -76,10 +81,10 @@ def progress_reporter(enabled: bool) -> Iterator[Callable[[str, int], None]]:
             if task.total is None:
                 prog.update(task.id, total=task.completed)
 
-    def tick(stage: str, n: int) -> None:
+    def tick(stage: str, n: int, unit: str = "docs") -> None:
         if stage not in tasks:
             finish_all()  # stages run one after another: the earlier ones are done
-            tasks[stage] = prog.add_task(stage, total=None)
+            tasks[stage] = prog.add_task(stage, total=None, unit=unit)
         prog.advance(tasks[stage], n)
 
     with prog:

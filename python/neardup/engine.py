@@ -210,7 +210,9 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
         max_df = plan.strip_boilerplate or 0.1
         info["boilerplate"] = summarize(before, removed, max_df, collapsed["dropped"]).as_dict()
     with timer.stage("near pairs"):
-        resolved, found = near_stage(plan, resolved, core, info)
+        # a store that shows progress (the command line's) hears the near stage's steps too
+        progress = getattr(store, "progress", None)
+        resolved, found = near_stage(plan, resolved, core, info, progress)
     if salts is not None:
         info["partitions"] = len(np.unique(salts))
     evidence = Evidence(

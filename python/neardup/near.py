@@ -30,6 +30,7 @@ from neardup import _core, stages
 from neardup.banding import DEFAULT_RECALL, banding_info
 from neardup.errors import NeardupWarning
 from neardup.plan import Plan
+from neardup.stores import Progress
 
 #: Shingle hashes (8 bytes each, so 128 MB) of the candidates' sets verified at once when the
 #: sign pass could not hold them (past ``engine.HOLD_SETS_BUDGET``): past it, the candidates'
@@ -49,16 +50,21 @@ SIMHASH_WARN_SECONDS = 5.0
 
 
 def near_stage(
-    plan: Plan, resolved: Plan, run: _core.Run, info: dict[str, Any]
+    plan: Plan,
+    resolved: Plan,
+    run: _core.Run,
+    info: dict[str, Any],
+    progress: Progress | None = None,
 ) -> tuple[Plan, dict[str, Any]]:
     """(the plan with the banding used, what ``run.near`` found) for the unique documents of
     a finished run: ``pairs`` int64[k, 2] into its ``selected`` with their ``similarity``
     float32[k], the cluster ``labels`` int64[n], the ``sets`` and ``signatures`` the run
     kept. What the stage decided and counted goes to ``info``; a costly SimHash search is
-    warned about before it starts."""
+    warned about before it starts; ``progress`` hears each step as it goes."""
     found = run.near(
         verify_budget=VERIFY_BUDGET,
         before_search=lambda fields: _warn_quadratic(resolved, stages.HammingSearch(*fields)),
+        progress=progress,
     )
     if found["banding"] is not None:
         bands, rows = banding_info(found["banding"], info)

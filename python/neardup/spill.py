@@ -2,8 +2,8 @@
 (``engine.HOLD_SETS_BUDGET``), exact verification reads them back from one temporary file
 instead of shingling the candidates again in a second pass over the store.
 
-The file is the crate's (``_core.SetSpill``, ``rust/spill/mod.rs``, written by the sign pass,
-``_core.SignPass``); this module turns what it reads into :class:`neardup.stages.ShingleSets`.
+The file is the crate's (``_core.SetSpill``, ``rust/spill/mod.rs``, written by the run's sign
+pass, ``_core.Run.sign``); this module turns what it reads into :class:`neardup.stages.ShingleSets`.
 The sign pass appends each batch's sorted, stripped sets of its unique documents, in their
 order, to one file written sequentially (each run of consecutive rows one write, no gather);
 only their sizes stay in memory (int64 offsets at the end: 8 MB at 1,000,000 documents).

@@ -23,7 +23,7 @@ second pass that shingles only the candidates). A store is anything with
 from __future__ import annotations
 
 import concurrent.futures
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
@@ -40,7 +40,16 @@ if TYPE_CHECKING:
 #: Documents per batch of an in-memory run (memory of one batch's shingle sets, not a result).
 MEMORY_BATCH = 8192
 
-Progress = Callable[[str, int], None]
+class Progress(Protocol):
+    """``progress(stage, n, unit)``: ``n`` more ``unit`` done in ``stage`` (the reading passes
+    count documents; the near stage's steps count what they work through: LSH ``bands``,
+    verified ``pairs``)."""
+
+    def __call__(self, stage: str, n: int, unit: str = "docs") -> None: ...
+
+
+def _no_progress(stage: str, n: int, unit: str = "docs") -> None:
+    """A :class:`Progress` that shows nothing."""
 
 
 class Batch(Protocol):
@@ -156,7 +165,7 @@ class FileStore:
     ) -> None:
         self.sources = list(sources)
         self.batch_size = batch_size
-        self.progress: Progress = progress or (lambda stage, n: None)
+        self.progress: Progress = progress or _no_progress
         self._ids: list[Sequence[Any]] = []
         self.priority_field = priority_field
         #: uint64[n] partition keys (``--within``), read before the sign pass.

@@ -1,6 +1,5 @@
-//! The collapse stage's part of `neardup._core` (the pass itself is `SignPass`, in
-//! `sign_pass.rs`): `set_digests`, the digest that
-//! finds equal shingle sets (`rust/signing/digest.rs`).
+//! The collapse stage's part of `neardup._core` (the pass itself is the run's, `run.rs`):
+//! `set_digests`, the digest that finds equal shingle sets (`rust/signing/digest.rs`).
 
 use super::{matrix, run, sets_view};
 use numpy::{PyArray2, PyReadonlyArray1};

@@ -11,13 +11,11 @@ mod index;
 mod jsonl;
 mod lsh;
 mod matches;
-mod near;
 mod paragraphs;
 mod report;
 mod run;
 mod sets;
 mod sign;
-mod sign_pass;
 mod spill;
 mod texts;
 
@@ -112,8 +110,34 @@ fn run_interruptible<T: Send>(
     documents: usize,
     work: impl FnOnce() -> Result<T> + Send,
 ) -> PyResult<T> {
+    run_reporting(py, documents, None, work)
+}
+
+/// [`run_interruptible`], with `progress(step, done, unit)` called with the GIL, at each look
+/// for signals and once at the end, for what the work did since the last call (its steps and
+/// counts, [`crate::progress`]). An exception the callback raises stops the work, as a signal
+/// does, and is raised.
+fn run_reporting<T: Send>(
+    py: Python<'_>,
+    documents: usize,
+    progress: Option<&Bound<'_, PyAny>>,
+    work: impl FnOnce() -> Result<T> + Send,
+) -> PyResult<T> {
+    let callback = progress.map(|callback| callback.clone().unbind());
+    let sink = callback.as_ref().map(|_| crate::progress::Progress::new());
+    let report = |py: Python<'_>| -> PyResult<()> {
+        if let (Some(callback), Some(sink)) = (&callback, &sink) {
+            for (step, unit, done) in sink.updates() {
+                callback.bind(py).call1((step, done, unit))?;
+            }
+        }
+        Ok(())
+    };
+    let work = || crate::progress::reporting(sink.clone(), work);
     if documents < INTERRUPTIBLE_FROM {
-        return run(py, work);
+        let value = run(py, work)?;
+        report(py)?;
+        return Ok(value);
     }
     // set by the worker before it wakes the waiting thread: its result is ready to join
     let done = std::sync::atomic::AtomicBool::new(false);
@@ -131,7 +155,7 @@ fn run_interruptible<T: Send>(
             while !done.load(std::sync::atomic::Ordering::Acquire) {
                 std::thread::park_timeout(SIGNAL_POLL);
                 if raised.is_none() && !done.load(std::sync::atomic::Ordering::Acquire) {
-                    if let Err(error) = Python::with_gil(|py| py.check_signals()) {
+                    if let Err(error) = Python::with_gil(|py| py.check_signals().and(report(py))) {
                         crate::parallel::interrupt();
                         raised = Some(error);
                     }
@@ -148,7 +172,10 @@ fn run_interruptible<T: Send>(
         return Err(error);
     }
     match outcome {
-        Ok(Ok(value)) => Ok(value),
+        Ok(Ok(value)) => {
+            report(py)?;
+            Ok(value)
+        }
         Ok(Err(error)) => Err(error.into()),
         Err(_) => Err(PyRuntimeError::new_err(
             "neardup internal error (a bug, please report it)",
@@ -480,7 +507,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(minhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_sets, m)?)?;
     sign::register(m)?;
-    sign_pass::register(m)?;
     run::register(m)?;
     sets::register(m)?;
     texts::register(m)?;
@@ -489,7 +515,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simhash_texts, m)?)?;
     m.add_function(wrap_pyfunction!(simhash_sets, m)?)?;
     lsh::register(m)?;
-    near::register(m)?;
     m.add_function(wrap_pyfunction!(estimate_jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(jaccard_at_least, m)?)?;

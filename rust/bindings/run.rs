@@ -4,19 +4,20 @@
 //! number of documents. It converts the plan, arrays and texts, borrows the run's `SetSpill`,
 //! and releases the GIL around the work.
 
-use super::near::{search_after_warning, stage_dict};
+use super::banding::chosen_fields;
+use super::hamming::plan_fields;
 use super::report::MeasureArray;
-use super::sign_pass::stripped_item;
 use super::spill::SetSpill;
-use super::{built_sets, contiguous, matrix, run, Texts};
+use super::{built_sets, contiguous, matrix, pair_matrix, run, run_reporting, Texts};
 use crate::error::Error;
 use crate::hashing::HashVersion;
 use crate::keep::Policy;
 use crate::minhash::Algorithm;
-use crate::near::PairsMode;
+use crate::near::{self, PairsMode, Search, Unique};
 use crate::report::Mode;
 use crate::run::{Decided, Method, Resolved, RunPlan, SignatureRows, Signed};
 use crate::shingle::Unit;
+use crate::sign_pass::StripCounts;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -106,6 +107,77 @@ fn resolve_plan<'py>(
 fn simhash_radius(threshold: f64, bits: usize) -> PyResult<u32> {
     crate::lsh::check_threshold(threshold)?;
     Ok(crate::run::simhash_radius(threshold, bits))
+}
+
+/// What stripping the boilerplate removed, as `finish` gives it: (set sizes before stripping,
+/// shingles stripped), int64[n] each, or None when nothing is stripped.
+fn stripped_item(py: Python<'_>, counts: Option<StripCounts>) -> PyResult<Bound<'_, PyAny>> {
+    match counts {
+        Some(counts) => Ok((
+            counts.sizes.into_pyarray(py),
+            counts.removed.into_pyarray(py),
+        )
+            .into_pyobject(py)?
+            .into_any()),
+        None => Ok(py.None().into_bound(py)),
+    }
+}
+
+/// The near stage over `unique` (the GIL released; a signal stops it, `progress` hears how it
+/// goes), after calling `before_search` with a SimHash search's five plan figures; the stage
+/// and that plan.
+fn search_after_warning(
+    py: Python<'_>,
+    unique: Unique<'_>,
+    search: &Search,
+    before_search: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(near::Stage, Option<crate::hamming::SearchPlan>)> {
+    let m = unique.selected.len();
+    let plan = run(py, || near::simhash_plan(&unique, search))?;
+    if let (Some(plan), Some(callback)) = (&plan, before_search) {
+        callback.call1((plan_fields(plan),))?;
+    }
+    let stage = run_reporting(py, m, progress, || near::near_stage(unique, search))?;
+    Ok((stage, plan))
+}
+
+/// The near stage's outcome as the dict `Run.near` documents (without its ``sets`` and
+/// ``signatures``).
+fn stage_dict<'py>(
+    py: Python<'py>,
+    stage: near::Stage,
+    plan: Option<crate::hamming::SearchPlan>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("labels", stage.labels.into_pyarray(py))?;
+    out.set_item("pairs", pair_matrix(py, stage.verified.pairs)?)?;
+    out.set_item("similarity", stage.verified.similarity.into_pyarray(py))?;
+    match stage.verified.sets_read {
+        Some((offsets, hashes)) => out.set_item(
+            "sets_read",
+            (offsets.into_pyarray(py), hashes.into_pyarray(py)),
+        )?,
+        None => out.set_item("sets_read", py.None())?,
+    }
+    out.set_item("chunks", stage.verified.chunks)?;
+    out.set_item("candidates", stage.candidates)?;
+    match stage.banding {
+        Some(banding) => out.set_item("banding", chosen_fields(banding))?,
+        None => out.set_item("banding", py.None())?,
+    }
+    match stage.search {
+        Some(s) => out.set_item("search", (s.screened, s.splits, s.expected_recall))?,
+        None => out.set_item("search", py.None())?,
+    }
+    out.set_item("spanning", stage.spanning)?;
+    out.set_item("passes", stage.passes)?;
+    out.set_item("cross_partition_dropped", stage.cross_partition_dropped)?;
+    match &plan {
+        Some(plan) => out.set_item("simhash_plan", plan_fields(plan))?,
+        None => out.set_item("simhash_plan", py.None())?,
+    }
+    Ok(out)
 }
 
 /// One run of a plan: `sign(texts)` per batch, then `finish()`, `near()` and `keep()`.
@@ -200,19 +272,30 @@ impl Run {
         Ok(out)
     }
 
-    /// The near stage of the unique documents (after `finish`): the dict of `near_stage`, plus
-    /// ``sets`` ((offsets, hashes) of the sets held or read back at once, else None) and
+    /// The near stage of the unique documents (after `finish`; `rust/near/stage.rs`): a dict of
+    /// ``labels`` int64[n]; ``pairs`` int64[k, 2] into ``selected`` (sorted) and their
+    /// ``similarity`` float32[k]; ``sets_read`` ((offsets, hashes) of the sets read back from
+    /// the spill at once, or None) and ``chunks``; ``candidates``; ``banding`` ((bands, rows,
+    /// expected recall, predicted candidates, reason), MinHash) and ``search`` ((screened,
+    /// bucket splits, expected recall), when the MinHash search ran whole) or None;
+    /// ``spanning``, ``passes``, ``cross_partition_dropped``; ``simhash_plan`` (the five
+    /// figures) or None; ``sets`` ((offsets, hashes) of the sets held or read back at once,
+    /// else None) and
     /// ``signatures`` (what similarities to kept documents are estimated from: MinHash
     /// uint32[m, P] or SimHash uint64[m, w]; None for exact Jaccard, and for MinHash verified
     /// exactly at once, whose similarities are then the sets' exact Jaccard).
     /// `verify_budget`: shingles of the candidates' sets read back from the spill at once.
     /// `before_search(plan)` is called with a SimHash search's five plan figures first.
-    #[pyo3(signature = (*, verify_budget, before_search=None))]
+    /// `progress(step, done, unit)` is called as the stage goes with what each of its steps
+    /// (e.g. ``"LSH search"`` in ``"bands"``, ``"verify"`` in ``"pairs"``) did since the last
+    /// call; an exception it raises stops the stage.
+    #[pyo3(signature = (*, verify_budget, before_search=None, progress=None))]
     fn near<'py>(
         &mut self,
         py: Python<'py>,
         verify_budget: u64,
         before_search: Option<Bound<'py, PyAny>>,
+        progress: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let mut signed = self
             .signed
@@ -222,7 +305,13 @@ impl Run {
         let search = plan.search(&signed.resolved, verify_budget);
         let spill = self.spill.try_borrow(py)?;
         let unique = signed.unique(&spill.inner, plan.exact)?;
-        let (stage, simhash) = search_after_warning(py, unique, &search, before_search.as_ref())?;
+        let (stage, simhash) = search_after_warning(
+            py,
+            unique,
+            &search,
+            before_search.as_ref(),
+            progress.as_ref(),
+        )?;
         let chunks = stage.verified.chunks;
         let searched = signed.selected.len() >= 2;
         self.decided = Some(Decided::new(&mut signed, &stage));

@@ -245,6 +245,7 @@ pub fn verify_candidates(
     threads: usize,
     budget: u64,
 ) -> Result<Verified> {
+    crate::progress::begin("verify", "pairs");
     let spill = match sets {
         SetSource::Held(view) => {
             check_pairs(candidates, view.len())?;

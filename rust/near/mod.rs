@@ -27,6 +27,7 @@ use crate::duplicates::Verify;
 use crate::error::{Error, Result};
 use crate::lsh::{self, BucketRule, SCREEN_MISS};
 use crate::minhash;
+use crate::progress;
 use crate::rows::{Rows, ScoredPairs};
 use crate::shingle::SetsView;
 use crate::spanning::lsh_cluster_edges;
@@ -128,17 +129,20 @@ pub fn minhash_pairs(
         // lists and counts at once only where the first band says the total stays well below
         // the limit. The decision is the count's either way.
         passes.push("first band");
+        progress::begin("LSH first band", "bands");
         let first_band =
             lsh::bucket_pairs_bound(signatures, num_perm, 1, rows, rule, limit, threads)?;
         if first_band.saturating_mul(bands as u64) <= limit / 2 {
             pair_limit = Some(limit);
         } else if in_chunks {
             passes.push("components");
+            progress::begin("LSH components", "bands");
             let found = lsh::bucket_components(signatures, num_perm, bands, rows, rule, threads)?;
             spanning = found.bucket_pairs > limit;
             components = Some(found);
         } else {
             passes.push("bound");
+            progress::begin("LSH pair count", "bands");
             let bound =
                 lsh::bucket_pairs_bound(signatures, num_perm, bands, rows, rule, limit, threads)?;
             spanning = bound > limit;
@@ -148,6 +152,7 @@ pub fn minhash_pairs(
     let mut candidates = Vec::new();
     if !spanning {
         passes.push("search");
+        progress::begin("LSH search", "bands");
         let screen = (o.exact && o.screen)
             .then(|| lsh::screen_min_equal(num_perm, o.threshold, SCREEN_MISS));
         let found = lsh::candidates(
@@ -179,12 +184,14 @@ pub fn minhash_pairs(
     };
     let verified = if spanning {
         passes.push("spanning");
+        progress::begin("LSH spanning", "bands");
         match (sets, spilled) {
             (_, Some(spill)) if o.exact => {
                 let found = match components {
                     Some(found) => found,
                     None => {
                         passes.push("components");
+                        progress::begin("LSH components", "bands");
                         lsh::bucket_components(signatures, num_perm, bands, rows, rule, threads)?
                     }
                 };

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::hamming::{self, SearchPlan};
 use crate::lsh::choose::{self, Banding, Corpus};
 use crate::lsh::{collision_probability, sample::banding_sample};
+use crate::progress;
 use crate::rows::Rows;
 
 /// Which near pairs the run looks for (the plan's method, resolved for the unique documents).
@@ -217,6 +218,16 @@ pub fn near_stage(unique: Unique<'_>, search: &Search) -> Result<Stage> {
         cross_partition_dropped: 0,
     };
     let sets = unique.sets;
+    let rows = match &unique.signatures {
+        Signatures::None => m,
+        Signatures::MinHash { slots, width } => slots.len() / (*width).max(1),
+        Signatures::SimHash { words, width } => words.len() / (*width).max(1),
+    };
+    if rows != m {
+        return Err(Error::new(format!(
+            "{rows} signature rows for {m} unique documents: one row each"
+        )));
+    }
     match (search, unique.signatures) {
         (Search::Copies, _) => {}
         (Search::ExactJaccard { threshold }, _) => {
@@ -224,7 +235,9 @@ pub fn near_stage(unique: Unique<'_>, search: &Search) -> Result<Stage> {
                 return Err(Error::new("exact Jaccard needs every set held"));
             };
             if m >= 2 {
+                progress::begin("exact Jaccard", "docs");
                 let found = super::exact_jaccard_pairs(view, *threshold, unique.partitions)?;
+                progress::advance(m as u64);
                 stage.candidates = found
                     .sizes
                     .iter()
@@ -284,6 +297,7 @@ pub fn near_stage(unique: Unique<'_>, search: &Search) -> Result<Stage> {
                 ));
             }
             if m >= 2 {
+                progress::begin("SimHash search", "docs");
                 let sets = if *exact { sets } else { None };
                 let (found, candidates) =
                     super::simhash_pairs(words, width, near, unique.partitions, sets)?;
@@ -302,7 +316,9 @@ pub fn near_stage(unique: Unique<'_>, search: &Search) -> Result<Stage> {
         .iter()
         .map(|&(a, b)| (a as i64, b as i64))
         .collect();
+    progress::begin("cluster", "docs");
     stage.labels = labels_over_groups(unique.first, unique.selected, &pairs)?;
+    progress::advance(stage.labels.len() as u64);
     Ok(stage)
 }
 
@@ -340,6 +356,97 @@ mod tests {
             partitions,
         };
         near_stage(unique, search).unwrap()
+    }
+
+    /// The error of the near stage over two unique documents with `signatures` and `sets`.
+    fn refusal(signatures: Signatures<'_>, sets: Option<SetSource<'_>>, search: &Search) -> String {
+        let unique = Unique {
+            first: &[0, 1],
+            selected: &[0, 1],
+            digests: &[1, 1, 2, 2],
+            set_sizes: &[2, 2],
+            shingled: 4,
+            signatures,
+            sets,
+            partitions: None,
+        };
+        match near_stage(unique, search) {
+            Ok(_) => panic!("the stage ran"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn arrays_that_do_not_fit_the_search_are_refused() {
+        let minhash_search = Search::MinHash {
+            near: minhash(4, 2),
+            given: true,
+        };
+        let simhash = SimHashNear {
+            max_distance: 3,
+            bits: 128,
+            threshold: 0.9,
+            threads: 1,
+            verify_budget: 1000,
+        };
+        let simhash_search = Search::SimHash {
+            near: simhash,
+            exact: false,
+        };
+        let (mut slots, words) = (vec![0u32; 16], vec![0u64; 2]);
+        let fingerprints = || Signatures::SimHash {
+            words: &words,
+            width: 1,
+        };
+        let refused = refusal(fingerprints(), None, &minhash_search);
+        assert!(refused.contains("not those of the method"), "{refused}");
+        let refused = refusal(fingerprints(), None, &simhash_search);
+        assert!(
+            refused.contains("not the plan's simhash_bits=128"),
+            "{refused}"
+        );
+        let four_rows = Signatures::MinHash {
+            slots: &mut slots,
+            width: 4,
+        };
+        let refused = refusal(four_rows, None, &minhash_search);
+        assert!(
+            refused.contains("4 signature rows for 2 unique documents"),
+            "{refused}"
+        );
+        let exact = Search::MinHash {
+            near: MinHashNear {
+                exact: true,
+                ..minhash(4, 2)
+            },
+            given: true,
+        };
+        let two_rows = Signatures::MinHash {
+            slots: &mut slots,
+            width: 8,
+        };
+        let refused = refusal(two_rows, None, &exact);
+        assert!(
+            refused.contains("needs the sets held or spilled"),
+            "{refused}"
+        );
+        let jaccard = Search::ExactJaccard { threshold: 0.5 };
+        let refused = refusal(Signatures::None, None, &jaccard);
+        assert!(
+            refused.contains("exact Jaccard needs every set held"),
+            "{refused}"
+        );
+        let (offsets, hashes) = ([0i64, 2], [1u64, 2]);
+        let one_set = SetsView::new(&offsets, &hashes).unwrap();
+        let two_rows = Signatures::MinHash {
+            slots: &mut slots,
+            width: 8,
+        };
+        let refused = refusal(two_rows, Some(SetSource::Held(one_set)), &exact);
+        assert!(
+            refused.contains("the held sets are 1 for 2 documents"),
+            "{refused}"
+        );
     }
 
     #[test]

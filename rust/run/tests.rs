@@ -88,3 +88,35 @@ fn partition_keys_follow_the_unique_documents() {
     assert_eq!(signed.first, vec![0, 0, 2]); // the copy in another partition stays
     assert_eq!(signed.partitions, Some(vec![7, 9]));
 }
+
+#[test]
+fn batches_give_the_digests_and_set_sizes_of_the_whole_corpus() {
+    let texts = ["a b c", "", "b c d", "a b c", "x", "b c d e", "c d"];
+    let mut whole = plan(Method::MinHash);
+    whole.k = 2;
+    let sets = ShingleSets::build(&texts, 2, Unit::Word, whole.version).unwrap();
+    let view = SetsView::new(&sets.offsets, &sets.hashes).unwrap();
+    for batch in [1, 3, 7] {
+        let mut spill = SetSpill::new(None);
+        let mut run = Run::new(whole, Vec::new(), 1 << 20).unwrap();
+        for part in texts.chunks(batch) {
+            run.sign(part, &mut spill).unwrap();
+        }
+        let signed = run.finish(&mut spill).unwrap();
+        // "" has no shingle: never selected ("x", shorter than k, is one shingle); "a b c"
+        // again is a copy of document 0
+        assert_eq!(signed.selected, vec![0, 2, 4, 5, 6]);
+        let mut want_digests = Vec::new();
+        for &i in &signed.selected {
+            want_digests.extend_from_slice(&crate::signing::set_digest(view.get(i as usize)));
+        }
+        assert_eq!(signed.digests, want_digests);
+        let sizes: Vec<i64> = signed
+            .selected
+            .iter()
+            .map(|&i| view.get(i as usize).len() as i64)
+            .collect();
+        assert_eq!(signed.set_sizes, sizes);
+        assert_eq!(signed.shingled, view.hashes().len() as u64);
+    }
+}
