@@ -119,7 +119,7 @@ fn for_each_exact_similarity(
 }
 
 /// Pairs one thread merges between two looks at its progress and at an interrupt.
-const PAIRS_PER_RUN: usize = 1 << 16;
+const PAIRS_PER_RUN: usize = 1 << 18;
 
 /// Fewest pairs a verification task merges: below twice this, one thread does them all.
 const MIN_PAIRS_PER_TASK: usize = 4096;

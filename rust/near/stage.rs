@@ -358,8 +358,14 @@ mod tests {
         near_stage(unique, search).unwrap()
     }
 
-    /// The error of the near stage over two unique documents with `signatures` and `sets`.
-    fn refusal(signatures: Signatures<'_>, sets: Option<SetSource<'_>>, search: &Search) -> String {
+    /// Checks that the near stage over two unique documents with `signatures` and `sets`
+    /// is refused with an error saying `why`.
+    fn assert_refused(
+        signatures: Signatures<'_>,
+        sets: Option<SetSource<'_>>,
+        search: &Search,
+        why: &str,
+    ) {
         let unique = Unique {
             first: &[0, 1],
             selected: &[0, 1],
@@ -371,9 +377,13 @@ mod tests {
             partitions: None,
         };
         match near_stage(unique, search) {
-            Ok(_) => panic!("the stage ran"),
-            Err(error) => error.to_string(),
+            Ok(_) => panic!("the stage ran where it should say {why:?}"),
+            Err(error) => assert!(error.to_string().contains(why), "{error}"),
         }
+    }
+
+    fn rows(slots: &mut [u32], width: usize) -> Signatures<'_> {
+        Signatures::MinHash { slots, width }
     }
 
     #[test]
@@ -382,38 +392,6 @@ mod tests {
             near: minhash(4, 2),
             given: true,
         };
-        let simhash = SimHashNear {
-            max_distance: 3,
-            bits: 128,
-            threshold: 0.9,
-            threads: 1,
-            verify_budget: 1000,
-        };
-        let simhash_search = Search::SimHash {
-            near: simhash,
-            exact: false,
-        };
-        let (mut slots, words) = (vec![0u32; 16], vec![0u64; 2]);
-        let fingerprints = || Signatures::SimHash {
-            words: &words,
-            width: 1,
-        };
-        let refused = refusal(fingerprints(), None, &minhash_search);
-        assert!(refused.contains("not those of the method"), "{refused}");
-        let refused = refusal(fingerprints(), None, &simhash_search);
-        assert!(
-            refused.contains("not the plan's simhash_bits=128"),
-            "{refused}"
-        );
-        let four_rows = Signatures::MinHash {
-            slots: &mut slots,
-            width: 4,
-        };
-        let refused = refusal(four_rows, None, &minhash_search);
-        assert!(
-            refused.contains("4 signature rows for 2 unique documents"),
-            "{refused}"
-        );
         let exact = Search::MinHash {
             near: MinHashNear {
                 exact: true,
@@ -421,32 +399,38 @@ mod tests {
             },
             given: true,
         };
-        let two_rows = Signatures::MinHash {
-            slots: &mut slots,
-            width: 8,
+        let simhash_search = Search::SimHash {
+            near: SimHashNear {
+                max_distance: 3,
+                bits: 128,
+                threshold: 0.9,
+                threads: 1,
+                verify_budget: 1000,
+            },
+            exact: false,
         };
-        let refused = refusal(two_rows, None, &exact);
-        assert!(
-            refused.contains("needs the sets held or spilled"),
-            "{refused}"
+        let (mut slots, words) = (vec![0u32; 16], vec![0u64; 2]);
+        let fingerprints = || Signatures::SimHash {
+            words: &words,
+            width: 1,
+        };
+        assert_refused(
+            fingerprints(),
+            None,
+            &minhash_search,
+            "not those of the method",
         );
+        assert_refused(fingerprints(), None, &simhash_search, "simhash_bits=128");
+        let why = "4 signature rows for 2 unique documents";
+        assert_refused(rows(&mut slots, 4), None, &minhash_search, why);
+        let why = "needs the sets held or spilled";
+        assert_refused(rows(&mut slots, 8), None, &exact, why);
         let jaccard = Search::ExactJaccard { threshold: 0.5 };
-        let refused = refusal(Signatures::None, None, &jaccard);
-        assert!(
-            refused.contains("exact Jaccard needs every set held"),
-            "{refused}"
-        );
+        assert_refused(Signatures::None, None, &jaccard, "needs every set held");
         let (offsets, hashes) = ([0i64, 2], [1u64, 2]);
-        let one_set = SetsView::new(&offsets, &hashes).unwrap();
-        let two_rows = Signatures::MinHash {
-            slots: &mut slots,
-            width: 8,
-        };
-        let refused = refusal(two_rows, Some(SetSource::Held(one_set)), &exact);
-        assert!(
-            refused.contains("the held sets are 1 for 2 documents"),
-            "{refused}"
-        );
+        let one_set = Some(SetSource::Held(SetsView::new(&offsets, &hashes).unwrap()));
+        let why = "the held sets are 1 for 2 documents";
+        assert_refused(rows(&mut slots, 8), one_set, &exact, why);
     }
 
     #[test]
