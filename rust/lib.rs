@@ -2,7 +2,7 @@
 //! the order the data flows through them. A stage with parts is a folder (`foo/mod.rs` and its
 //! children); a child (a kernel, a hash version's variant) uses only what its parent gives it.
 //!
-//! text → [`normalize`] (hash version 2: [`normalize::tokens`] on NFKC_Casefold text,
+//! text (rows joined into [`units`] first where the user asks) → [`normalize`] (hash version 2: [`normalize::tokens`] on NFKC_Casefold text,
 //! [`normalize::casefold`]) → [`shingle`] (64-bit hashes, [`hashing`]; [`wordhash`] hashes ASCII
 //! words in batches) → [`boilerplate`] (shingles in too many documents dropped) → [`minhash`]
 //! signatures ([`minhash::v2`]: hash version 2's family) or [`simhash`] fingerprints, for a
@@ -39,7 +39,8 @@ pub mod parallel;
 pub mod progress;
 pub mod rows;
 
-// Text to sets: normalise, shingle.
+// Rows joined into units, then text to sets: normalise, shingle.
+pub mod units;
 pub mod normalize;
 pub mod wordhash;
 pub mod shingle;

@@ -47,7 +47,7 @@ def test_unit_rows_are_joined_as_the_local_engine_joins_them():
     row order with the local separator, their rows and first rows the local ones."""
     from neardup._validate import check_keys
     from neardup.ray import _units
-    from neardup.units import Units
+    from neardup.units import Units, UnitTexts
 
     texts, keys = _units_corpus(1200)
     hashes = check_keys("unit_of", keys, len(keys))
@@ -64,7 +64,10 @@ def test_unit_rows_are_joined_as_the_local_engine_joins_them():
     units = _units._unit_block_fn(*pieces)[0]
     local = Units.from_keys(hashes)
     assert odd is None
-    assert units.column("text").to_pylist() == local.join(texts)
+    data, offsets = local.join(texts)
+    assert units.column("text").to_pylist() == list(
+        UnitTexts((data, offsets), np.arange(len(local)))
+    )
     assert units.column(_units.FIRST).to_pylist() == local.first_row.tolist()
     rows = [local.order[a:b].tolist() for a, b in itertools.pairwise(local.bounds.tolist())]
     assert units.column(_units.ROWS).to_pylist() == rows

@@ -328,3 +328,26 @@ def test_salting_refuses_mismatched_keys_and_views():
         salt_signatures(signatures, np.zeros(2, dtype=np.uint64))
     with pytest.raises(InvalidArgumentError, match="C-contiguous"):
         salt_signatures(signatures[:, ::2], np.zeros(3, dtype=np.uint64))
+
+
+def test_a_units_result_reads_each_rows_text_as_its_units():
+    """The result of a units run holds each unit's text once (``units.UnitTexts``): every row
+    reads as its unit's joined text, and what reads texts (explain, the reasons, the groups'
+    previews) sees the units."""
+    texts, owner = _repositories()
+    units = Units.from_keys(owner.astype(np.uint64))
+    data, offsets = units.join(texts)
+    by_unit = [bytes(data[offsets[u] : offsets[u + 1]]).decode() for u in range(len(units))]
+    r = neardup.find_duplicates(texts, k=3, threshold=0.4, unit_of=owner, keep="longest")
+    assert len(r.texts) == len(texts)
+    assert list(r.texts) == [by_unit[u] for u in units.of_row.tolist()]
+    assert r.texts[5:7] == [by_unit[u] for u in units.of_row[5:7].tolist()]
+    rows_of_unit = [texts[r] for r in units.order[units.bounds[0] : units.bounds[1]].tolist()]
+    assert by_unit[0] == neardup.units.UNIT_SEPARATOR.join(rows_of_unit)  # in row order
+    whole = neardup.find_duplicates(by_unit, k=3, threshold=0.4, keep="longest")
+    of = units.of_row
+    np.testing.assert_array_equal(r.keep, whole.keep[of])
+    np.testing.assert_array_equal(r.reason, whole.reason[of])
+    i, j = (int(x) for x in r.pairs[0])
+    assert r.explain(i, j).jaccard == whole.explain(int(of[i]), int(of[j])).jaccard
+    assert by_unit[of[i]][:20] in r.groups()._repr_html_()

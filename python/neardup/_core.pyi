@@ -24,6 +24,7 @@ __all__ = [
     "MERGE_COST",
     "SAMPLE_SIZE",
     "STEEPEST",
+    "UNIT_SEPARATOR",
     "BuiltSets",
     "FrequencyCounter",
     "IndexMirror",
@@ -31,6 +32,7 @@ __all__ = [
     "QueryIndex",
     "Run",
     "SetSpill",
+    "UnitJoiner",
     "all_pairs_count",
     "all_pairs_jaccard",
     "band_hashes",
@@ -104,6 +106,7 @@ _Measure = npt.NDArray[np.int64] | npt.NDArray[np.uint64] | npt.NDArray[np.float
 
 HASH_VERSION: int
 HASH_VERSIONS: tuple[int, ...]
+UNIT_SEPARATOR: str
 
 # The banding choice's constants (rust/lsh/choose.rs), read by neardup.banding.
 DEFAULT_RECALL: float
@@ -491,6 +494,18 @@ class Run:
 
 def resolve_plan(plan: dict[str, Any], n: int) -> dict[str, Any]: ...
 def simhash_radius(threshold: float, bits: int) -> int: ...
+
+# Rows joined into units (rust/units.rs): the units each batch of rows completes, in unit order,
+# as Arrow-style texts.
+@final
+class UnitJoiner:
+    def __new__(cls, of_row: npt.NDArray[np.int64], units: int) -> UnitJoiner: ...
+    def add(
+        self,
+        texts: list[str] | tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
+    ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]: ...
+    @property
+    def units_left(self) -> int: ...
 
 # The memory of shingle sets the crate built (rust/bindings/sets.rs): the base object of their
 # read-only arrays, which stages take back without checking each set's order again.

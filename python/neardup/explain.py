@@ -289,7 +289,6 @@ def _signature_similarity(signatures: np.ndarray, simhash_bits: int) -> float:
 
 def explain_rows(result: Any, i: int, j: int) -> Explanation:
     """:meth:`neardup.DuplicateResult.explain`."""
-    from neardup._texts import as_core_texts
     from neardup.errors import InvalidArgumentError
 
     n = result.n
@@ -300,8 +299,7 @@ def explain_rows(result: Any, i: int, j: int) -> Explanation:
             raise InvalidArgumentError(f"{name}={row} is not a document index (0 to {n - 1})")
     if result.texts is None:
         raise InvalidArgumentError("this result holds no texts (built by hand): use explain(a, b)")
-    texts = as_core_texts(result.texts)
-    a, b = _text_at(texts, int(i)), _text_at(texts, int(j))
+    a, b = _text_at(result.texts, int(i)), _text_at(result.texts, int(j))
     params = result.params
     k, unit = params.get("k", 5), params.get("unit", "word")
     version = params.get("hash_version", _core.HASH_VERSION)

@@ -68,6 +68,9 @@ def same_bytes(texts: Any, rows: np.ndarray, other: np.ndarray) -> np.ndarray:
     """
     if not len(rows):
         return np.zeros(0, dtype=bool)
+    joined = getattr(texts, "joined", None)
+    if joined is not None:  # a units run's rows (units.UnitTexts): their units' texts
+        return same_bytes(joined, texts.of_row[rows], texts.of_row[other])
     if isinstance(texts, tuple):  # Arrow buffers (Arrow input): compared by Arrow
         import pyarrow as pa
         import pyarrow.compute as pc

@@ -451,17 +451,17 @@ def _units_result(
 ) -> DuplicateResult:
     """:func:`find_duplicates` with ``unit_of``: the units run, every row given its unit's."""
     from neardup.keep import check_priorities
-    from neardup.units import Units, as_strs
+    from neardup.units import Units, UnitTexts
 
     units = Units.from_keys(keys)
-    joined = units.join(as_strs(rows.texts))
+    joined = units.join(rows.texts)
     priorities = None
     if rows._priorities is not None:
         priorities = units.priorities(check_priorities(rows._priorities, rows.n))
     store = MemoryStore(joined, priorities=priorities)
     store.partitions = None if parts is None else units.partitions(parts)
     outcome = units.expand(engine.run(plan, store))
-    return _result(outcome, [joined[u] for u in units.of_row.tolist()])
+    return _result(outcome, UnitTexts(joined, units.of_row))
 
 
 def _result(outcome: engine.Outcome, texts: Any) -> DuplicateResult:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 #: Documents per batch of an in-memory run (memory of one batch's shingle sets, not a result).
 MEMORY_BATCH = 8192
 
+
 class Progress(Protocol):
     """``progress(stage, n, unit)``: ``n`` more ``unit`` done in ``stage`` (the reading passes
     count documents; the near stage's steps count what they work through: LSH ``bands``,
@@ -84,7 +85,12 @@ class TextBatch:
         return count(self.texts)
 
 
-def _slice(texts: CoreTexts, a: int, b: int) -> CoreTexts:
+def slice_texts(texts: CoreTexts, a: int, b: int) -> CoreTexts:
+    """Documents ``a`` to ``b`` of core texts (Arrow-style offsets start again at 0).
+
+    >>> slice_texts(["x", "y", "z"], 1, 3)
+    ['y', 'z']
+    """
     if isinstance(texts, list):
         return texts[a:b]
     data, offsets = texts
@@ -146,7 +152,7 @@ class MemoryStore:
             yield TextBatch(self.texts, 0)
             return
         for a in range(0, self.n, self.batch_size):
-            yield TextBatch(_slice(self.texts, a, min(a + self.batch_size, self.n)), a)
+            yield TextBatch(slice_texts(self.texts, a, min(a + self.batch_size, self.n)), a)
 
 
 class FileStore:

@@ -15,7 +15,8 @@ at a boundary; rows are never glued into words or shingles that a single row cou
 >>> u = Units.from_keys(np.array([7, 9, 7], dtype=np.uint64))
 >>> u.of_row.tolist(), u.first_row.tolist()
 ([0, 1, 0], [0, 1])
->>> u.join(["a", "b", "c"])[0] == "a" + UNIT_SEPARATOR + "c"
+>>> data, offsets = u.join(["a", "b", "c"])
+>>> bytes(data[offsets[0] : offsets[1]]).decode() == "a" + UNIT_SEPARATOR + "c"
 True
 """
 
@@ -28,22 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from neardup import _core
+from neardup._texts import core_texts
 from neardup.errors import InvalidArgumentError
-from neardup.stores import TextBatch
+from neardup.stores import TextBatch, slice_texts
 
-#: What joins the rows of a unit (see the module docstring).
-UNIT_SEPARATOR = "\n\u16a0\u16a1\u16a2\n"
-
-
-def join_rows(texts: Sequence[str]) -> str:
-    """One unit's text: its rows' texts (in row order) joined by :data:`UNIT_SEPARATOR`
-    (the local engine and its streamed files join here; the Ray engine joins a partition's
-    units at once in Arrow with the same separator, :mod:`neardup.ray._units`, tested equal).
-
-    >>> join_rows(["a", "b"]) == "a" + UNIT_SEPARATOR + "b"
-    True
-    """
-    return UNIT_SEPARATOR.join(texts)
+#: What joins the rows of a unit (see the module docstring; the crate's, ``rust/units.rs``).
+UNIT_SEPARATOR: str = _core.UNIT_SEPARATOR
 
 
 @dataclass(frozen=True)
@@ -82,17 +74,21 @@ class Units:
         """Rows in all units."""
         return len(self.of_row)
 
-    def join(self, texts: Sequence[str]) -> list[str]:
-        """Each unit's text: its rows' texts in row order joined by :data:`UNIT_SEPARATOR`.
+    def join(self, texts: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Each unit's text, as Arrow-style (UTF-8 bytes, offsets): its rows' texts (core
+        texts of every row) in row order joined by :data:`UNIT_SEPARATOR`, in the crate
+        (``_core.UnitJoiner``).
 
-        >>> Units.from_keys(np.array([1, 2, 1], dtype=np.uint64)).join(["a", "b", "c"])[1]
-        'b'
+        >>> units = Units.from_keys(np.array([1, 2, 1], dtype=np.uint64))
+        >>> data, offsets = units.join(["a", "b", "c"])
+        >>> offsets.tolist(), bytes(data[offsets[1] : offsets[2]])
+        ([0, 13, 14], b'b')
         """
-        order, bounds = self.order.tolist(), self.bounds.tolist()
-        return [
-            join_rows([texts[r] for r in order[bounds[u] : bounds[u + 1]]])
-            for u in range(len(self))
-        ]
+        joiner = _core.UnitJoiner(self.of_row, len(self))
+        joined = joiner.add(core_texts(texts))
+        if joiner.units_left:
+            raise InvalidArgumentError(f"{joiner.units_left} units have rows missing")
+        return joined
 
     def partitions(self, salts: np.ndarray) -> np.ndarray:
         """The partition key of each unit (``within=`` with ``unit_of=``); a unit whose rows
@@ -159,25 +155,28 @@ class RowEvidence:
         return np.asarray(self.inner.similarity(self.of_row[a], self.of_row[b]))
 
 
-def as_strs(texts: Any) -> list[str]:
-    """A batch's texts as a list of str (a list, a :class:`neardup.io.TextBuffer` or an
-    Arrow array).
+class UnitTexts(Sequence[str]):
+    """Each row's text in a units run: its unit's text (``joined``, Arrow-style), decoded when
+    asked; the units' bytes are held once, not once per row.
 
-    >>> as_strs(["a"])
-    ['a']
+    >>> u = Units.from_keys(np.array([1, 2, 1], dtype=np.uint64))
+    >>> rows = UnitTexts(u.join(["a", "b", "c"]), u.of_row)
+    >>> len(rows), rows[2] == rows[0] == "a" + UNIT_SEPARATOR + "c"
+    (3, True)
     """
-    if isinstance(texts, list):
-        return texts
-    if hasattr(texts, "to_pylist"):
-        return list(texts.to_pylist())
-    from neardup._texts import as_core_texts
 
-    core = as_core_texts(texts)
-    if isinstance(core, list):
-        return core
-    data, offsets = core
-    raw, bounds = bytes(data), np.asarray(offsets).tolist()
-    return [raw[bounds[i] : bounds[i + 1]].decode("utf-8") for i in range(len(bounds) - 1)]
+    def __init__(self, joined: tuple[np.ndarray, np.ndarray], of_row: np.ndarray) -> None:
+        self.joined, self.of_row = joined, of_row
+
+    def __len__(self) -> int:
+        return len(self.of_row)
+
+    def __getitem__(self, row: Any) -> Any:
+        if isinstance(row, slice):
+            return [self[r] for r in range(*row.indices(len(self)))]
+        data, offsets = self.joined
+        unit = int(self.of_row[row])
+        return bytes(data[offsets[unit] : offsets[unit + 1]]).decode("utf-8")
 
 
 class UnitStore:
@@ -188,8 +187,8 @@ class UnitStore:
 
     >>> from neardup.stores import MemoryStore
     >>> u = Units.from_keys(np.array([1, 2, 1], dtype=np.uint64))
-    >>> [b.texts for b in UnitStore(MemoryStore(["a", "b", "c"], 1), u, 8).batches("sign")]
-    [['a\\nᚠᚡᚢ\\nc', 'b']]
+    >>> [b.start for b in UnitStore(MemoryStore(["a", "b", "c"], 1), u, 8).batches("sign")]
+    [0]
     """
 
     def __init__(self, rows: Any, units: Units, batch_size: int) -> None:
@@ -216,29 +215,19 @@ class UnitStore:
         return best[rows]
 
     def batches(self, pass_name: str) -> Iterator[TextBatch]:
-        """The units' texts in unit order, ``batch_size`` units a batch."""
-        units = self.units
-        left = np.diff(units.bounds)  # rows of each unit not read yet
-        parts: dict[int, list[str]] = {}
-        ready: list[str] = []
-        start = done = 0  # units passed on in batches / units joined
+        """The units' texts in unit order (Arrow-style), at most ``batch_size`` units a
+        batch: each batch of rows joined in the crate (``_core.UnitJoiner``)."""
+        joiner = _core.UnitJoiner(self.units.of_row, len(self.units))
+        start = 0  # units passed on
         for batch in self.rows.batches(pass_name):
-            texts = as_strs(batch.texts)
-            owners = units.of_row[batch.start : batch.start + len(texts)].tolist()
-            for text, u in zip(texts, owners, strict=True):
-                parts.setdefault(u, []).append(text)
-                left[u] -= 1
-            while done < len(units) and left[done] == 0:
-                ready.append(join_rows(parts.pop(done)))
-                done += 1
-            while len(ready) >= self.batch_size:
-                yield TextBatch(ready[: self.batch_size], start)
-                start += self.batch_size
-                ready = ready[self.batch_size :]
-        if done != len(units):
-            raise InvalidArgumentError(f"the rows changed: {len(units) - done} units unread")
-        if ready:
-            yield TextBatch(ready, start)
+            joined = joiner.add(core_texts(batch.texts))
+            ready = len(joined[1]) - 1
+            for a in range(0, ready, self.batch_size):
+                b = min(ready, a + self.batch_size)
+                yield TextBatch(slice_texts(joined, a, b), start + a)
+            start += ready
+        if joiner.units_left:
+            raise InvalidArgumentError(f"the rows changed: {joiner.units_left} units unread")
 
 
 def _spread(values: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:

@@ -18,6 +18,7 @@ mod sets;
 mod sign;
 mod spill;
 mod texts;
+mod units;
 
 use crate::error::{reserve, Error, Result};
 use crate::hashing::HashVersion;
@@ -531,5 +532,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     jsonl::register(m)?;
     paragraphs::register(m)?;
     matches::register(m)?;
+    units::register(m)?;
     Ok(())
 }

@@ -1,7 +1,7 @@
 """Units of many rows on Ray (``unit_of=``, ``--unit-key``): the local engine's units.
 
 Rows sharing a key are one document, whose text is the rows' texts in row order joined by
-:data:`neardup.units.UNIT_SEPARATOR` (:func:`neardup.units.join_rows`, here as one Arrow
+:data:`neardup.units.UNIT_SEPARATOR` (:meth:`neardup.units.Units.join`, here as one Arrow
 ``binary_join`` per partition). Units are numbered by their first row, as the local engine
 numbers them (:meth:`neardup.units.Units.from_keys`), so ``keep="first"`` keeps the unit
 that starts first and clusters name units by their first row. Every step is a Ray task over
