@@ -185,10 +185,13 @@ class UnitStore:
     it has been, so memory holds the rows of the units still open (little when a unit's rows
     are close together, as in most files: a repository's files, a conversation's turns).
 
+    Rows one a batch: unit 1 ("b") waits for unit 0, which its row "c" completes.
+
     >>> from neardup.stores import MemoryStore
     >>> u = Units.from_keys(np.array([1, 2, 1], dtype=np.uint64))
-    >>> [b.start for b in UnitStore(MemoryStore(["a", "b", "c"], 1), u, 8).batches("sign")]
-    [0]
+    >>> store = UnitStore(MemoryStore(["a", "b", "c"], 1), u, 8)
+    >>> [(b.start, b.texts[1].tolist()) for b in store.batches("sign")]
+    [(0, [0, 13, 14])]
     """
 
     def __init__(self, rows: Any, units: Units, batch_size: int) -> None:

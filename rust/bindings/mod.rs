@@ -156,7 +156,9 @@ fn run_reporting<T: Send>(
             while !done.load(std::sync::atomic::Ordering::Acquire) {
                 std::thread::park_timeout(SIGNAL_POLL);
                 if raised.is_none() && !done.load(std::sync::atomic::Ordering::Acquire) {
-                    if let Err(error) = Python::with_gil(|py| py.check_signals().and(report(py))) {
+                    if let Err(error) =
+                        Python::with_gil(|py| py.check_signals().and_then(|()| report(py)))
+                    {
                         crate::parallel::interrupt();
                         raised = Some(error);
                     }
