@@ -84,22 +84,26 @@ def test_an_exception_in_the_callback_stops_the_stage():
             run.keep(report=False, max_pairs=1)  # nothing was decided
 
 
-def test_neardup_dedup_shows_the_near_stage_beside_its_reading(tmp_path):
+@pytest.mark.parametrize("units", [False, True])
+def test_neardup_dedup_shows_the_near_stage_beside_its_reading(tmp_path, units):
     import json
 
     from neardup.dedup import dedup_files
 
     path = tmp_path / "in.jsonl"
-    path.write_text("".join(json.dumps({"text": t}) + "\n" for t in _texts(500)))
+    rows = [{"text": t, "repo": i // 2} for i, t in enumerate(_texts(500))]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     calls: list[tuple[str, int, str]] = []
 
     def progress(stage: str, n: int, unit: str = "docs") -> None:
         calls.append((stage, n, unit))
 
-    dedup_files([str(path)], str(tmp_path / "kept.jsonl"), threshold=0.5, progress=progress)
+    options = {"unit_field": "repo"} if units else {}
+    out = str(tmp_path / "kept.jsonl")
+    dedup_files([str(path)], out, threshold=0.5, progress=progress, **options)
     heard = _heard(calls)
-    assert heard[("read", "docs")] == 500
-    assert heard[("cluster", "docs")] == 500
+    assert heard[("read", "docs")] == 500  # rows read
+    assert heard[("cluster", "docs")] == (250 if units else 500)  # units clustered
     assert [step for step, _, _ in calls][-1] == "cluster"
 
 

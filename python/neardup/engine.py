@@ -211,8 +211,7 @@ def _run(plan: Plan, store: DocumentStore, spill: SetSpill, report: bool = True)
         info["boilerplate"] = summarize(before, removed, max_df, collapsed["dropped"]).as_dict()
     with timer.stage("near pairs"):
         # a store that shows progress (the command line's) hears the near stage's steps too
-        progress = getattr(store, "progress", None)
-        resolved, found = near_stage(plan, resolved, core, info, progress)
+        resolved, found = near_stage(plan, resolved, core, info, store.progress)
     if salts is not None:
         info["partitions"] = len(np.unique(salts))
     evidence = Evidence(

@@ -253,6 +253,7 @@ class ParagraphStore:
     def __init__(self, sources: Sequence[ndio.Source], batch_size: int, split: str) -> None:
         self.sources, self.batch_size, self.split = list(sources), batch_size, split
         self._counts: list[np.ndarray] = []
+        self.progress = None  # its passes show none
 
     def batches(self, pass_name: str) -> Any:
         """The units of each batch of documents, numbered on from the last batch's."""

@@ -69,6 +69,10 @@ class DocumentStore(Protocol):
 
     def priorities(self, rows: np.ndarray) -> np.ndarray: ...
 
+    @property
+    def progress(self) -> Progress | None:
+        """Hears each pass's batches and the near stage's steps (None: nothing to show)."""
+
 
 @dataclass
 class TextBatch:
@@ -116,6 +120,8 @@ class MemoryStore:
         self.batch_size = batch_size
         #: uint64[n] partition keys (``within=``; :func:`neardup._validate.check_keys`).
         self.partitions = partitions
+        #: An in-memory run shows no progress.
+        self.progress: Progress | None = None
         #: The priorities for ``keep="priority"`` (checked here: one number per document),
         #: integers as integers (:func:`neardup.keep.check_priorities`).
         self._priorities = None if priorities is None else check_priorities(priorities, self.n)

@@ -32,7 +32,7 @@ import numpy as np
 from neardup import _core
 from neardup._texts import core_texts
 from neardup.errors import InvalidArgumentError
-from neardup.stores import TextBatch, slice_texts
+from neardup.stores import Progress, TextBatch, slice_texts
 
 #: What joins the rows of a unit (see the module docstring; the crate's, ``rust/units.rs``).
 UNIT_SEPARATOR: str = _core.UNIT_SEPARATOR
@@ -202,6 +202,11 @@ class UnitStore:
     def ids(self) -> Any:
         """The rows' ids (of the row store)."""
         return self.rows.ids
+
+    @property
+    def progress(self) -> Progress | None:
+        """The row store's progress: the passes read rows, the near stage searches units."""
+        return self.rows.progress
 
     def priorities(self, rows: np.ndarray) -> np.ndarray:
         """The priorities of the units at ``rows``: the highest of their rows'.
