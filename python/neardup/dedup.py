@@ -552,12 +552,3 @@ def _plain(v: Any) -> Any:
     if isinstance(v, (str, int, float, bool)) or v is None:
         return v
     return json.dumps(v) if not isinstance(v, bytes) else v.decode("utf-8", "replace")
-
-
-def summary_json(summary: DedupSummary) -> str:
-    """The summary as one line of JSON.
-
-    >>> summary_json(DedupSummary(documents=1))[:15]
-    '{"documents": 1'
-    """
-    return json.dumps(summary.as_dict())

@@ -1,36 +1,13 @@
 """What a run leaves of its unique documents for the similarities it reports: the
-:class:`Evidence` (signatures, the shingle sets the run held or read back), and slices of a
-ShingleSets.
-
->>> sets = stages.shingles(["a b", "c", "d e f"], k=1)
->>> subset_sets(sets, np.array([0, 2])).sizes().tolist()
-[2, 3]
-"""
+:class:`Evidence` (signatures, the shingle sets the run held or read back)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from neardup import _core, stages
-
-
-def take_sets(sets: stages.ShingleSets, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(sizes, concatenated hashes) of the given rows (increasing) of a ShingleSets, vectorised.
-
-    >>> s = stages.shingles(["a b", "c", "d e f"], k=1)
-    >>> sizes, hashes = take_sets(s, np.array([0, 2]))
-    >>> sizes.tolist(), len(hashes)
-    ([2, 3], 5)
-    """
-    if len(rows) == len(sets):  # every row, in order: the arrays as they are
-        return sets.sizes(), sets.hashes
-    every = sets.sizes()
-    wanted = np.zeros(len(every), dtype=bool)
-    wanted[rows] = True
-    return every[rows], sets.hashes[np.repeat(wanted, every)]
 
 
 @dataclass
@@ -73,16 +50,3 @@ class Evidence:
                 distance = _core.hamming(self.signatures, pairs[rest])
                 out[rest] = 1.0 - distance / self.simhash_bits
         return out
-
-
-def subset_sets(sets: stages.ShingleSets, rows: np.ndarray) -> stages.ShingleSets:
-    """The sets of ``rows`` (increasing) as a ShingleSets of their own.
-
-    >>> subset_sets(stages.shingles(["a b", "c", "d e f"], k=1), np.array([0, 2])).sizes()
-    array([2, 3])
-    """
-    sizes, hashes = take_sets(sets, rows)
-    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    unit: Any = sets.unit
-    return stages.ShingleSets(offsets, hashes, sets.k, unit, sets.hash_version)
