@@ -159,8 +159,6 @@ def sign_texts(
     algorithm: str,
     threads: int,
     keep_sets: bool,
-    into: npt.NDArray[np.uint64] | None = None,
-    at: int = 0,
 ) -> tuple[
     npt.NDArray[np.uint32],
     npt.NDArray[np.uint64],
@@ -175,8 +173,6 @@ def simhash_sign_texts(
     bits: int,
     threads: int,
     keep_sets: bool,
-    into: npt.NDArray[np.uint64] | None = None,
-    at: int = 0,
 ) -> tuple[
     npt.NDArray[np.uint64],
     npt.NDArray[np.uint64],

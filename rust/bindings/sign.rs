@@ -3,12 +3,12 @@
 //! and the sets kept (`crate::signing`).
 
 use super::{matrix, run, Hashes, Texts};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::hashing::HashVersion;
 use crate::minhash::Algorithm;
 use crate::shingle::Unit;
 use crate::signing::{self, KeptSets, SignedTexts};
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadwriteArray1};
+use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -25,18 +25,14 @@ type SignedArrays<'py, W> = (
     Option<Hashes<'py>>,
 );
 
-/// The one pass `sign` over `texts` (unit and hash version parsed, the sets going where
-/// `keep_sets`, `into` and `at` say: nowhere, a new vector, or `into` from `at` on), as arrays
-/// of `width` signature words per document.
-#[allow(clippy::too_many_arguments)]
+/// The one pass `sign` over `texts` (unit and hash version parsed, the sets kept in a new
+/// vector where `keep_sets` says), as arrays of `width` signature words per document.
 fn one_pass<'py, W: numpy::Element + Send>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
     unit: &str,
     hash_version: u32,
     keep_sets: bool,
-    into: Option<PyReadwriteArray1<'py, u64>>,
-    at: usize,
     width: usize,
     sign: impl FnOnce(&[&str], Unit, HashVersion, KeptSets<'_>) -> Result<SignedTexts<W>> + Send,
 ) -> PyResult<SignedArrays<'py, W>> {
@@ -44,25 +40,10 @@ fn one_pass<'py, W: numpy::Element + Send>(
     let version = HashVersion::new(hash_version)?;
     let holder = Texts::borrow(texts)?;
     let strs = holder.strs()?;
-    let mut into = into;
-    let buffer = match into.as_mut() {
-        Some(array) => Some(
-            array
-                .as_slice_mut()
-                .map_err(|_| Error::new("into must be a C-contiguous array"))?,
-        ),
-        None => None,
-    };
-    let keep = match buffer {
-        _ if !keep_sets => KeptSets::Not,
-        Some(buffer) => {
-            let slots = buffer.len();
-            let rest = buffer.get_mut(at..).ok_or_else(|| {
-                Error::new(format!("at = {at} is past the buffer's {slots} slots"))
-            })?;
-            KeptSets::Into(rest)
-        }
-        None => KeptSets::Own,
+    let keep = if keep_sets {
+        KeptSets::Own
+    } else {
+        KeptSets::Not
     };
     let signed = run(py, || sign(&strs, unit, version, keep))?;
     Ok((
@@ -74,7 +55,7 @@ fn one_pass<'py, W: numpy::Element + Send>(
 }
 
 #[pyfunction]
-#[pyo3(signature = (texts, k, unit, hash_version, num_perm, seed, algorithm, threads, keep_sets, into=None, at=0))]
+#[pyo3(signature = (texts, k, unit, hash_version, num_perm, seed, algorithm, threads, keep_sets))]
 #[allow(clippy::too_many_arguments)] // the Python signature
 fn sign_texts<'py>(
     py: Python<'py>,
@@ -87,8 +68,6 @@ fn sign_texts<'py>(
     algorithm: &str,
     threads: usize,
     keep_sets: bool,
-    into: Option<PyReadwriteArray1<'py, u64>>,
-    at: usize,
 ) -> PyResult<SignedArrays<'py, u32>> {
     let algorithm = Algorithm::parse(algorithm)?;
     let sign = |strs: &[&str], unit: Unit, version: HashVersion, keep: KeptSets<'_>| {
@@ -96,23 +75,13 @@ fn sign_texts<'py>(
             strs, k, unit, version, num_perm, seed, algorithm, threads, keep, None,
         )
     };
-    one_pass(
-        py,
-        texts,
-        unit,
-        hash_version,
-        keep_sets,
-        into,
-        at,
-        num_perm,
-        sign,
-    )
+    one_pass(py, texts, unit, hash_version, keep_sets, num_perm, sign)
 }
 
 /// `sign_texts` with unweighted SimHash fingerprints (uint64[n, bits / 64], the bits of
 /// `simhash_sets` over the sets) instead of MinHash signatures.
 #[pyfunction]
-#[pyo3(signature = (texts, k, unit, hash_version, bits, threads, keep_sets, into=None, at=0))]
+#[pyo3(signature = (texts, k, unit, hash_version, bits, threads, keep_sets))]
 #[allow(clippy::too_many_arguments)] // the Python signature
 fn simhash_sign_texts<'py>(
     py: Python<'py>,
@@ -123,21 +92,9 @@ fn simhash_sign_texts<'py>(
     bits: usize,
     threads: usize,
     keep_sets: bool,
-    into: Option<PyReadwriteArray1<'py, u64>>,
-    at: usize,
 ) -> PyResult<SignedArrays<'py, u64>> {
     let sign = |strs: &[&str], unit: Unit, version: HashVersion, keep: KeptSets<'_>| {
         signing::simhash_sign_texts(strs, k, unit, version, bits, threads, keep, None)
     };
-    one_pass(
-        py,
-        texts,
-        unit,
-        hash_version,
-        keep_sets,
-        into,
-        at,
-        bits / 64,
-        sign,
-    )
+    one_pass(py, texts, unit, hash_version, keep_sets, bits / 64, sign)
 }
