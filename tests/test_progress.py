@@ -4,6 +4,7 @@ shows it beside the reading passes."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -53,15 +54,23 @@ def test_each_step_of_a_minhash_stage_is_heard_with_what_it_did(n, pairs):
     assert steps[-3:] == ["LSH search", "verify", "cluster"]
 
 
-@pytest.mark.parametrize("method", ["simhash", "exact-jaccard"])
-def test_the_other_searches_are_heard_too(method):
+@pytest.mark.parametrize(
+    ("method", "threshold"), [("simhash", 0.9), ("simhash", 0.3), ("exact-jaccard", 0.5)]
+)
+def test_the_other_searches_are_heard_too(method, threshold):
     calls: list[tuple[str, int, str]] = []
-    plan = make_plan(method=method, threshold=0.9 if method == "simhash" else 0.5)
-    collapsed, found = _near(plan, _texts(400), lambda *call: calls.append(call))
+    plan = make_plan(method=method, threshold=threshold)
+    collapsed, found = _near(plan, _texts(2000), lambda *call: calls.append(call))
     heard = _heard(calls)
     m = len(collapsed["selected"])
     if method == "simhash":
-        assert heard[("SimHash search", "docs")] == m
+        search, _, _, _, brute_force = found["simhash_plan"]
+        assert (search == "brute force") == (threshold == 0.3)  # radius 22 of 64 bits
+        if search == "brute force":  # every pair of distinct fingerprints compared
+            assert heard[("SimHash brute force", "pairs")] == brute_force
+        else:  # "index (T tables of ...)": each table heard once searched
+            tables = int(re.search(r"\((\d+) tables", search).group(1))
+            assert heard[("SimHash tables", "tables")] == tables
         assert heard[("verify", "pairs")] == found["candidates"]
     else:
         assert heard[("exact Jaccard", "docs")] == m

@@ -15,7 +15,8 @@ use crate::parallel;
 type Entry<B> = (B, u32);
 
 /// Every pair of `values` within `max_distance` by brute force, on `threads` threads (rows in
-/// interleaved stripes, so each thread has about as many pairs), with the pairs compared.
+/// interleaved stripes, so each thread has about as many pairs), with the pairs compared (the
+/// calling thread's progress advanced by them as it goes).
 pub(crate) fn brute_force<B: Bits>(
     values: &[B],
     max_distance: u32,
@@ -23,13 +24,19 @@ pub(crate) fn brute_force<B: Bits>(
 ) -> Result<(Found, u64)> {
     let n = values.len();
     let stripes = if threads == 1 { 1 } else { threads * 8 };
+    let progress = crate::progress::current();
     let parts = parallel::map_tasks(stripes, threads, |stripe| -> Result<Found> {
         let mut found = Vec::new();
         let mut hits = Vec::new();
+        let mut compared = 0u64; // since progress last heard of it
         for (count, i) in (stripe..n).step_by(stripes).enumerate() {
             if count % 1024 == 0 {
                 parallel::check_interrupt()?;
+                if let Some(progress) = &progress {
+                    progress.advance(std::mem::take(&mut compared));
+                }
             }
+            compared += (n - i - 1) as u64;
             hits.clear();
             scan(values[i], &values[i + 1..], max_distance, &mut hits)?;
             for &(k, delta) in &hits {
@@ -39,6 +46,9 @@ pub(crate) fn brute_force<B: Bits>(
                     "the pairs found",
                 )?;
             }
+        }
+        if let Some(progress) = &progress {
+            progress.advance(compared);
         }
         Ok(found)
     })?;
@@ -59,8 +69,13 @@ pub(crate) fn search<B: Bits>(
     threads: usize,
 ) -> Result<(Found, u64)> {
     let entries = entries_of(values)?;
+    let progress = crate::progress::current(); // one more table searched, one more heard
     let parts = parallel::map_tasks(scheme.tables.len(), threads, |t| {
-        table_pairs(&entries, scheme, t, max_distance)
+        let pairs = table_pairs(&entries, scheme, t, max_distance);
+        if let Some(progress) = &progress {
+            progress.advance(1);
+        }
+        pairs
     })?;
     let mut found = Vec::new();
     let mut compared = 0;

@@ -106,8 +106,14 @@ pub(crate) fn within_as<B: Bits>(
 ) -> Result<(PairDistances, u64)> {
     let (plan, distinct) = plan_as::<B>(fingerprints, max_distance, active, threads)?;
     let (found, compared) = match &plan.search {
-        Search::BruteForce => index::brute_force(&distinct.values, max_distance, threads)?,
-        Search::Index(scheme) => index::search(&distinct.values, scheme, max_distance, threads)?,
+        Search::BruteForce => {
+            crate::progress::begin("SimHash brute force", "pairs");
+            index::brute_force(&distinct.values, max_distance, threads)?
+        }
+        Search::Index(scheme) => {
+            crate::progress::begin("SimHash tables", "tables");
+            index::search(&distinct.values, scheme, max_distance, threads)?
+        }
     };
     Ok((distinct.expand(found, threads)?, compared))
 }

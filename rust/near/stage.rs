@@ -297,7 +297,6 @@ pub fn near_stage(unique: Unique<'_>, search: &Search) -> Result<Stage> {
                 ));
             }
             if m >= 2 {
-                progress::begin("SimHash search", "docs");
                 let sets = if *exact { sets } else { None };
                 let (found, candidates) =
                     super::simhash_pairs(words, width, near, unique.partitions, sets)?;

@@ -126,7 +126,6 @@ pub fn simhash_pairs(
         None => within(fingerprints),
         Some(rows) => within(&gather(all, rows)?),
     })?;
-    crate::progress::advance(all.len() as u64); // the search's documents, all searched
     let candidates = found.pairs.len() as u64;
     let verified = match sets {
         Some(sets) => {
