@@ -82,12 +82,19 @@ thread_local! {
     static CURRENT: RefCell<Option<Arc<Progress>>> = const { RefCell::new(None) };
 }
 
-/// `work()`, with `progress` as this thread's until it returns.
+/// `work()`, with `progress` as this thread's until it returns (or unwinds).
 pub fn reporting<T>(progress: Option<Arc<Progress>>, work: impl FnOnce() -> T) -> T {
-    let before = CURRENT.with(|current| current.replace(progress));
-    let out = work();
-    CURRENT.with(|current| *current.borrow_mut() = before);
-    out
+    /// Puts the thread's earlier progress back when dropped, even by a panic that a caller
+    /// catches: the thread goes on serving other calls.
+    struct Restore(Option<Arc<Progress>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let before = self.0.take();
+            CURRENT.with(|current| *current.borrow_mut() = before);
+        }
+    }
+    let _restore = Restore(CURRENT.with(|current| current.replace(progress)));
+    work()
 }
 
 /// The progress of the call running on this thread, to hand to the threads that help it.
@@ -156,5 +163,8 @@ mod tests {
         assert_eq!(inner.updates(), vec![("inner", "x", 1)]);
         assert_eq!(outer.updates(), vec![("outer", "y", 2)]);
         assert!(current().is_none());
+        // a panic inside the call (caught by its caller) leaves the thread as it was
+        let caught = std::panic::catch_unwind(|| reporting(Some(Progress::new()), || panic!()));
+        assert!(caught.is_err() && current().is_none());
     }
 }
