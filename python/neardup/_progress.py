@@ -11,11 +11,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from neardup.stores import no_progress
+
 __all__ = ["progress_reporter", "want_progress"]
-
-
-def _silent(stage: str, n: int, unit: str = "docs") -> None:
-    """A tick that shows nothing."""
 
 
 def want_progress(quiet: bool) -> bool:
@@ -36,7 +34,7 @@ def progress_reporter(enabled: bool) -> Iterator[Callable[..., None]]:
     ...     tick("verify", 5, "pairs")
     """
     if not enabled:
-        yield _silent
+        yield no_progress
         return
     try:
         from rich.progress import (
@@ -49,7 +47,7 @@ def progress_reporter(enabled: bool) -> Iterator[Callable[..., None]]:
         try:
             from tqdm import tqdm
         except ImportError:
-            yield _silent
+            yield no_progress
             return
         bars: dict[str, tqdm] = {}
 

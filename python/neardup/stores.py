@@ -49,8 +49,8 @@ class Progress(Protocol):
     def __call__(self, stage: str, n: int, unit: str = "docs") -> None: ...
 
 
-def _no_progress(stage: str, n: int, unit: str = "docs") -> None:
-    """A :class:`Progress` that shows nothing."""
+def no_progress(stage: str, n: int, unit: str = "docs") -> None:
+    """A :class:`Progress` that shows nothing (``neardup dedup -q``'s, a file store's default)."""
 
 
 class Batch(Protocol):
@@ -177,7 +177,7 @@ class FileStore:
     ) -> None:
         self.sources = list(sources)
         self.batch_size = batch_size
-        self.progress: Progress = progress or _no_progress
+        self.progress: Progress = progress or no_progress
         self._ids: list[Sequence[Any]] = []
         self.priority_field = priority_field
         #: uint64[n] partition keys (``--within``), read before the sign pass.
