@@ -143,7 +143,7 @@ fn search_after_warning(
 }
 
 /// The near stage's outcome as the dict `Run.near` documents (without its ``sets`` and
-/// ``signatures``).
+/// ``signatures``, which `Run.near` adds from what the pass left).
 fn stage_dict<'py>(
     py: Python<'py>,
     stage: near::Stage,
@@ -153,14 +153,6 @@ fn stage_dict<'py>(
     out.set_item("labels", stage.labels.into_pyarray(py))?;
     out.set_item("pairs", pair_matrix(py, stage.verified.pairs)?)?;
     out.set_item("similarity", stage.verified.similarity.into_pyarray(py))?;
-    match stage.verified.sets_read {
-        Some((offsets, hashes)) => out.set_item(
-            "sets_read",
-            (offsets.into_pyarray(py), hashes.into_pyarray(py)),
-        )?,
-        None => out.set_item("sets_read", py.None())?,
-    }
-    out.set_item("chunks", stage.verified.chunks)?;
     out.set_item("candidates", stage.candidates)?;
     match stage.banding {
         Some(banding) => out.set_item("banding", chosen_fields(banding))?,
@@ -274,8 +266,7 @@ impl Run {
 
     /// The near stage of the unique documents (after `finish`; `rust/near/stage.rs`): a dict of
     /// ``labels`` int64[n]; ``pairs`` int64[k, 2] into ``selected`` (sorted) and their
-    /// ``similarity`` float32[k]; ``sets_read`` ((offsets, hashes) of the sets read back from
-    /// the spill at once, or None) and ``chunks``; ``candidates``; ``banding`` ((bands, rows,
+    /// ``similarity`` float32[k]; ``candidates``; ``banding`` ((bands, rows,
     /// expected recall, predicted candidates, reason), MinHash) and ``search`` ((screened,
     /// bucket splits, expected recall), when the MinHash search ran whole) or None;
     /// ``spanning``, ``passes``, ``cross_partition_dropped``; ``simhash_plan`` (the five
@@ -305,7 +296,7 @@ impl Run {
         let search = plan.search(&signed.resolved, verify_budget);
         let spill = self.spill.try_borrow(py)?;
         let unique = signed.unique(&spill.inner, plan.exact)?;
-        let (stage, simhash) = search_after_warning(
+        let (mut stage, simhash) = search_after_warning(
             py,
             unique,
             &search,
@@ -315,10 +306,12 @@ impl Run {
         let chunks = stage.verified.chunks;
         let searched = signed.selected.len() >= 2;
         self.decided = Some(Decided::new(&mut signed, &stage));
+        // the sets the pass held, else those the stage read back from the spill at once
+        let sets = signed.held.take().or(stage.verified.sets_read.take());
         let out = stage_dict(py, stage, simhash)?;
-        match signed.held.take() {
+        match sets {
             Some((offsets, hashes)) => out.set_item("sets", built_sets(py, offsets, hashes)?)?,
-            None => out.set_item("sets", out.get_item("sets_read")?)?,
+            None => out.set_item("sets", py.None())?,
         }
         let exact_at_once = plan.exact && searched && chunks == 0;
         let signatures = match signed.signatures {
